@@ -26,8 +26,18 @@ export type Snapshot = Map<string, Entry>;
 /** What a push wants to do to one remote path. */
 export type Change =
   | { kind: 'write'; path: string; entry: Entry; /** true when the remote has no file at path */ create: boolean }
-  | { kind: 'delete'; path: string; base: Entry }
-  | { kind: 'chmod'; path: string; executable: boolean }
+  | {
+      kind: 'delete';
+      path: string;
+      /**
+       * The file the remote holds now, as reconcile compared it (equal in content to the base
+       * entry when local deleted it; the remote-only entry when `mirror` deletes it). Rename
+       * detection matches on its hash.
+       */
+      base: Entry;
+    }
+  /** Content already equal on the remote; only the executable bit differs. `entry` is the local one (the planner may resend it inside an archive instead). */
+  | { kind: 'chmod'; path: string; executable: boolean; entry: Entry }
   | { kind: 'rename'; from: string; to: string; entry: Entry };
 
 export type ConflictReason =
@@ -53,7 +63,11 @@ export interface Drift {
 }
 
 export interface ReconcileOptions {
-  /** Local wins every conflict (still never deletes ignored or remote-only paths unless mirror). */
+  /**
+   * Local wins everywhere: every conflict and every drifted path ends equal to local, as
+   * `git push --force` discards what the remote had (still never deletes ignored or
+   * remote-only paths unless mirror).
+   */
   force: boolean;
   /** Delete remote-only paths that were never in the base (never ignored ones: they are not in R at all). */
   mirror: boolean;
@@ -66,8 +80,14 @@ export interface Reconciliation {
   /** Paths only on the remote, never in base, left alone (unless mirror turned them into deletes). */
   remoteOnly: string[];
   /**
+   * With `force`: the conflicts and drift that local overrode (their changes are in `changes`).
+   * Kept apart so `conflicts` and `drift` always mean "left untouched", and a forced push can
+   * still say which remote edits it replaced. Empty without force.
+   */
+  overridden: { conflicts: Conflict[]; drift: Drift[] };
+  /**
    * The base to store if every change lands: paths where L = R adopted, changes applied,
-   * conflicts and drift keep their old base entry (or none).
+   * conflicts and drift keep their old base entry (or none). Entries carry no `text`.
    */
   nextBase: Snapshot;
 }
@@ -75,10 +95,17 @@ export interface Reconciliation {
 /** One request's worth of work. The planner emits these; the executor runs them in order. */
 export type Step =
   | { op: 'writeMany'; files: Entry[]; bytes: number }
+  /** `dir` is the target directory, '' for the root. */
   | { op: 'upload'; dir: string; files: Entry[]; bytes: number }
   | { op: 'archive'; files: Entry[]; bytes: number }
   | { op: 'delete'; paths: string[] }
   | { op: 'rename'; from: string; to: string }
+  /**
+   * files.move: several renames that keep their file name and land in one directory, as ONE
+   * request (a moved folder costs one request, not one per file). `to` is the directory,
+   * '' for the root (send '/' or ''); each file lands at `to/basename(file)`.
+   */
+  | { op: 'move'; files: string[]; to: string }
   | { op: 'chmod'; path: string; mode: string };
 
 export interface Plan {
@@ -87,4 +114,6 @@ export interface Plan {
   requests: number;
   /** Content bytes the plan sends. */
   bytes: number;
+  /** POSTs straight to the node through signed upload URLs (one per upload or archive step); not API requests, not rate limited. */
+  nodeRequests: number;
 }

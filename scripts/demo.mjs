@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `npm start`: the newcomer's demo. Starts the bundled emulator on 127.0.0.1, pushes
+// examples/hello with the real CLI, applies it and prints whether the app came up,
+// then (when watch mode is available) keeps watching so edits go live as you save.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const cli = path.join(repo, 'dist', 'cli', 'main.js');
+const project = path.join(repo, 'examples', 'hello');
+
+if (!existsSync(cli)) {
+  console.error('hostsync is not built yet: run `npm install` (it builds through `prepare`), then `npm start`');
+  process.exit(2);
+}
+
+const { startEmulator } = await import(path.join(repo, 'dist', 'emulator', 'index.js'));
+const emulator = await startEmulator({});
+// Each demo run talks to a brand-new emulator: old state would only describe a volume that no longer exists.
+await rm(path.join(project, '.hostsync'), { recursive: true, force: true });
+
+const env = {
+  ...process.env,
+  HOSTSYNC_BASE_URL: emulator.baseUrl,
+  HOSTSYNC_DEPLOYMENT: emulator.deploymentId,
+  HOSTSYNC_API_KEY: emulator.apiKey,
+};
+
+const run = (args) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args, '--dir', project], { env, stdio: 'inherit' });
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+
+console.log(`emulator: ${emulator.baseUrl} (deployment ${emulator.deploymentId}, volume ${emulator.volume})`);
+console.log(`\n$ hostsync status --dir examples/hello`);
+await run(['status']);
+console.log(`\n$ hostsync push --dir examples/hello`);
+const pushed = await run(['push']);
+
+const watchAvailable = existsSync(path.join(repo, 'dist', 'cli', 'commands', 'watch.js'));
+if (pushed === 0 && watchAvailable && process.stdout.isTTY && !process.env.CI) {
+  console.log(`\n$ hostsync watch --dir examples/hello   (edit examples/hello/index.js and save; Ctrl-C to stop)`);
+  await run(['watch']);
+}
+await emulator.close();
+process.exit(pushed);

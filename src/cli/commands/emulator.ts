@@ -1,0 +1,39 @@
+import { runEmulatorCommand } from '../../emulator/main.js';
+import type { EmulatorOptions } from '../../emulator/index.js';
+import { usageError } from '../exit-codes.js';
+import { parseFaultSpec, parseKeySpec } from '../../emulator/index.js';
+
+export interface EmulatorFlags {
+  port?: number;
+  data?: string;
+  rateLimit?: number;
+  rateWindow?: number;
+  latency?: number;
+  faults?: string;
+  key?: string[];
+  runtime?: string;
+  entry?: string;
+}
+
+/** `hostsync emulator`: validates flags into one-line usage errors, then runs until SIGINT/SIGTERM. */
+export async function emulatorCommand(flags: EmulatorFlags): Promise<number> {
+  try {
+    if (flags.faults) parseFaultSpec(flags.faults);
+    for (const k of flags.key ?? []) parseKeySpec(k);
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+  const opts: EmulatorOptions = {
+    ...(flags.port !== undefined ? { port: flags.port } : {}),
+    ...(flags.data ? { dataDir: flags.data } : {}),
+    ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
+    ...(flags.rateWindow !== undefined ? { rateWindowSeconds: flags.rateWindow } : {}),
+    ...(flags.latency !== undefined ? { latencyMs: flags.latency } : {}),
+    ...(flags.faults ? { faults: flags.faults } : {}),
+    ...(flags.key ? { keys: flags.key } : {}),
+    ...(flags.runtime ? { runtime: flags.runtime } : {}),
+    ...(flags.entry ? { entryFile: flags.entry } : {}),
+  };
+  await runEmulatorCommand(opts);
+  return 0;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { describeError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import { pushCommand } from './commands/push.js';
+import { statusCommand } from './commands/status.js';
+import { initCommand } from './commands/init.js';
+import { emulatorCommand } from './commands/emulator.js';
+
+function integer(name: string, min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('hostsync')
+    .description('Keep a hosted deployment in step with a local project: only what changed, never clobbering what it did not change.')
+    .version('0.1.0')
+    .option('--dir <dir>', 'project directory to sync (default: the current directory)')
+    .option('--deployment <id>', 'deployment id (else HOSTSYNC_DEPLOYMENT or hostsync.json)')
+    .option('--base-url <url>', 'service address (else HOSTSYNC_BASE_URL or hostsync.json)')
+    .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
+    .option('--json', 'machine-readable output on stdout')
+    .showHelpAfterError('(run hostsync --help for usage)')
+    .exitOverride();
+
+  program
+    .command('status')
+    .description('show what a push would change, conflicts, and remote drift (git-style letters)')
+    .action(async (_opts, cmd: Command) => setExit(await statusCommand(cmd)));
+
+  program
+    .command('push')
+    .description('push local changes to the deployment, then apply them and report whether the app came up')
+    .option('--dry-run', 'show the plan, send nothing')
+    .option('--force', 'local wins every conflict (still never deletes ignored or remote-only files)')
+    .option('--mirror', 'also delete files that exist only on the deployment (never ignored ones)')
+    .option('--no-apply', 'do not call deployments.apply after pushing')
+    .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
+    .action(async (opts, cmd: Command) => setExit(await pushCommand(opts, cmd)));
+
+  program
+    .command('watch')
+    .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
+    .option('--no-apply', 'do not call deployments.apply after each sync')
+    .addOption(new Option('--watcher <backend>', 'file watcher backend').choices(['auto', 'native', 'chokidar']).default('auto'))
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/watch.js')).watchCommand(opts, cmd)));
+
+  program
+    .command('init')
+    .description('write hostsync.json and .syncignore in the project directory')
+    .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
+
+  program
+    .command('emulator')
+    .description('run a local emulator of the Hosting API (prints one JSON ready line)')
+    .option('--port <n>', 'port on 127.0.0.1 (default: any free port)', integer('--port', 0, 65535))
+    .option('--data <dir>', 'folder for volumes and history (default: a temporary folder)')
+    .option('--rate-limit <n>', 'requests per key per window (default 120)', integer('--rate-limit', 1, 1_000_000))
+    .option('--rate-window <seconds>', 'sliding window length (default 60)', integer('--rate-window', 1, 3600))
+    .option('--latency <ms>', 'added to every API response', integer('--latency', 0, 60_000))
+    .option('--faults <spec>', 'fault injection, e.g. 5xx=0.1,reset=0.05,429=0.02,partial=0.1')
+    .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
+    .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
+    .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
+    .action(async (opts) => setExit(await emulatorCommand(opts)));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    if (argv.length <= 2) {
+      program.outputHelp();
+      return EXIT.usage;
+    }
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return EXIT.ok;
+    const { message, exitCode } = describeError(err);
+    // commander already printed its own usage errors
+    if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
+    if (process.argv.includes('--json') && !(err instanceof CommanderError)) {
+      process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
+    }
+    return exitCode;
+  }
+}
+
+const code = await main(process.argv);
+// Long-lived commands (emulator, watch) return only when they are done.
+process.exitCode = code;

@@ -1,0 +1,142 @@
+import pc from 'picocolors';
+import type { ApplyResult } from '../remote/api-types.js';
+import type { PushReport } from '../sync/push.js';
+import type { Change, Conflict, Drift } from '../sync/types.js';
+
+export interface RequestStats {
+  total: number;
+  byOperation: Record<string, number>;
+  rateLimited: number;
+}
+
+/** Most changes a human listing shows before it summarises the rest. */
+const LIST_LIMIT = 50;
+
+const REASONS: Record<Conflict['reason'], string> = {
+  'both-modified': 'changed both here and on the deployment',
+  'first-push-differs': 'differs from the deployment and was never synced',
+  'modify-delete': 'changed here, deleted on the deployment',
+  'delete-modify': 'deleted here, changed on the deployment',
+};
+
+export const conflictReason = (c: Conflict): string => REASONS[c.reason] ?? c.reason;
+
+/** git-style letter and text for one change. */
+export function changeLine(c: Change): string {
+  switch (c.kind) {
+    case 'write':
+      return c.create ? `${pc.green('A')}  ${c.path}` : `${pc.yellow('M')}  ${c.path}`;
+    case 'delete':
+      return `${pc.red('D')}  ${c.path}`;
+    case 'rename':
+      return `${pc.cyan('R')}  ${c.from} -> ${c.to}`;
+    case 'chmod':
+      return `${pc.yellow('M')}  ${c.path} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`;
+  }
+}
+
+function driftLine(d: Drift): string {
+  const letter = d.kind === 'added' ? 'A' : d.kind === 'deleted' ? 'D' : 'M';
+  return `${pc.magenta(letter)}  ${d.path}`;
+}
+
+function limited(lines: string[], indent = '  '): string[] {
+  const shown = lines.slice(0, LIST_LIMIT).map((l) => indent + l);
+  if (lines.length > LIST_LIMIT) shown.push(`${indent}${pc.dim(`... and ${lines.length - LIST_LIMIT} more`)}`);
+  return shown;
+}
+
+/** `hostsync status`: what a push would do, conflicts, drift. */
+export function renderStatus(report: PushReport, target: string): string {
+  const out: string[] = [`On ${target}`];
+  if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0) {
+    out.push('Nothing to push: the deployment matches this directory.');
+  }
+  if (report.changes.length > 0) {
+    out.push(`Changes to push (${report.changes.length}; ${report.plan.requests} requests):`);
+    out.push(...limited(report.changes.map(changeLine)));
+  }
+  out.push(...conflictSection(report.conflicts));
+  out.push(...driftSection(report.drift));
+  if (report.remoteOnly.length > 0) {
+    out.push(pc.dim(`${report.remoteOnly.length} file(s) exist only on the deployment; push leaves them (--mirror deletes them).`));
+  }
+  if (report.massDelete.refuse) {
+    out.push(pc.yellow(`push would refuse: it deletes ${report.massDelete.deletes} of ${report.massDelete.tracked} tracked files (--allow-mass-delete).`));
+  }
+  out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  return out.join('\n');
+}
+
+function conflictSection(conflicts: Conflict[]): string[] {
+  if (conflicts.length === 0) return [];
+  return [
+    pc.red(`Conflicts (${conflicts.length}; left alone; --force overwrites them with the local files):`),
+    ...limited(conflicts.map((c) => `${pc.red('C')}  ${c.path}  ${pc.dim(conflictReason(c))}`)),
+  ];
+}
+
+function driftSection(drift: Drift[]): string[] {
+  if (drift.length === 0) return [];
+  return [
+    `Remote drift (${drift.length}; changed on the deployment only; left alone):`,
+    ...limited(drift.map(driftLine)),
+  ];
+}
+
+export function renderApply(apply: ApplyResult, healthy: boolean | null, logLines = 10): string[] {
+  const state = apply.state === 'running' ? pc.green(apply.state) : pc.red(apply.state);
+  const parts = [`${state}`];
+  if (apply.http?.url) {
+    const status = apply.http.status === 0 ? 'no answer' : `HTTP ${apply.http.status}`;
+    parts.push(apply.http.ok ? pc.green(status) : pc.red(status));
+    if (apply.http.title) parts.push(`"${apply.http.title}"`);
+    parts.push(pc.dim(apply.http.url));
+  }
+  parts.push(apply.restarted ? 'restarted' : apply.skippedRestart ? `no restart (${apply.skippedRestart})` : 'not restarted');
+  const out = [`${healthy ? pc.green('✔') : pc.red('✘')} deployment ${parts.join(' · ')}`];
+  if (!healthy && apply.logs?.length) {
+    out.push('  last log lines:');
+    out.push(...apply.logs.slice(-logLines).map((l) => `    ${l}`));
+  }
+  if (apply.hint) out.push(`  hint: ${apply.hint}`);
+  return out;
+}
+
+/** `hostsync push` for humans. */
+export function renderPush(report: PushReport, stats: RequestStats, target: string): string {
+  const out: string[] = [];
+  if (report.changes.length > 0) out.push(...limited(report.changes.map(changeLine)));
+  const c = report.counts;
+  const seconds = (report.durationMs / 1000).toFixed(2);
+  const requests = `${stats.total} request${stats.total === 1 ? '' : 's'}${stats.rateLimited ? `, ${stats.rateLimited} rate-limited` : ''}`;
+  if (report.dryRun) {
+    out.push(`dry run: would push ${report.changes.length} change(s) to ${target} in about ${report.plan.requests} request(s); nothing was sent`);
+  } else if (report.changes.length === 0) {
+    out.push(`Up to date with ${target} (${requests}, ${seconds} s)`);
+  } else {
+    out.push(`Pushed to ${target}: ${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod (${requests}, ${seconds} s)`);
+  }
+  for (const f of report.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  out.push(...conflictSection(report.conflicts));
+  out.push(...driftSection(report.drift));
+  out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  if (report.apply) out.push(...renderApply(report.apply, report.healthy));
+  return out.join('\n');
+}
+
+/** The `push --json` object of DESIGN.md "Interfaces" (plus a few extra fields). */
+export function pushJson(report: PushReport, stats: RequestStats, ok: boolean): Record<string, unknown> {
+  return {
+    ok,
+    dryRun: report.dryRun,
+    changes: { ...report.counts },
+    conflicts: report.conflicts.map((c) => ({ path: c.path, reason: c.reason })),
+    drift: report.drift.map((d) => ({ path: d.path, kind: d.kind })),
+    failures: report.failures,
+    requests: { total: stats.total, byOperation: stats.byOperation, rateLimited: stats.rateLimited },
+    apply: report.apply,
+    healthy: report.healthy,
+    durationMs: report.durationMs,
+  };
+}

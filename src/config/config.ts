@@ -1,0 +1,179 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { usageError } from '../cli/exit-codes.js';
+
+/**
+ * One validated configuration, merged from flags > environment > hostsync.json.
+ * The API key comes from the environment only: a flag would show in `ps` and shell history.
+ */
+export interface Config {
+  /** Absolute path of the synced root. */
+  root: string;
+  baseUrl: string;
+  deploymentId: string;
+  apiKey: string;
+  /** Extra ignore patterns (gitignore syntax) from hostsync.json, after the defaults and .syncignore. */
+  ignore: string[];
+  restart: RestartPolicy;
+  /** Gitignore-style patterns: a change touching only these applies with `restart: false`. */
+  hotPaths: string[];
+  /** Seconds deployments.apply may wait for the app to settle; undefined lets the server default (20 after a restart). */
+  applyWaitSeconds: number | undefined;
+  logLevel: LogLevel;
+}
+
+export type RestartPolicy = 'auto' | 'always' | 'never';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export const CONFIG_FILE = 'hostsync.json';
+
+/** The shape of hostsync.json. Everything optional: the environment and flags can fill it. */
+export interface ConfigFile {
+  deployment?: string;
+  baseUrl?: string;
+  ignore?: string[];
+  restart?: RestartPolicy;
+  hotPaths?: string[];
+  applyWaitSeconds?: number;
+}
+
+export interface ConfigFlags {
+  dir?: string;
+  deployment?: string;
+  baseUrl?: string;
+  logLevel?: string;
+}
+
+const RESTART_POLICIES: readonly RestartPolicy[] = ['auto', 'always', 'never'];
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Resolve and check the root directory (exit 2 when it is not a directory). */
+export async function resolveRoot(dir: string | undefined, cwd = process.cwd()): Promise<string> {
+  const root = path.resolve(cwd, dir ?? '.');
+  let st;
+  try {
+    st = await stat(root);
+  } catch {
+    throw usageError(`${root} does not exist: pass --dir with the project directory to sync`);
+  }
+  if (!st.isDirectory()) throw usageError(`${root} is not a directory: pass --dir with the project directory to sync`);
+  return root;
+}
+
+export async function readConfigFile(root: string): Promise<ConfigFile> {
+  const file = path.join(root, CONFIG_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw usageError(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}): check its permissions`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw usageError(`${file} is not valid JSON (${(err as Error).message}): fix it or run \`hostsync init\` again`);
+  }
+  return validateConfigFile(parsed, file);
+}
+
+function validateConfigFile(value: unknown, file: string): ConfigFile {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw usageError(`${file} must hold a JSON object: fix it or run \`hostsync init\` again`);
+  }
+  const v = value as Record<string, unknown>;
+  const out: ConfigFile = {};
+  const str = (key: string): string | undefined => {
+    const x = v[key];
+    if (x === undefined) return undefined;
+    if (typeof x !== 'string' || x === '') throw usageError(`${file}: "${key}" must be a non-empty string`);
+    return x;
+  };
+  const strList = (key: string): string[] | undefined => {
+    const x = v[key];
+    if (x === undefined) return undefined;
+    if (!Array.isArray(x) || x.some((p) => typeof p !== 'string')) {
+      throw usageError(`${file}: "${key}" must be an array of strings (gitignore-style patterns)`);
+    }
+    return x as string[];
+  };
+  const deployment = str('deployment');
+  if (deployment !== undefined) out.deployment = deployment;
+  const baseUrl = str('baseUrl');
+  if (baseUrl !== undefined) out.baseUrl = baseUrl;
+  const ignore = strList('ignore');
+  if (ignore !== undefined) out.ignore = ignore;
+  const hotPaths = strList('hotPaths');
+  if (hotPaths !== undefined) out.hotPaths = hotPaths;
+  if (v.restart !== undefined) {
+    if (!RESTART_POLICIES.includes(v.restart as RestartPolicy)) {
+      throw usageError(`${file}: "restart" must be one of ${RESTART_POLICIES.join(', ')}`);
+    }
+    out.restart = v.restart as RestartPolicy;
+  }
+  if (v.applyWaitSeconds !== undefined) {
+    const n = v.applyWaitSeconds;
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 600) {
+      throw usageError(`${file}: "applyWaitSeconds" must be a number of seconds from 0 to 600`);
+    }
+    out.applyWaitSeconds = n;
+  }
+  return out;
+}
+
+/** Checks a base URL: absolute http(s), no path beyond "/" (the client appends /api/v1 itself). */
+export function normaliseBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw usageError(`${source} "${raw}" is not a URL: give the service address, e.g. https://host.example`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw usageError(`${source} must be an http(s) URL, got ${url.protocol}`);
+  }
+  return url.toString().replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+}
+
+export interface LoadOptions {
+  flags: ConfigFlags;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Commands that talk to the service need all three; `init` does not. */
+  requireRemote?: boolean;
+}
+
+export async function loadConfig(opts: LoadOptions): Promise<Config> {
+  const env = opts.env ?? process.env;
+  const root = await resolveRoot(opts.flags.dir, opts.cwd);
+  const file = await readConfigFile(root);
+  const requireRemote = opts.requireRemote ?? true;
+
+  const baseUrlRaw = opts.flags.baseUrl ?? env.HOSTSYNC_BASE_URL ?? file.baseUrl;
+  const deploymentId = opts.flags.deployment ?? env.HOSTSYNC_DEPLOYMENT ?? file.deployment ?? '';
+  const apiKey = env.HOSTSYNC_API_KEY ?? '';
+  const logLevelRaw = opts.flags.logLevel ?? env.HOSTSYNC_LOG_LEVEL ?? 'warn';
+
+  if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
+    throw usageError(`log level "${logLevelRaw}" is unknown: use one of ${LOG_LEVELS.join(', ')}`);
+  }
+  if (requireRemote) {
+    if (!baseUrlRaw) throw usageError('no service address: set HOSTSYNC_BASE_URL, "baseUrl" in hostsync.json, or --base-url');
+    if (!deploymentId) throw usageError('no deployment: set HOSTSYNC_DEPLOYMENT, "deployment" in hostsync.json, or --deployment');
+    if (!apiKey) throw usageError('no API key: export HOSTSYNC_API_KEY (create a key in the account\'s developer settings)');
+    if (/\s/.test(apiKey)) throw usageError('HOSTSYNC_API_KEY contains white space: paste the key alone');
+  }
+  const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : '"baseUrl" in hostsync.json';
+  return {
+    root,
+    baseUrl: baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '',
+    deploymentId,
+    apiKey,
+    ignore: file.ignore ?? [],
+    restart: file.restart ?? 'auto',
+    hotPaths: file.hotPaths ?? [],
+    applyWaitSeconds: file.applyWaitSeconds,
+    logLevel: logLevelRaw as LogLevel,
+  };
+}

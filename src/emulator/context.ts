@@ -1,0 +1,57 @@
+/** What a route handler is given, and the shape of a route. */
+import type { IncomingMessage } from 'node:http';
+import type { EmulatedDeployment, DeploymentSpec } from './deployment.js';
+import type { FaultInjector } from './faults.js';
+import type { SignedUrls } from './signed-urls.js';
+import type { JsonObject } from './validate.js';
+import { notFound } from './errors.js';
+
+/** State shared by every handler of one emulator. */
+export interface EmulatorCore {
+  /** "http://127.0.0.1:PORT" (set once listening). */
+  baseUrl: string;
+  readonly indexMaxEntries: number;
+  readonly uploadMaxBytes: number;
+  readonly faults: FaultInjector;
+  readonly signed: SignedUrls;
+  readonly deployments: Map<string, EmulatedDeployment>;
+  createDeployment(spec: DeploymentSpec): EmulatedDeployment;
+}
+
+export interface Ctx {
+  core: EmulatorCore;
+  req: IncomingMessage;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Parsed JSON body; {} for GET and for an empty body. Read only after auth and scope passed. */
+  body: () => Promise<JsonObject>;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Relative to /api/v1, with `:name` segments. */
+  pattern: string;
+  /** The document's operation name; also the stats key. */
+  op: string;
+  scope: string;
+  handler: (ctx: Ctx) => Promise<unknown>;
+}
+
+/** The deployment named by `:id`, or the document's 404 for an unknown deployment. */
+export function deploymentOf(ctx: Ctx): EmulatedDeployment {
+  const id = ctx.params.id ?? '';
+  const dep = ctx.core.deployments.get(id);
+  if (!dep) throw notFound(`deployment not found: ${id}`, 'deployment_not_found');
+  return dep;
+}
+
+/** Route for `/deployments/:id/...`: the handler receives the deployment already looked up. */
+export function depRoute(
+  method: Route['method'],
+  pattern: string,
+  op: string,
+  scope: string,
+  handler: (ctx: Ctx, dep: EmulatedDeployment) => Promise<unknown>,
+): Route {
+  return { method, pattern, op, scope, handler: (ctx) => handler(ctx, deploymentOf(ctx)) };
+}

@@ -1,0 +1,87 @@
+/**
+ * One emulated deployment: its volume on disk, its file history, its hash cache
+ * and the runner that executes it. Records are rendered from live state on every
+ * call, as the service reads state live from the node.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Deployment, StartupConfig } from '../remote/api-types.js';
+import { HashCache } from './hash-cache.js';
+import { HistoryStore } from './history.js';
+import { DeploymentRunner } from './runner.js';
+import { Volume } from './volume.js';
+
+/** Owner of every emulated deployment: the one user all keys belong to. */
+export const EMULATED_USER = { id: 'usr_emulator', username: 'emulator' } as const;
+export const EMULATED_PROJECT_ID = 'prj_default';
+/** Plausible sizes for a deployment record; nothing enforces them. */
+const RESOURCES = { ramMB: 512, cpuPercent: 100, storageMB: 5120 } as const;
+
+export interface DeploymentSpec {
+  name: string;
+  runtime: string;
+  entryFile: string;
+}
+
+export class EmulatedDeployment {
+  readonly id: string;
+  readonly createdAt = new Date().toISOString();
+  readonly volume: Volume;
+  readonly history: HistoryStore;
+  readonly hashes = new HashCache();
+  readonly runner: DeploymentRunner;
+
+  constructor(dataDir: string, readonly spec: DeploymentSpec) {
+    this.id = `dep_${randomBytes(6).toString('hex')}`;
+    this.volume = Volume.open(path.join(dataDir, 'volumes', this.id));
+    this.history = new HistoryStore(path.join(dataDir, 'history', this.id));
+    this.runner = new DeploymentRunner({ volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile });
+  }
+
+  startupConfig(): StartupConfig {
+    return { kind: 'runtime', ...this.runner.startup(), engine: '' };
+  }
+
+  /** The full record (deployments.get): every field of the document's table. */
+  record(): Deployment {
+    const port = this.runner.port;
+    const slug = this.spec.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+    return {
+      id: this.id,
+      name: this.spec.name,
+      state: this.runner.state,
+      status: 'active',
+      createdAt: this.createdAt,
+      projectId: EMULATED_PROJECT_ID,
+      owned: true,
+      owner: { ...EMULATED_USER },
+      shared: [],
+      resources: { ...RESOURCES },
+      runtime: this.spec.runtime,
+      entryFile: this.spec.entryFile,
+      domains: {
+        subdomain: `${slug}.apps`,
+        slug: null,
+        custom: null,
+        url: port === null ? null : `http://127.0.0.1:${port}`,
+      },
+      node: { name: 'emulator-node', fqdn: '127.0.0.1', region: 'local' },
+      port,
+      ports: port === null ? [] : [port],
+      startup: this.startupConfig(),
+      connection: null,
+    };
+  }
+
+  /** deployments.list with brief=true: the fields the document names for a brief row. */
+  brief(): { id: string; name: string; state: string; url: string | null; runtime: string; entryFile: string } {
+    const r = this.record();
+    return { id: r.id, name: r.name, state: r.state, url: r.domains.url, runtime: r.runtime, entryFile: r.entryFile };
+  }
+
+  static readonly resources = RESOURCES;
+
+  dispose(): Promise<void> {
+    return this.runner.dispose();
+  }
+}

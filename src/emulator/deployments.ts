@@ -1,0 +1,196 @@
+/**
+ * Deployment and account endpoints: list, get, create (blank), getStartup,
+ * diagnose, apply, power, command, logs, searchLogs, account.get. How a
+ * deployment behaves when run comes from runner.ts; this file is the API face.
+ */
+import {
+  EMULATOR_LOGS_DEFAULT_SIZE,
+  EMULATOR_LOG_MAX_LINES,
+  SEARCH_LOGS_DEFAULT_CONTEXT,
+  SEARCH_LOGS_DEFAULT_LINES,
+  SEARCH_LOGS_MAX_LINES,
+  SEARCH_LOGS_MAX_MATCHES,
+} from '../config/tunables.js';
+import type { Account, PowerAction } from '../remote/api-types.js';
+import { depRoute, type Ctx, type Route } from './context.js';
+import { EMULATED_USER, EmulatedDeployment } from './deployment.js';
+import { ApiError, badRequest } from './errors.js';
+import { optBool, optNumber, optString, queryBool, queryInt, queryNumber, reqString } from './validate.js';
+
+const POWER_ACTIONS: readonly PowerAction[] = ['start', 'stop', 'restart', 'kill'];
+/** Runtime values of the document (create's `runtime`). */
+const RUNTIMES = new Set([
+  'nodejs', 'python', 'java', 'php', 'go', 'rust', 'cpp', 'lua', 'nodemon', 'bun',
+  'redis', 'postgresql', 'mongodb', 'mysql', 'static', 'phpweb', 'lavalink', 'uptimekuma',
+]);
+const ACCOUNT_CREATED = new Date().toISOString();
+
+async function list(ctx: Ctx): Promise<{ deployments: unknown[] }> {
+  const name = (ctx.query.get('name') ?? '').toLowerCase();
+  const brief = queryBool(ctx.query, 'brief', false);
+  const deps = [...ctx.core.deployments.values()].filter((d) => d.spec.name.toLowerCase().includes(name));
+  return { deployments: deps.map((d) => (brief ? d.brief() : d.record())) };
+}
+
+async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> {
+  const body = await ctx.body();
+  const name = reqString(body, 'name');
+  const source = reqString(body, 'source');
+  if (!['blank', 'github', 'template'].includes(source)) throw badRequest('source must be blank, github or template');
+  if (source !== 'blank') throw new ApiError(501, 'not_emulated', `source ${source} is not emulated; use blank`);
+  const runtime = optString(body, 'runtime') ?? 'nodejs';
+  if (!RUNTIMES.has(runtime)) throw badRequest(`runtime must be one of ${[...RUNTIMES].join(', ')}`);
+  const dep = ctx.core.createDeployment({ name, runtime, entryFile: runtime === 'nodejs' ? 'index.js' : '' });
+  return { deployment: dep.record(), next: 'write files, then deployments.apply to start it' };
+}
+
+/**
+ * waitSeconds: the document gives no maximum, so any sane value is accepted and the
+ * runner clamps it to EMULATOR_MAX_WAIT_SECONDS; refusing it would fail a client the
+ * real service serves.
+ */
+const WAIT_ACCEPT_MAX_SECONDS = 3600;
+
+function waitOf(ctx: Ctx): number | undefined {
+  return queryNumber(ctx.query, 'waitSeconds', 0, WAIT_ACCEPT_MAX_SECONDS);
+}
+
+async function power(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
+  const body = await ctx.body();
+  const action = reqString(body, 'action');
+  if (!(POWER_ACTIONS as readonly string[]).includes(action)) throw badRequest(`action must be one of ${POWER_ACTIONS.join(', ')}`);
+  const wait = optNumber(body, 'waitSeconds', 0, WAIT_ACCEPT_MAX_SECONDS);
+  return dep.runner.power(action as PowerAction, wait);
+}
+
+async function apply(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
+  const body = await ctx.body();
+  const restart = optBool(body, 'restart');
+  const waitSeconds = optNumber(body, 'waitSeconds', 0, WAIT_ACCEPT_MAX_SECONDS);
+  return dep.runner.apply({
+    ...(restart === undefined ? {} : { restart }),
+    ...(waitSeconds === undefined ? {} : { waitSeconds }),
+  });
+}
+
+async function command(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean; note: string }> {
+  const body = await ctx.body();
+  const line = reqString(body, 'command', { allowEmpty: true });
+  const ok = dep.runner.command(line);
+  return { ok, note: ok ? 'written to the process stdin; read the answer with deployments.logs' : 'the deployment is not running' };
+}
+
+async function logs(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
+  const size = queryInt(ctx.query, 'size', EMULATOR_LOGS_DEFAULT_SIZE, 1, EMULATOR_LOG_MAX_LINES);
+  return dep.runner.logs(size, waitOf(ctx));
+}
+
+/** A word or a regular expression, case-insensitive; text that is not a valid expression is searched literally. */
+function searchPattern(p: string): RegExp {
+  try {
+    return new RegExp(p, 'i');
+  } catch {
+    return new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+  }
+}
+
+async function searchLogs(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
+  const pattern = ctx.query.get('pattern');
+  if (!pattern) throw badRequest('pattern is required');
+  const lines = queryInt(ctx.query, 'lines', SEARCH_LOGS_DEFAULT_LINES, 1, SEARCH_LOGS_MAX_LINES);
+  const context = queryInt(ctx.query, 'context', SEARCH_LOGS_DEFAULT_CONTEXT, 0, 50);
+  const re = searchPattern(pattern);
+  const scannedLines = (await dep.runner.logs(lines, 0)).lines;
+  const matches: Array<{ line: number; text: string; around: string[] }> = [];
+  let truncated = false;
+  scannedLines.forEach((text, i) => {
+    if (!re.test(text)) return;
+    if (matches.length >= SEARCH_LOGS_MAX_MATCHES) {
+      truncated = true;
+      return;
+    }
+    matches.push({ line: i + 1, text, around: scannedLines.slice(Math.max(0, i - context), i + context + 1) });
+  });
+  return { matches, scanned: scannedLines.length, truncated };
+}
+
+function account(ctx: Ctx): Account {
+  const n = ctx.core.deployments.size;
+  const r = EmulatedDeployment.resources;
+  return {
+    id: EMULATED_USER.id,
+    username: EMULATED_USER.username,
+    email: 'emulator@localhost',
+    createdAt: ACCOUNT_CREATED,
+    creditsCents: 0,
+    plan: { tier: 'emulated', name: 'Emulator', source: 'catalog', status: 'active' },
+    quota: {
+      pool: { ramMB: 8192, cpuPct: 800, storageMB: 81920, slots: 16 },
+      used: { ramMB: r.ramMB * n, cpuPct: r.cpuPercent * n, storageMB: r.storageMB * n, slots: n },
+    },
+  };
+}
+
+export const deploymentRoutes: Route[] = [
+  { method: 'GET', pattern: '/deployments', op: 'deployments.list', scope: 'deployments:read', handler: list },
+  { method: 'POST', pattern: '/deployments', op: 'deployments.create', scope: 'deployments:write', handler: create },
+  depRoute('GET', '/deployments/:id', 'deployments.get', 'deployments:read', async (_ctx, dep) => dep.record()),
+  depRoute('GET', '/deployments/:id/startup', 'deployments.getStartup', 'deployments:read', async (_ctx, dep) => dep.startupConfig()),
+  depRoute('GET', '/deployments/:id/diagnose', 'deployments.diagnose', 'deployments:read', (ctx, dep) => dep.runner.diagnose(waitOf(ctx))),
+  depRoute('POST', '/deployments/:id/apply', 'deployments.apply', 'deployments:write', apply),
+  depRoute('POST', '/deployments/:id/power', 'deployments.power', 'deployments:power', power),
+  depRoute('POST', '/deployments/:id/command', 'deployments.command', 'deployments:power', command),
+  depRoute('GET', '/deployments/:id/logs', 'deployments.logs', 'deployments:read', logs),
+  depRoute('GET', '/deployments/:id/logs/search', 'deployments.searchLogs', 'deployments:read', searchLogs),
+  { method: 'GET', pattern: '/account', op: 'account.get', scope: 'account:read', handler: async (ctx) => account(ctx) },
+];
+
+/**
+ * Documented endpoints the emulator does not implement. They still check the key,
+ * the scope and the deployment like the rest, then answer 501 naming the operation,
+ * so a client that calls one learns it at once instead of seeing a bogus 404.
+ */
+const NOT_EMULATED: Array<[Route['method'], string, string, string]> = [
+  ['GET', '/deployments/:id/backups', 'backups.list', 'backups:read'],
+  ['GET', '/deployments/:id/backups/:backupId', 'backups.get', 'backups:read'],
+  ['POST', '/deployments/:id/backups/:backupId/restore', 'backups.restore', 'backups:write'],
+  ['PATCH', '/deployments/:id', 'deployments.update', 'deployments:write'],
+  ['DELETE', '/deployments/:id', 'deployments.delete', 'deployments:write'],
+  ['POST', '/deployments/:id/move', 'deployments.move', 'deployments:write'],
+  ['PATCH', '/deployments/:id/resize', 'deployments.resize', 'deployments:write'],
+  ['GET', '/deployments/:id/resources', 'deployments.resources', 'deployments:read'],
+  ['GET', '/deployments/:id/check', 'deployments.check', 'deployments:read'],
+  ['POST', '/deployments/:id/shell', 'deployments.shell', 'deployments:shell'],
+  ['GET', '/deployments/:id/sftp', 'deployments.sftp', 'deployments:read'],
+  ['PATCH', '/deployments/:id/startup', 'deployments.updateStartup', 'deployments:write'],
+  ['GET', '/deployments/:id/git', 'deployments.getGit', 'deployments:read'],
+  ['PATCH', '/deployments/:id/git', 'deployments.setAutoPull', 'deployments:write'],
+  ['POST', '/deployments/:id/sync', 'deployments.sync', 'deployments:write'],
+  ['POST', '/deployments/:id/domains', 'deployments.enableDomains', 'deployments:write'],
+  ['PATCH', '/deployments/:id/domains/slug', 'deployments.setSlug', 'deployments:write'],
+  ['DELETE', '/deployments/:id/domains/slug', 'deployments.removeSlug', 'deployments:write'],
+  ['PATCH', '/deployments/:id/domains/custom', 'deployments.setCustomDomain', 'deployments:write'],
+  ['POST', '/deployments/:id/domains/custom/verify', 'deployments.verifyCustomDomain', 'deployments:write'],
+  ['DELETE', '/deployments/:id/domains/custom', 'deployments.removeCustomDomain', 'deployments:write'],
+  ['GET', '/deployments/:id/env', 'env.list', 'env:read'],
+  ['POST', '/deployments/:id/env', 'env.set', 'env:write'],
+  ['GET', '/deployments/:id/env/audit', 'env.audit', 'env:read'],
+  ['PATCH', '/deployments/:id/env/:key', 'env.update', 'env:write'],
+  ['DELETE', '/deployments/:id/env/:key', 'env.delete', 'env:write'],
+  ['GET', '/deployments/:id/files/outline', 'files.outline', 'files:read'],
+  ['GET', '/deployments/:id/packages', 'packages.list', 'packages:read'],
+  ['POST', '/deployments/:id/packages', 'packages.add', 'packages:write'],
+  ['POST', '/deployments/:id/packages/remove', 'packages.remove', 'packages:write'],
+  ['GET', '/projects', 'projects.list', 'projects:read'],
+  ['POST', '/projects', 'projects.create', 'projects:write'],
+  ['DELETE', '/projects/:id', 'projects.delete', 'projects:write'],
+  ['GET', '/runtimes', 'runtimes.list', 'deployments:read'],
+  ['GET', '/docs/:slug', 'docs.get', 'docs:read'],
+];
+
+export const notEmulatedRoutes: Route[] = NOT_EMULATED.map(([method, pattern, op, scope]) => {
+  const fail = async (): Promise<never> => {
+    throw new ApiError(501, 'not_emulated', `${op} is not implemented by the emulator`);
+  };
+  return pattern.startsWith('/deployments/:id') ? depRoute(method, pattern, op, scope, fail) : { method, pattern, op, scope, handler: fail };
+});

@@ -1,0 +1,211 @@
+/**
+ * A faithful local stand-in for the Deployment Hosting Control API, the way
+ * LocalStack or Azurite stand in for their clouds. `startEmulator()` is what the
+ * CLI (`hostsync emulator`), tests and benchmarks call.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  EMULATOR_INDEX_MAX_ENTRIES,
+  EMULATOR_UPLOAD_MAX_BYTES,
+  RATE_LIMIT_REQUESTS,
+  RATE_LIMIT_USER_REQUESTS,
+  RATE_LIMIT_WINDOW_MS,
+} from '../config/tunables.js';
+import { archiveRoutes } from './archive.js';
+import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
+import type { EmulatorCore } from './context.js';
+import { EmulatedDeployment, type DeploymentSpec } from './deployment.js';
+import { deploymentRoutes, notEmulatedRoutes } from './deployments.js';
+import { FaultInjector } from './faults.js';
+import { fileManageRoutes } from './files-manage.js';
+import { fileReadRoutes } from './files-read.js';
+import { fileWriteRoutes } from './files-write.js';
+import { nodeFileRoutes } from './node-files.js';
+import { RateLimiter } from './ratelimit.js';
+import { createEmulatorServer } from './server.js';
+import { SignedUrls } from './signed-urls.js';
+import { Stats, type StatsSnapshot } from './stats.js';
+
+export { parseFaultSpec } from './faults.js';
+export { parseKeySpec } from './auth.js';
+
+export interface EmulatorOptions {
+  /** 0 / undefined = any free port; always binds 127.0.0.1. */
+  port?: number;
+  /** Where volumes and history live; default: a fresh mkdtemp dir (removed on close only if we created it). */
+  dataDir?: string;
+  /** Per key per window, default 120. */
+  rateLimit?: number;
+  /** Per user across keys, default 300. */
+  userRateLimit?: number;
+  /** Default 60. */
+  rateWindowSeconds?: number;
+  /** Added to every /api/v1 (and node) response. */
+  latencyMs?: number;
+  /** DESIGN.md SPEC, e.g. "5xx=0.1,reset=0.05,429=0.02,partial=0.1". */
+  faults?: string;
+  /** Extra keys, each "TOKEN:scope,scope". */
+  keys?: string[];
+  /** files.index truncation cap, default EMULATOR_INDEX_MAX_ENTRIES (20 000). */
+  indexMaxEntries?: number;
+  /** Per-file node upload limit, default 100 MB (Wings). */
+  uploadMaxBytes?: number;
+  /** Runtime of the default deployment, default 'nodejs'. */
+  runtime?: string;
+  /** Default 'index.js'. */
+  entryFile?: string;
+  /** PRNG seed for faults, for reproducible tests. */
+  seed?: number;
+}
+
+export interface RunningEmulator {
+  /** "http://127.0.0.1:PORT"; the API is under baseUrl + "/api/v1". */
+  baseUrl: string;
+  /** Default key, every scope. */
+  apiKey: string;
+  deploymentId: string;
+  /** Absolute path of the default deployment's files. */
+  volume: string;
+  /** The exact JSON ready line of DESIGN.md. */
+  readyLine(): string;
+  createDeployment(opts: { name?: string; runtime?: string; entryFile?: string }): Promise<{ id: string; volume: string }>;
+  setFaults(spec: string): void;
+  setLatency(ms: number): void;
+  stats(): StatsSnapshot;
+  resetStats(): void;
+  /** Stops the server AND every child process the runners started. */
+  close(): Promise<void>;
+}
+
+function checkInt(name: string, flag: string, v: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (v === undefined) return;
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new Error(`bad ${name} ${v}: use a whole number from ${min} to ${max} (${flag})`);
+  }
+}
+
+function validate(opts: EmulatorOptions): void {
+  checkInt('port', '--port', opts.port, 0, 65535);
+  checkInt('rate limit', '--rate-limit', opts.rateLimit, 1);
+  checkInt('user rate limit', 'userRateLimit', opts.userRateLimit, 1);
+  checkInt('rate window', '--rate-window', opts.rateWindowSeconds, 1);
+  checkInt('latency', '--latency', opts.latencyMs, 0);
+  checkInt('index entry cap', 'indexMaxEntries', opts.indexMaxEntries, 1);
+  checkInt('upload limit', 'uploadMaxBytes', opts.uploadMaxBytes, 1);
+}
+
+function listen(server: ReturnType<typeof createEmulatorServer>, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      if (err.code === 'EADDRINUSE') {
+        reject(new Error(`port ${port} is already in use on 127.0.0.1: pick another with --port, or --port 0 for any free port`));
+      } else if (err.code === 'EACCES') {
+        reject(new Error(`port ${port} needs privileges on 127.0.0.1: pick a port above 1023 with --port`));
+      } else reject(new Error(`cannot listen on 127.0.0.1:${port}: ${err.message}`));
+    };
+    server.once('error', onError);
+    server.listen({ port, host: '127.0.0.1' }, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  validate(opts);
+  const faults = new FaultInjector(opts.faults ?? '', opts.seed); // throws a one-line error naming the bad part
+  const keys = new KeyRing();
+  const extraKeys = (opts.keys ?? []).map(parseKeySpec);
+  const apiKey = newApiKey();
+  keys.add(apiKey, ALL_SCOPES);
+  for (const k of extraKeys) keys.add(k.token, k.scopes);
+
+  const ownDataDir = opts.dataDir === undefined;
+  const dataDir = ownDataDir ? mkdtempSync(path.join(os.tmpdir(), 'hostsync-emulator-')) : path.resolve(opts.dataDir!);
+  mkdirSync(dataDir, { recursive: true });
+
+  const deployments = new Map<string, EmulatedDeployment>();
+  const core: EmulatorCore = {
+    baseUrl: '',
+    indexMaxEntries: opts.indexMaxEntries ?? EMULATOR_INDEX_MAX_ENTRIES,
+    uploadMaxBytes: opts.uploadMaxBytes ?? EMULATOR_UPLOAD_MAX_BYTES,
+    faults,
+    signed: new SignedUrls(),
+    deployments,
+    createDeployment(spec: DeploymentSpec): EmulatedDeployment {
+      const dep = new EmulatedDeployment(dataDir, spec);
+      deployments.set(dep.id, dep);
+      return dep;
+    },
+  };
+  const first = core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
+
+  const stats = new Stats();
+  const latency = { ms: opts.latencyMs ?? 0 };
+  const limiter = new RateLimiter(
+    opts.rateLimit ?? RATE_LIMIT_REQUESTS,
+    opts.userRateLimit ?? RATE_LIMIT_USER_REQUESTS,
+    (opts.rateWindowSeconds ?? RATE_LIMIT_WINDOW_MS / 1000) * 1000,
+  );
+  const server = createEmulatorServer({ core, keys, limiter, stats, latency }, [
+    ...fileReadRoutes,
+    ...fileWriteRoutes,
+    ...fileManageRoutes,
+    ...archiveRoutes,
+    ...nodeFileRoutes,
+    ...deploymentRoutes,
+    ...notEmulatedRoutes,
+  ]);
+
+  const disposeAll = async (): Promise<void> => {
+    await Promise.all([...deployments.values()].map((d) => d.dispose()));
+  };
+  let port: number;
+  try {
+    port = await listen(server, opts.port ?? 0);
+  } catch (err) {
+    await disposeAll();
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  core.baseUrl = `http://127.0.0.1:${port}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    baseUrl: core.baseUrl,
+    apiKey,
+    deploymentId: first.id,
+    volume: first.volume.root,
+    readyLine: () =>
+      JSON.stringify({ baseUrl: core.baseUrl, apiKey, deploymentId: first.id, volume: first.volume.root }),
+    async createDeployment(o) {
+      const dep = core.createDeployment({
+        name: o.name ?? `app-${deployments.size + 1}`,
+        runtime: o.runtime ?? 'nodejs',
+        entryFile: o.entryFile ?? 'index.js',
+      });
+      return { id: dep.id, volume: dep.volume.root };
+    },
+    setFaults: (spec) => faults.set(spec),
+    setLatency(ms) {
+      checkInt('latency', 'setLatency', ms, 0);
+      latency.ms = ms;
+    },
+    stats: () => stats.snapshot(),
+    resetStats: () => stats.reset(),
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await disposeAll();
+        if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,451 @@
+import { dirname, delimiter } from 'node:path';
+import type {
+  ApplyRequest,
+  ApplyResult,
+  DeploymentState,
+  DiagnoseResult,
+  HttpProbe,
+  LogsResult,
+  PowerAction,
+  PowerResult,
+} from '../remote/api-types.js';
+import {
+  EMULATOR_IDLE_MS,
+  EMULATOR_LOG_MAX_LINES,
+  EMULATOR_LOG_TAIL_LINES,
+  EMULATOR_LOGS_DEFAULT_SIZE,
+  EMULATOR_MAX_WAIT_SECONDS,
+  EMULATOR_PROBE_TIMEOUT_MS,
+  EMULATOR_RAM_LIMIT_MB,
+  EMULATOR_SETTLE_WAIT_SECONDS,
+  EMULATOR_STOP_GRACE_MS,
+  EMULATOR_WAIT_POLL_MS,
+} from '../config/tunables.js';
+import { AppProcess } from './app-process.js';
+import { ConsoleLog } from './console-log.js';
+import { allocatePort, isPortFree } from './ports.js';
+import { failedProbe, probeHttp } from './probe.js';
+import { CpuMeter, sampleProcessGroup } from './proc-stats.js';
+import { StaticServer } from './static-server.js';
+
+export interface RunnerOptions { volume: string; runtime: string; entryFile: string; startCommand?: string; env?: Record<string, string> }
+
+/**
+ * How the emulator runs a runtime. `files`: served from the volume by an in-process
+ * static server (static; phpweb too, WITHOUT executing PHP: .php files are sent as
+ * plain text). `process`: a spawned command. `none`: not emulated (databases,
+ * python, java, ... without a startCommand); the deployment stays offline.
+ */
+type LaunchPlan =
+  | { kind: 'files'; indexFiles: string[] }
+  | { kind: 'process'; command: string; args: string[]; display: string }
+  | { kind: 'none' };
+
+/** Runtimes the emulator runs with its own Node binary: nodemon and bun behave like node for a one-shot start. */
+const NODE_RUNTIMES = new Set(['nodejs', 'nodemon', 'bun']);
+const DEFAULT_NODE_ENTRY = 'index.js';
+const FILES_RESTART_SKIPPED: Record<string, string> = {
+  static: 'static site is served from the volume; no restart needed',
+  phpweb: 'PHP site is served from the volume; no restart needed',
+};
+
+/** Environment variables passed through from the emulator; everything else (credentials included) stays out of the app. */
+const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function planFor(opts: RunnerOptions): LaunchPlan {
+  if (opts.runtime === 'static') return { kind: 'files', indexFiles: ['index.html', 'index.htm'] };
+  if (opts.runtime === 'phpweb') return { kind: 'files', indexFiles: ['index.html', 'index.htm', 'index.php'] };
+  const startCommand = opts.startCommand?.trim() ?? '';
+  if (startCommand !== '') return { kind: 'process', command: '/bin/sh', args: ['-c', startCommand], display: startCommand };
+  if (NODE_RUNTIMES.has(opts.runtime)) {
+    const entry = opts.entryFile.trim() || DEFAULT_NODE_ENTRY;
+    // Our own node binary, so the app runs on the version startup() reports.
+    return { kind: 'process', command: process.execPath, args: [entry], display: `node ${shellQuote(entry)}` };
+  }
+  return { kind: 'none' };
+}
+
+function clampWait(seconds: number | undefined, fallback: number): number {
+  const value = seconds === undefined || !Number.isFinite(seconds) ? fallback : seconds;
+  return Math.min(Math.max(0, value), EMULATOR_MAX_WAIT_SECONDS);
+}
+
+type Instance = { kind: 'process'; proc: AppProcess; cpu: CpuMeter } | { kind: 'files'; server: StaticServer };
+
+/**
+ * Runs one emulated deployment: starts, stops and restarts its app, keeps its
+ * console, and answers power / apply / diagnose / logs as the service does.
+ *
+ * State is read live on every call (like the service reading the node):
+ * installing while a start is being prepared, starting once spawned until the port
+ * accepts TCP, running from then on until the process ends (the static server: while
+ * listening), stopping after a stop signal, offline otherwise (never started,
+ * stopped, crashed). Not emulated: see LaunchPlan.
+ *
+ * Invariants: at most one instance runs at a time (starts, stops and restarts are
+ * serialised; only kill and dispose cut in, so they are never stuck behind a slow
+ * graceful stop); the app's port is allocated once and kept across restarts unless
+ * something else took it; after dispose() nothing we spawned is alive.
+ */
+export class DeploymentRunner {
+  private readonly log = new ConsoleLog(EMULATOR_LOG_MAX_LINES);
+  private readonly plan: LaunchPlan;
+  private instance: Instance | null = null;
+  private appPort: number | null = null;
+  private preparing = false;
+  private everStarted = false;
+  /** Set by power stop/kill, cleared by a start: an offline deployment the user stopped is not a crash. */
+  private stoppedByUser = false;
+  private disposed = false;
+  private disposing: Promise<void> | null = null;
+  /** Tail of the serialised start/stop/restart chain. */
+  private transitions: Promise<unknown> = Promise.resolve();
+  private readonly wakers = new Set<() => void>();
+  /** Transitions queued or running. While one is, the state is about to change: nothing has settled. */
+  private pending = 0;
+
+  constructor(private readonly opts: RunnerOptions) {
+    this.plan = planFor(opts);
+  }
+
+  /** The app's port once allocated (at the first start); null before. */
+  get port(): number | null {
+    return this.appPort;
+  }
+
+  get state(): DeploymentState {
+    if (this.preparing) return 'installing';
+    const instance = this.instance;
+    if (instance === null) return 'offline';
+    if (instance.kind === 'files') return instance.server.listening ? 'running' : 'offline';
+    switch (instance.proc.phase) {
+      case 'starting': return 'starting';
+      case 'running': return 'running';
+      case 'stopping': return 'stopping';
+      case 'exited': return 'offline';
+    }
+  }
+
+  startup(): { runtime: string; runtimeVersion: string; entryFile: string; startCommand: string } {
+    const plan = this.plan;
+    return {
+      runtime: this.opts.runtime,
+      runtimeVersion: plan.kind === 'process' && plan.command === process.execPath ? process.versions.node : '',
+      entryFile: this.opts.entryFile,
+      startCommand: plan.kind === 'process' ? plan.display : '',
+    };
+  }
+
+  /** Writes a line to the app's stdin (deployments.command); false when no process is running. */
+  command(line: string): boolean {
+    const instance = this.instance;
+    return instance?.kind === 'process' ? instance.proc.send(line) : false;
+  }
+
+  async power(action: PowerAction, waitSeconds?: number): Promise<PowerResult> {
+    let ok = true;
+    let reason = '';
+    let wait: number;
+    // start/restart wait for running-or-offline; a stop or kill waits for offline only.
+    let settled = (): boolean => this.hasSettled();
+    switch (action) {
+      case 'start':
+      case 'restart': {
+        wait = clampWait(waitSeconds, EMULATOR_SETTLE_WAIT_SECONDS);
+        const outcome = await this.serialise(() => (action === 'start' ? this.start() : this.restart()));
+        ok = outcome.ok;
+        reason = outcome.reason;
+        if (ok) this.stoppedByUser = false;
+        break;
+      }
+      case 'stop':
+      case 'kill': {
+        wait = clampWait(waitSeconds, 0);
+        settled = () => (this.pending === 0 && this.state === 'offline') || this.disposed;
+        if (this.isAlive()) {
+          this.stoppedByUser = true;
+          // The call returns once the signal is sent (plus waitSeconds); the stop finishes regardless.
+          if (action === 'kill') void this.killNow();
+          else {
+            let signalled!: () => void;
+            const sent = new Promise<void>((resolve) => (signalled = resolve));
+            void this.serialise(async () => {
+              const stopped = this.stopInstance();
+              signalled();
+              await stopped;
+            });
+            await sent;
+          }
+        } else {
+          reason = 'the deployment is not running';
+        }
+        break;
+      }
+    }
+    await this.waitUntil(settled, wait);
+    const state = this.state;
+    return { ok, action, reason, state, logs: this.log.tail(EMULATOR_LOG_TAIL_LINES), hint: this.hintFor(state, null) };
+  }
+
+  async apply(req: ApplyRequest): Promise<ApplyResult> {
+    let restarted = false;
+    let skippedRestart = '';
+    const plan = this.plan;
+    if (plan.kind === 'none') {
+      skippedRestart = this.notEmulated();
+    } else if (req.restart === false) {
+      const servedLive = plan.kind === 'files' && this.isAlive();
+      skippedRestart = servedLive ? (FILES_RESTART_SKIPPED[this.opts.runtime] ?? '') : 'restart: false was requested';
+    } else if (req.restart === true || !this.isAlive() || plan.kind === 'process') {
+      // A node process must reload code; anything not running is started.
+      const outcome = await this.serialise(() => this.restart());
+      restarted = outcome.ok;
+      if (!outcome.ok) skippedRestart = outcome.reason;
+      else this.stoppedByUser = false;
+    } else {
+      skippedRestart = FILES_RESTART_SKIPPED[this.opts.runtime] ?? 'served from the volume; no restart needed';
+    }
+    const wait = clampWait(req.waitSeconds, restarted ? EMULATOR_SETTLE_WAIT_SECONDS : 0);
+    await this.waitUntil(() => this.hasSettled(), wait);
+    return { ...(await this.diagnose(0)), restarted, skippedRestart };
+  }
+
+  async diagnose(waitSeconds?: number): Promise<DiagnoseResult> {
+    await this.waitUntil(() => this.isSettledOrIdle(), clampWait(waitSeconds, 0));
+    const port = this.appPort;
+    // Probe whenever something may answer; a 'starting' app may have bound its port since the last poll.
+    const probe: HttpProbe =
+      port !== null && this.isAlive() ? await probeHttp(port, EMULATOR_PROBE_TIMEOUT_MS) : failedProbe(port === null ? '' : `http://127.0.0.1:${port}/`);
+    const state = this.state;
+    return {
+      state,
+      installing: state === 'installing',
+      resources: this.resources(),
+      logs: this.log.tail(EMULATOR_LOG_TAIL_LINES),
+      startup: this.startup(),
+      http: probe,
+      direct: { url: probe.url, status: probe.status, ok: probe.ok },
+      hint: this.hintFor(state, probe),
+    };
+  }
+
+  async logs(size?: number, waitSeconds?: number): Promise<LogsResult> {
+    await this.waitUntil(() => this.isSettledOrIdle(), clampWait(waitSeconds, 0));
+    const count = size === undefined || !Number.isFinite(size) ? EMULATOR_LOGS_DEFAULT_SIZE : Math.min(Math.max(0, size), EMULATOR_LOG_MAX_LINES);
+    const state = this.state;
+    return { lines: this.log.tail(count), state, settled: this.isSettledOrIdle(), hint: this.hintFor(state, null) };
+  }
+
+  resources(): { ramMB: number; ramLimitMB: number; cpuPercent: number } {
+    const instance = this.instance;
+    // The static server lives inside the emulator's own process: it has no figures of its own.
+    if (instance?.kind !== 'process' || !instance.proc.alive || instance.proc.pid === null) {
+      return { ramMB: 0, ramLimitMB: EMULATOR_RAM_LIMIT_MB, cpuPercent: 0 };
+    }
+    const sample = sampleProcessGroup(instance.proc.pid);
+    return {
+      ramMB: Math.round((sample.rssKB / 1024) * 10) / 10,
+      ramLimitMB: EMULATOR_RAM_LIMIT_MB,
+      cpuPercent: instance.cpu.percent(sample.cpuTicks),
+    };
+  }
+
+  /** Kills the app (SIGKILL to its group) or closes the static server. Idempotent. */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      this.disposed = true;
+      await this.killNow();
+      // A start already in the chain checks `disposed` before spawning; this sweeps anything it began anyway.
+      await this.serialise(() => this.killNow());
+      this.wake();
+    })();
+    return this.disposing;
+  }
+
+  // ---- transitions (run one at a time through serialise) ----
+
+  private serialise<T>(step: () => Promise<T>): Promise<T> {
+    this.pending++;
+    const run = this.transitions.then(step, step).finally(() => {
+      this.pending--;
+      this.wake();
+    });
+    this.transitions = run.catch(() => undefined);
+    return run;
+  }
+
+  private async start(): Promise<{ ok: boolean; reason: string }> {
+    if (this.disposed) return { ok: false, reason: 'the emulator is shutting down' };
+    const plan = this.plan;
+    if (plan.kind === 'none') return { ok: false, reason: this.notEmulated() };
+    if (this.isAlive()) return { ok: false, reason: 'the deployment is already running' };
+    this.preparing = true;
+    this.wake();
+    try {
+      const port = await this.ensurePort();
+      if (this.disposed) return { ok: false, reason: 'the emulator is shutting down' };
+      this.log.touch();
+      if (plan.kind === 'files') {
+        const server = new StaticServer({ root: this.opts.volume, indexFiles: plan.indexFiles });
+        try {
+          await server.listen(port);
+        } catch (err) {
+          this.log.note(`[emulator] static file server could not listen on port ${port}: ${(err as Error).message}`);
+          return { ok: false, reason: `port ${port} is not available` };
+        }
+        this.instance = { kind: 'files', server };
+        this.log.note(`[emulator] serving ${this.opts.runtime} files from the volume on port ${port}`);
+      } else {
+        this.log.note(`[emulator] starting: ${plan.display} (SERVER_PORT=${port})`);
+        const proc = new AppProcess({
+          command: plan.command,
+          args: plan.args,
+          cwd: this.opts.volume,
+          env: this.childEnv(port),
+          port,
+          log: this.log,
+          onChange: () => this.wake(),
+        });
+        this.instance = { kind: 'process', proc, cpu: new CpuMeter() };
+      }
+      this.everStarted = true;
+      return { ok: true, reason: '' };
+    } finally {
+      this.preparing = false;
+      this.wake();
+    }
+  }
+
+  private async restart(): Promise<{ ok: boolean; reason: string }> {
+    await this.stopInstance();
+    return this.start();
+  }
+
+  /** Graceful stop of whatever runs: SIGTERM, SIGKILL after the grace; the static server closes at once. */
+  private async stopInstance(): Promise<void> {
+    const instance = this.instance;
+    if (instance?.kind === 'process') await instance.proc.stop(EMULATOR_STOP_GRACE_MS);
+    else if (instance?.kind === 'files') await this.closeFiles(instance.server);
+  }
+
+  private async killNow(): Promise<void> {
+    const instance = this.instance;
+    if (instance?.kind === 'process') await instance.proc.kill();
+    else if (instance?.kind === 'files') await this.closeFiles(instance.server);
+  }
+
+  private async closeFiles(server: StaticServer): Promise<void> {
+    if (!server.listening) return;
+    await server.close();
+    this.log.note('[emulator] static file server stopped');
+    this.wake();
+  }
+
+  /** The port of the last start if it is still free (our own previous process has exited by now), else a new one. */
+  private async ensurePort(): Promise<number> {
+    if (this.appPort !== null && (await isPortFree(this.appPort))) return this.appPort;
+    const previous = this.appPort;
+    this.appPort = await allocatePort();
+    if (previous !== null) this.log.note(`[emulator] port ${previous} is taken; the app now gets port ${this.appPort}`);
+    return this.appPort;
+  }
+
+  private childEnv(port: number): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const name of INHERITED_ENV) {
+      const value = process.env[name];
+      if (value !== undefined) env[name] = value;
+    }
+    // `node` in a startCommand must resolve to the binary startup() reports.
+    env.PATH = [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter);
+    // The container's home is the volume (/home/container on the node).
+    env.HOME = this.opts.volume;
+    Object.assign(env, this.opts.env ?? {});
+    // What the node sets for every server; the user's variables cannot override them.
+    Object.assign(env, { SERVER_PORT: String(port), PORT: String(port), SERVER_IP: '0.0.0.0', SERVER_MEMORY: String(EMULATOR_RAM_LIMIT_MB) });
+    return env;
+  }
+
+  // ---- reading state ----
+
+  /** Something of ours runs (or is being started / stopped). */
+  private isAlive(): boolean {
+    const state = this.state;
+    return state !== 'offline';
+  }
+
+  /** power/apply's notion of settled: no transition under way, and accepting connections or not running at all. */
+  private hasSettled(): boolean {
+    if (this.disposed) return true;
+    const state = this.state;
+    return this.pending === 0 && (state === 'running' || state === 'offline');
+  }
+
+  /** logs/diagnose's: settled, or still starting but quiet for EMULATOR_IDLE_MS (a worker with no port). */
+  private isSettledOrIdle(): boolean {
+    if (this.hasSettled()) return true;
+    return this.state === 'starting' && performance.now() - this.log.lastActivity >= EMULATOR_IDLE_MS;
+  }
+
+  private notEmulated(): string {
+    return `runtime ${this.opts.runtime} is not emulated; give the deployment a startCommand to run it here`;
+  }
+
+  /** The service's one-line advice for the state at hand; "" when the app is up and answering. */
+  private hintFor(state: DeploymentState, probe: HttpProbe | null): string {
+    const port = this.appPort;
+    if (this.plan.kind === 'none') return this.notEmulated();
+    switch (state) {
+      case 'installing':
+        return 'The deployment is being prepared; retry shortly.';
+      case 'stopping':
+        return 'The deployment is stopping.';
+      case 'starting':
+        return `Nothing answers on port ${port} yet; the app must listen on SERVER_PORT and 0.0.0.0.`;
+      case 'offline': {
+        if (!this.everStarted) return 'The deployment has not been started; start it with power start or apply.';
+        if (this.stoppedByUser) return 'The deployment was stopped; start it with power start or apply.';
+        const instance = this.instance;
+        const exit = instance?.kind === 'process' ? instance.proc.exit : null;
+        if (exit === null) return 'The deployment is not running; start it with power start or apply.';
+        if (exit.error !== '') return `The process could not be started (${exit.error}); check the startup command and entry file.`;
+        if (exit.signal !== null) return `The process was killed by ${exit.signal}; the last log lines show why.`;
+        return `The process exited with code ${exit.code ?? 'unknown'}; the last log lines show why.`;
+      }
+      case 'running':
+        if (probe === null || probe.ok) return '';
+        if (probe.status === 0) return `The app accepts connections on port ${port} but gave no HTTP answer to GET /.`;
+        return `The app answered GET / with HTTP ${probe.status}; the last log lines may show why.`;
+      case 'unknown':
+        return 'The node could not be reached; retry shortly.';
+    }
+  }
+
+  // ---- waiting ----
+
+  private wake(): void {
+    for (const waker of [...this.wakers]) waker();
+  }
+
+  /** Resolves when `done()` holds or `seconds` have passed; re-checks on every state change and every poll tick (for idleness). */
+  private async waitUntil(done: () => boolean, seconds: number): Promise<void> {
+    const deadline = performance.now() + seconds * 1000;
+    while (!done()) {
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const finish = (): void => {
+          clearTimeout(timer);
+          this.wakers.delete(finish);
+          resolve();
+        };
+        const timer = setTimeout(finish, Math.min(left, EMULATOR_WAIT_POLL_MS));
+        this.wakers.add(finish);
+      });
+    }
+  }
+}

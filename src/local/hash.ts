@@ -1,0 +1,198 @@
+/**
+ * XXH64, seed 0, as 16 lowercase hex digits: exactly what `xxhsum -H64` prints and what
+ * files.index reports, so local and remote hashes compare as strings.
+ *
+ * xxhash-wasm's linear memory grows to the largest input it was handed and never shrinks,
+ * so files at or above HASH_STREAM_THRESHOLD_BYTES are fed to it in fixed chunks.
+ */
+import fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
+import xxhash, { type XXHashAPI } from 'xxhash-wasm';
+import {
+  HASH_STABLE_MAX_ATTEMPTS,
+  HASH_STREAM_CHUNK_BYTES,
+  HASH_STREAM_THRESHOLD_BYTES,
+} from '../config/tunables.js';
+import { fileStatOf, sameFileStat, type FileStat } from './filestat.js';
+import { isTextBuffer, TextSniffer } from './text.js';
+
+let api: Promise<XXHashAPI> | undefined;
+
+/** The wasm module, instantiated once per process. */
+export function xxhashApi(): Promise<XXHashAPI> {
+  api ??= xxhash();
+  return api;
+}
+
+export function hex64(value: bigint): string {
+  return value.toString(16).padStart(16, '0');
+}
+
+/** A string is hashed as its UTF-8 bytes. */
+export async function xxh64Bytes(data: Uint8Array | string): Promise<string> {
+  const { h64Raw } = await xxhashApi();
+  return hex64(h64Raw(typeof data === 'string' ? Buffer.from(data, 'utf8') : data));
+}
+
+export interface FileDigest {
+  hash: string;
+  text: boolean;
+  /** Bytes hashed. */
+  size: number;
+  /** fstat of the file that was read, taken after reading: what a stat cache may record. */
+  stat: FileStat;
+  /**
+   * False when the file was still changing after HASH_STABLE_MAX_ATTEMPTS reads: the
+   * digest is of the last read and must not be cached.
+   */
+  stable: boolean;
+}
+
+/**
+ * Never follows a symlink (one swapped in after the walk would lead out of the root) and
+ * never blocks on a FIFO swapped in for a file: both are then reported as "not a file".
+ */
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * The path no longer names a regular file we may read: vanished, or replaced by a
+ * symlink (ELOOP), a directory (EISDIR on read) or a FIFO/socket (ENXIO, EAGAIN).
+ */
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR', 'ENXIO', 'EAGAIN']);
+
+/**
+ * Hash and classify one file. Returns null when absPath is not (or no longer) a regular
+ * file. A file whose stat changes while it is read is read again.
+ */
+export async function digestFile(absPath: string): Promise<FileDigest | null> {
+  const xx = await xxhashApi();
+  const small = digestSmallFileSync(absPath, xx);
+  return small === 'large' ? digestLargeFile(absPath, xx) : small;
+}
+
+/**
+ * The synchronous path for files under HASH_STREAM_THRESHOLD_BYTES (see HASH_CONCURRENCY
+ * for why reading small files synchronously is the fast choice). Answers 'large' without
+ * reading when the open file is at or above the threshold: stream it with digestLargeFile.
+ * `statBefore`, the walk's lstat of the path, saves one fstat per file.
+ */
+export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?: FileStat): FileDigest | null | 'large' {
+  for (let attempt = 1; ; attempt++) {
+    let fd: number;
+    try {
+      fd = fs.openSync(absPath, OPEN_FLAGS);
+    } catch (err) {
+      if (GONE.has((err as NodeJS.ErrnoException).code ?? '')) return null;
+      throw err;
+    }
+    try {
+      let before: FileStat;
+      if (attempt === 1 && statBefore !== undefined) {
+        // The caller's lstat (taken earlier) stands in for a first fstat: any change since
+        // then, including a different file renamed into place, shows up as instability.
+        before = statBefore;
+      } else {
+        const st = fs.fstatSync(fd, { bigint: true });
+        if (!st.isFile()) return null;
+        before = fileStatOf(st);
+      }
+      if (before.size >= HASH_STREAM_THRESHOLD_BYTES) return 'large';
+      const data = readAllSync(fd, before.size);
+      const afterSt = fs.fstatSync(fd, { bigint: true });
+      if (!afterSt.isFile()) return null; // opened something else than the file the walk saw
+      const after = fileStatOf(afterSt);
+      const read = digestWhole(data, xx);
+      const stable = sameFileStat(before, after) && read.size === after.size;
+      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
+    } catch (err) {
+      if (GONE.has((err as NodeJS.ErrnoException).code ?? '')) return null;
+      throw err;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/**
+ * Reused by the synchronous path (never two reads at once): a fresh buffer per file was a
+ * measurable share of a cold scan in garbage collection alone.
+ */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * The whole file, in `scratch`. With the size known from stat, one read(2) usually does:
+ * a short read that returns exactly the expected size is taken as end of file, and if
+ * the file grew meanwhile the stat taken after reading tells (the caller re-reads).
+ */
+function readAllSync(fd: number, expectedSize: number): Buffer {
+  if (scratch.length < expectedSize + 1) scratch = Buffer.allocUnsafe(expectedSize + 1);
+  let total = 0;
+  for (;;) {
+    if (total === scratch.length) {
+      const bigger = Buffer.allocUnsafe(scratch.length * 2);
+      scratch.copy(bigger, 0, 0, total);
+      scratch = bigger;
+    }
+    const n = fs.readSync(fd, scratch, total, scratch.length - total, total);
+    if (n === 0) break;
+    total += n;
+    if (total === expectedSize && total < scratch.length) break;
+  }
+  const data = scratch.subarray(0, total);
+  // A file that grew far past the streaming threshold is not worth keeping a buffer for.
+  if (scratch.length > HASH_STREAM_THRESHOLD_BYTES) scratch = Buffer.allocUnsafe(64 * 1024);
+  return data;
+}
+
+/** The streaming path: fixed-size chunks, so xxhash-wasm's memory stays at one chunk. */
+export async function digestLargeFile(absPath: string, xx: XXHashAPI): Promise<FileDigest | null> {
+  for (let attempt = 1; ; attempt++) {
+    let fh: FileHandle;
+    try {
+      fh = await fsp.open(absPath, OPEN_FLAGS);
+    } catch (err) {
+      if (GONE.has((err as NodeJS.ErrnoException).code ?? '')) return null;
+      throw err;
+    }
+    try {
+      const st = await fh.stat({ bigint: true });
+      if (!st.isFile()) return null;
+      const before = fileStatOf(st);
+      const read = await digestStream(fh, xx);
+      const after = fileStatOf(await fh.stat({ bigint: true }));
+      const stable = sameFileStat(before, after) && read.size === after.size;
+      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+/** Hash and classify one regular file (throws when it is not one). */
+export async function xxh64File(absPath: string): Promise<{ hash: string; text: boolean; size: number }> {
+  const d = await digestFile(absPath);
+  if (d === null) throw Object.assign(new Error(`not a regular file: ${absPath}`), { code: 'ENOENT' });
+  return { hash: d.hash, text: d.text, size: d.size };
+}
+
+type Read = { hash: string; text: boolean; size: number };
+
+function digestWhole(data: Buffer, xx: XXHashAPI): Read {
+  return { hash: hex64(xx.h64Raw(data)), text: isTextBuffer(data), size: data.length };
+}
+
+async function digestStream(fh: FileHandle, xx: XXHashAPI): Promise<Read> {
+  const hasher = xx.create64();
+  const sniffer = new TextSniffer();
+  const buf = Buffer.allocUnsafe(HASH_STREAM_CHUNK_BYTES);
+  let size = 0;
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+    if (bytesRead === 0) break;
+    const chunk = buf.subarray(0, bytesRead);
+    hasher.update(chunk);
+    sniffer.push(chunk);
+    size += bytesRead;
+  }
+  return { hash: hex64(hasher.digest()), text: sniffer.finish(), size };
+}

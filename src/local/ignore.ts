@@ -1,0 +1,124 @@
+/**
+ * The one ignore matcher: built-in defaults, then `.syncignore` at the root, then config
+ * patterns, in gitignore syntax (the `ignore` package). The same matcher decides what the
+ * scan walks, what the watcher watches, and (through `patterns`) what files.index skips
+ * on the remote, so the three can never disagree about a path.
+ *
+ * Matching is case-insensitive (the `ignore` package's default): a pattern meant to keep
+ * secrets out (`.env*`, `id_rsa*`) must also catch `.ENV` or `ID_RSA`. This errs towards
+ * not uploading, unlike git on Linux (case-sensitive).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { IGNORE_CACHE_MAX_PATHS } from '../config/tunables.js';
+
+/** What never leaves the machine unless `.syncignore` or config re-includes it with `!`. */
+export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
+  '.git/',
+  'node_modules/',
+  '.hostsync/',
+  '.env*',
+  '*.pem',
+  '*.key',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '*.p12',
+  '*.pfx',
+]);
+
+/**
+ * Appended after every other pattern, so no `!` can re-include them: `.hostsync/` holds
+ * our own state (lock, stat cache, base snapshots), which must never be pushed.
+ */
+export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/']);
+
+export const SYNCIGNORE_FILE = '.syncignore';
+
+export interface IgnoreMatcher {
+  /** relPath is POSIX relative to the root; isDir for directories. */
+  ignores(relPath: string, isDir: boolean): boolean;
+  /** Every pattern in order (defaults, .syncignore, config): handed to files.index `ignore`. */
+  readonly patterns: readonly string[];
+}
+
+export interface IgnoreMatcherOptions {
+  /**
+   * Distinct paths the matcher answers before it drops its answer cache. The `ignore`
+   * package memoises every path (and every parent) forever; a daemon that watches a
+   * tree for days would grow without bound.
+   */
+  cacheMaxPaths?: number;
+}
+
+class BoundedIgnoreMatcher implements IgnoreMatcher {
+  readonly patterns: readonly string[];
+  private readonly cacheMaxPaths: number;
+  private ig: Ignore;
+  /** Queries since the last rebuild: an upper bound on the cached paths it answered. */
+  private queries = 0;
+
+  constructor(patterns: readonly string[], options: IgnoreMatcherOptions) {
+    this.patterns = Object.freeze([...patterns]);
+    this.cacheMaxPaths = options.cacheMaxPaths ?? IGNORE_CACHE_MAX_PATHS;
+    this.ig = this.build();
+  }
+
+  ignores(relPath: string, isDir: boolean): boolean {
+    if (relPath === '' || relPath === '.') return false; // the root itself is never ignored
+    if (++this.queries > this.cacheMaxPaths) {
+      this.ig = this.build();
+      this.queries = 1;
+    }
+    // The `ignore` package tells a directory by its trailing slash (`dist/` matches only directories).
+    return this.ig.ignores(isDir ? `${relPath}/` : relPath);
+  }
+
+  private build(): Ignore {
+    // allowRelativePaths: a legal name such as "..." must be matched, not thrown on;
+    // our callers only ever pass paths already relative to the root.
+    return ignore({ allowRelativePaths: true }).add([...this.patterns]);
+  }
+}
+
+/** A matcher over exactly these patterns, in this order (later patterns win, `!` re-includes). */
+export function createIgnoreMatcher(patterns: readonly string[], options: IgnoreMatcherOptions = {}): IgnoreMatcher {
+  return new BoundedIgnoreMatcher(patterns, options);
+}
+
+/**
+ * The meaningful lines of a gitignore-syntax file: blank lines and `#` comments dropped
+ * (an escaped `\#` stays), CR of CRLF files removed. What remains is passed unchanged to
+ * both the local matcher and files.index.
+ */
+export function parseIgnoreFile(content: string): string[] {
+  const out: string[] = [];
+  for (const raw of content.split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    out.push(line);
+  }
+  return out;
+}
+
+/** The full pattern list in matching order: defaults, `.syncignore`, config, then the enforced ones. */
+export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = []): string[] {
+  return [...DEFAULT_IGNORE_PATTERNS, ...syncignore, ...configPatterns, ...ENFORCED_IGNORE_PATTERNS];
+}
+
+/** Defaults + `<root>/.syncignore` (missing file = no patterns) + config patterns. */
+export async function loadIgnoreMatcher(
+  root: string,
+  configPatterns: readonly string[] = [],
+  options: IgnoreMatcherOptions = {},
+): Promise<IgnoreMatcher> {
+  let syncignore: string[] = [];
+  try {
+    syncignore = parseIgnoreFile(await fs.readFile(path.join(root, SYNCIGNORE_FILE), 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns), options);
+}

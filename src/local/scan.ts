@@ -1,0 +1,273 @@
+/**
+ * The local snapshot: walk (synchronous, see walk.ts), then for each file either the stat
+ * cache's hash or a fresh read: small files synchronously in time slices that yield to the
+ * event loop, large ones streamed with a bounded number in flight (see HASH_CONCURRENCY).
+ *
+ * Invariants:
+ * - A snapshot entry's hash, size, text flag and executable bit all describe the same
+ *   read of the file (stat taken on the open file, before and after reading).
+ * - Only regular files that no ignore rule excludes appear; directories are implicit.
+ * - A file that vanishes between walk and read is simply absent; an unreadable one is
+ *   absent and reported in `warnings`. Neither is an error.
+ */
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Entry, Snapshot } from '../sync/types.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from '../config/tunables.js';
+import { digestLargeFile, digestSmallFileSync, xxhashApi, type FileDigest } from './hash.js';
+import { isExecutableMode, nowNs } from './filestat.js';
+import type { IgnoreMatcher } from './ignore.js';
+import type { StatCache } from './statcache.js';
+import { describeSkipped, lstatKind, walkTree, type WalkedFile } from './walk.js';
+
+export interface ScanOptions {
+  root: string;
+  matcher: IgnoreMatcher;
+  cache?: StatCache;
+  /** Large (streamed) files hashed at once; default HASH_CONCURRENCY. Small files are read one by one, synchronously. */
+  hashConcurrency?: number;
+  /** Called with each directory's relative path before it is read ('' is the root). */
+  onDirectory?: (relDir: string) => void;
+}
+
+export interface ScanStats {
+  /** Files in the resulting snapshot. */
+  files: number;
+  /** Files read and hashed. */
+  hashed: number;
+  /** Files whose hash came from the stat cache. */
+  cached: number;
+  /** Directories read. */
+  dirs: number;
+  ms: number;
+}
+
+export interface ScanResult {
+  /** Entries carry `text`. */
+  snapshot: Snapshot;
+  warnings: string[];
+  stats: ScanStats;
+}
+
+/** Snapshot of the whole tree under opts.root. Prunes cache entries of files no longer present. */
+export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
+  const t0 = performance.now();
+  const root = path.resolve(opts.root);
+  const walked = walkTree(root, opts.matcher, '', walkOptions(opts));
+  const resolved = await resolveEntries(walked.files, opts);
+  const snapshot: Snapshot = new Map();
+  for (const e of resolved.entries) if (e !== null) snapshot.set(e.path, e);
+  opts.cache?.retain((rel) => snapshot.has(rel));
+  return {
+    snapshot,
+    warnings: [...walked.warnings, ...resolved.warnings],
+    stats: { files: snapshot.size, hashed: resolved.hashed, cached: resolved.cached, dirs: walked.dirs, ms: performance.now() - t0 },
+  };
+}
+
+/**
+ * `previous` updated for the touched relative paths only (watch mode): a touched path
+ * that is now a directory is walked, a missing one is removed together with anything
+ * `previous` held beneath it, a file is stat'ed and hashed (through the cache). A path
+ * under an ignored directory, a symlink, or anything else not a real directory is
+ * dropped. Returns the whole updated snapshot; `previous` is not modified.
+ */
+export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched: readonly string[]): Promise<ScanResult> {
+  const t0 = performance.now();
+  const root = path.resolve(opts.root);
+  const { matcher, cache } = opts;
+  const next: Snapshot = new Map(previous);
+  const warnings: string[] = [];
+  const files: WalkedFile[] = [];
+  /** Paths under which everything in `previous` is stale (the path was, or may have been, a directory). */
+  const staleDirs = new Set<string>();
+  const dirOk = new Map<string, boolean>();
+  const removed: string[] = [];
+  let dirs = 0;
+  const queued = new Set<string>();
+  /** A file reached both as a touched path and inside a touched directory is read once. */
+  const queue = (f: WalkedFile): void => {
+    if (queued.has(f.rel)) return;
+    queued.add(f.rel);
+    files.push(f);
+  };
+
+  /** Whether `dirRel` is a real (non-symlink) directory that is not ignored, all the way up. */
+  const realDir = (dirRel: string): boolean => {
+    if (dirRel === '') return true;
+    let ok = dirOk.get(dirRel);
+    if (ok === undefined) {
+      const slash = dirRel.lastIndexOf('/');
+      ok =
+        realDir(slash === -1 ? '' : dirRel.slice(0, slash)) &&
+        !matcher.ignores(dirRel, true) &&
+        lstatKind(path.join(root, dirRel)).kind === 'dir';
+      if (!ok) staleDirs.add(dirRel);
+      dirOk.set(dirRel, ok);
+    }
+    return ok;
+  };
+
+  for (const rel of normaliseTouched(touched)) {
+    if (rel === '') {
+      staleDirs.add('');
+    } else {
+      // A path that was not a file may have been a directory: drop what it held.
+      if (!previous.has(rel)) staleDirs.add(rel);
+      if (next.delete(rel)) removed.push(rel);
+      const slash = rel.lastIndexOf('/');
+      if (!realDir(slash === -1 ? '' : rel.slice(0, slash))) continue;
+    }
+    const abs = rel === '' ? root : path.join(root, rel);
+    const now = lstatKind(abs);
+    if (now.kind === 'gone') continue;
+    if (now.kind === 'dir') {
+      if (rel !== '' && matcher.ignores(rel, true)) continue;
+      staleDirs.add(rel);
+      const walked = walkTree(root, matcher, rel, walkOptions(opts));
+      for (const f of walked.files) queue(f);
+      for (const w of walked.warnings) warnings.push(w);
+      dirs += walked.dirs;
+    } else if (matcher.ignores(rel, false)) {
+      continue;
+    } else if (now.kind === 'file') {
+      queue({ rel, abs, stat: now.stat! });
+    } else {
+      warnings.push(describeSkipped(now.kind, rel, abs));
+    }
+  }
+
+  if (staleDirs.size > 0) {
+    for (const rel of next.keys()) {
+      if (underAny(rel, staleDirs)) {
+        next.delete(rel);
+        removed.push(rel);
+      }
+    }
+  }
+
+  const resolved = await resolveEntries(files, opts);
+  for (const e of resolved.entries) if (e !== null) next.set(e.path, e);
+  // After re-adding: a file that is still there keeps its cache entry (a re-walked
+  // directory after a branch switch is mostly unchanged files).
+  if (cache) for (const rel of removed) if (!next.has(rel)) cache.delete(rel);
+  return {
+    snapshot: next,
+    warnings: [...warnings, ...resolved.warnings],
+    stats: { files: next.size, hashed: resolved.hashed, cached: resolved.cached, dirs, ms: performance.now() - t0 },
+  };
+}
+
+function walkOptions(opts: ScanOptions): { onDirectory?: (relDir: string) => void } {
+  return opts.onDirectory ? { onDirectory: opts.onDirectory } : {};
+}
+
+/** POSIX, relative, no "./", no trailing slash; paths escaping the root are dropped; '' is the root. */
+function normaliseTouched(touched: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const t of touched) {
+    let p = path.posix.normalize(t.replace(/^\/+/, ''));
+    if (p === '.') p = '';
+    if (p.endsWith('/')) p = p.slice(0, -1);
+    if (p === '..' || p.startsWith('../')) continue;
+    out.add(p);
+  }
+  return out;
+}
+
+/** Whether `rel` lies strictly beneath one of `dirs` ('' contains everything). */
+function underAny(rel: string, dirs: ReadonlySet<string>): boolean {
+  if (dirs.has('')) return true;
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) {
+    if (dirs.has(rel.slice(0, i))) return true;
+  }
+  return false;
+}
+
+interface Resolved {
+  /** Parallel to the input; null where the file vanished or could not be read. */
+  entries: (Entry | null)[];
+  warnings: string[];
+  hashed: number;
+  cached: number;
+}
+
+async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): Promise<Resolved> {
+  const { cache } = opts;
+  const entries: (Entry | null)[] = new Array<Entry | null>(files.length).fill(null);
+  const warnings: string[] = [];
+  const toHash: number[] = [];
+  let cached = 0;
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    const hit = cache?.lookup(f.rel, f.stat);
+    if (hit === undefined) {
+      toHash.push(i);
+      continue;
+    }
+    entries[i] = { path: f.rel, hash: hit.hash, size: f.stat.size, executable: isExecutableMode(f.stat.mode), text: hit.text };
+    cached++;
+  }
+
+  let hashed = 0;
+  const record = (i: number, d: FileDigest | null, recordedNs: bigint): void => {
+    const f = files[i]!;
+    if (d === null) {
+      cache?.delete(f.rel);
+      return;
+    }
+    hashed++;
+    entries[i] = { path: f.rel, hash: d.hash, size: d.size, executable: isExecutableMode(d.stat.mode), text: d.text };
+    if (d.stable) cache?.update(f.rel, d.stat, d.hash, d.text, recordedNs);
+    else cache?.delete(f.rel);
+  };
+  const unreadable = (i: number, err: unknown): void => {
+    warnings.push(`unreadable file skipped: ${files[i]!.rel} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  };
+
+  // Small files: synchronously, yielding every HASH_SYNC_SLICE_MS. Large ones: streamed after.
+  const xx = await xxhashApi();
+  const large: number[] = [];
+  let sliceStart = performance.now();
+  for (const i of toHash) {
+    const f = files[i]!;
+    if (f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
+      large.push(i);
+      continue;
+    }
+    if (performance.now() - sliceStart >= HASH_SYNC_SLICE_MS) {
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+    }
+    // Taken before the read: an earlier time can only make the cache entry "racy" sooner.
+    const recordedNs = nowNs();
+    let d: FileDigest | null | 'large';
+    try {
+      d = digestSmallFileSync(f.abs, xx, f.stat);
+    } catch (err) {
+      unreadable(i, err);
+      continue;
+    }
+    if (d === 'large') large.push(i); // grew past the threshold since the walk
+    else record(i, d, recordedNs);
+  }
+  await runBounded(large, opts.hashConcurrency ?? HASH_CONCURRENCY, async (i) => {
+    const recordedNs = nowNs();
+    try {
+      record(i, await digestLargeFile(files[i]!.abs, xx), recordedNs);
+    } catch (err) {
+      unreadable(i, err);
+    }
+  });
+  return { entries, warnings, hashed, cached };
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight (never unbounded: EMFILE). */
+async function runBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}

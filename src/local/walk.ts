@@ -1,0 +1,135 @@
+/**
+ * The directory walk: every regular file under a root that the ignore matcher keeps, with
+ * its stat data. An ignored directory is never read (so `node_modules/` costs nothing).
+ *
+ * Synchronous on purpose: measured on a 100k-file tree with Node 20, readdirSync +
+ * lstatSync took 0.75 s while unbounded parallel promises took 4.6 s and hit EMFILE
+ * (DESIGN.md). Only the reading of contents (hashing) is asynchronous.
+ *
+ * Invariants:
+ * - Symlinks are never followed (lstat, and the walk only descends into real
+ *   directories): nothing outside the root is ever reached. Each symlink that is not
+ *   ignored is reported in `warnings`, as is every socket, FIFO and device.
+ * - Relative paths are POSIX, joined from names exactly as readdir returns them: no
+ *   Unicode normalisation (Linux keeps bytes; macOS APFS also returns names as created,
+ *   so two spellings of "é" are two paths, as they are to the remote).
+ * - Names within a directory are visited in code-unit order, so results are deterministic.
+ */
+import fs, { type Dirent } from 'node:fs';
+import path from 'node:path';
+import { fileStatOf, type FileStat } from './filestat.js';
+import type { IgnoreMatcher } from './ignore.js';
+
+export interface WalkedFile {
+  rel: string;
+  abs: string;
+  stat: FileStat;
+}
+
+export interface WalkResult {
+  files: WalkedFile[];
+  warnings: string[];
+  /** Directories read (ignored ones are never read). */
+  dirs: number;
+}
+
+export interface WalkOptions {
+  /** Called with each directory's relative path ('' for the root) just before it is read. */
+  onDirectory?: (relDir: string) => void;
+}
+
+/**
+ * Walks `root`, or only the subtree at `startRel` (a relative directory path, assumed not
+ * ignored and reached without symlinks; the caller checks).
+ */
+export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', options: WalkOptions = {}): WalkResult {
+  const files: WalkedFile[] = [];
+  const warnings: string[] = [];
+  let dirs = 0;
+  const stack: string[] = [startRel];
+  while (stack.length > 0) {
+    const dirRel = stack.pop()!;
+    const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
+    options.onDirectory?.(dirRel);
+    let dirents: Dirent[];
+    try {
+      dirents = fs.readdirSync(dirAbs, { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Removed (or replaced by a file) since its parent was read: nothing to report.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') warnings.push(`unreadable directory skipped: ${dirRel || '.'} (${code ?? String(err)})`);
+      continue;
+    }
+    dirs++;
+    dirents.sort(byName);
+    const subdirs: string[] = [];
+    for (const d of dirents) {
+      const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
+      const abs = dirAbs + path.sep + d.name;
+      const kind = direntKind(d, abs);
+      if (kind === 'gone') continue;
+      if (kind === 'dir') {
+        if (!matcher.ignores(rel, true)) subdirs.push(rel);
+        continue;
+      }
+      if (matcher.ignores(rel, false)) continue;
+      if (kind === 'file') {
+        const st = fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+        if (st === undefined) {
+          if (d.name.includes('\uFFFD')) warnings.push(`file name is not valid UTF-8, skipped: ${rel}`);
+          continue;
+        }
+        if (st.isFile()) files.push({ rel, abs, stat: fileStatOf(st) });
+        // Otherwise it changed type since readdir; a rescan will see what it is now.
+        continue;
+      }
+      warnings.push(describeSkipped(kind, rel, abs));
+    }
+    // Reverse so the stack pops them in name order.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+  }
+  return { files, warnings, dirs };
+}
+
+export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device' | 'gone';
+
+/** What is at `abs` without following a symlink; 'gone' when nothing is. */
+export function lstatKind(abs: string): { kind: EntryKind; stat?: FileStat } {
+  const st = fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+  if (st === undefined) return { kind: 'gone' };
+  if (st.isFile()) return { kind: 'file', stat: fileStatOf(st) };
+  if (st.isDirectory()) return { kind: 'dir' };
+  if (st.isSymbolicLink()) return { kind: 'symlink' };
+  if (st.isFIFO()) return { kind: 'fifo' };
+  if (st.isSocket()) return { kind: 'socket' };
+  return { kind: 'device' };
+}
+
+/** The warning for a path that is neither a regular file nor a directory. */
+export function describeSkipped(kind: EntryKind, rel: string, abs: string): string {
+  if (kind === 'symlink') {
+    let target = '?';
+    try {
+      target = fs.readlinkSync(abs);
+    } catch {
+      // Gone already: the warning still names the link.
+    }
+    return `symlink skipped (links are not followed): ${rel} -> ${target}`;
+  }
+  return `special file skipped (${kind}): ${rel}`;
+}
+
+function direntKind(d: Dirent, abs: string): EntryKind {
+  if (d.isFile()) return 'file';
+  if (d.isDirectory()) return 'dir';
+  if (d.isSymbolicLink()) return 'symlink';
+  if (d.isFIFO()) return 'fifo';
+  if (d.isSocket()) return 'socket';
+  if (d.isBlockDevice() || d.isCharacterDevice()) return 'device';
+  // DT_UNKNOWN: some file systems do not report the type in readdir.
+  return lstatKind(abs).kind;
+}
+
+function byName(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

@@ -1,0 +1,116 @@
+/**
+ * The file watcher, behind a small interface so the backend can be swapped (DESIGN.md,
+ * Watch mode: chokidar needed 19 s and 1.1 GB to get ready on a 100k-file tree where
+ * @parcel/watcher needed 1 s; only this file knows which one runs).
+ *
+ * It reports raw relative paths, nothing more: debouncing, coalescing bursts and deciding
+ * what to rescan belong to the watch daemon. Paths seen in the same event-loop turn are
+ * handed over together, deduplicated, in one call.
+ *
+ * Invariants:
+ * - Ignored directories are never watched and ignored paths are never reported: the
+ *   `ignored` callback asks the same matcher the scan uses.
+ * - Symlinks are not followed. A watcher error (or the root itself going away) is passed
+ *   to onError: the caller can no longer trust the event stream and must rescan fully.
+ */
+import fs, { type Stats } from 'node:fs';
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { IgnoreMatcher } from './ignore.js';
+
+/** The unit a watch daemon works in after coalescing what onEvents reported. */
+export interface WatchBatchEvent {
+  /** Relative POSIX paths, deduplicated. */
+  paths: string[];
+  /** True after a watcher error or an event storm: the caller must rescan fully. */
+  overflow: boolean;
+}
+
+export interface Watcher {
+  close(): Promise<void>;
+}
+
+export interface WatcherOptions {
+  root: string;
+  matcher: IgnoreMatcher;
+  /** Relative POSIX paths that were added, changed or removed (files or directories). */
+  onEvents: (paths: string[]) => void;
+  onError: (err: Error) => void;
+  onReady?: () => void;
+}
+
+/** Starts watching; resolves once the initial tree is being watched ('ready'). */
+export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
+  const root = path.resolve(opts.root);
+  if (!fs.statSync(root).isDirectory()) throw new Error(`not a directory: ${root}`);
+  const { matcher } = opts;
+
+  /** POSIX path relative to root; null for anything outside it. */
+  const relOf = (p: string): string | null => {
+    const rel = path.relative(root, path.resolve(root, p));
+    if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return null;
+    return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+  };
+
+  const ignored = (p: string, stats?: Stats): boolean => {
+    const rel = relOf(p);
+    if (rel === null || rel === '') return false;
+    if (stats) return matcher.ignores(rel, stats.isDirectory());
+    if (matcher.ignores(rel, false)) return true;
+    if (!matcher.ignores(rel, true)) return false;
+    // Only a directory pattern matches and chokidar did not say what this is: ask.
+    // (A path that is gone is not watched either way; reporting it lets a rescan drop it.)
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    return st?.isDirectory() ?? false;
+  };
+
+  const fsw: FSWatcher = watch(root, {
+    ignored,
+    ignoreInitial: true,
+    followSymlinks: false,
+    persistent: true,
+    usePolling: false,
+    ignorePermissionErrors: false,
+  });
+
+  let closed = false;
+  let pending = new Set<string>();
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    if (closed || pending.size === 0) return;
+    const paths = [...pending];
+    pending = new Set();
+    opts.onEvents(paths);
+  };
+  const report = (p: string): void => {
+    if (closed) return;
+    const rel = relOf(p);
+    if (rel === null) return;
+    if (rel === '') {
+      opts.onError(new Error(`watched root changed or was removed: ${root}`));
+      return;
+    }
+    pending.add(rel);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  };
+
+  for (const ev of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) fsw.on(ev, report);
+  fsw.on('error', (err: unknown) => {
+    if (!closed) opts.onError(err instanceof Error ? err : new Error(String(err)));
+  });
+
+  await new Promise<void>((resolve) => fsw.once('ready', () => resolve()));
+  opts.onReady?.();
+
+  return {
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await fsw.close();
+    },
+  };
+}

@@ -1,0 +1,415 @@
+/**
+ * The typed client for the Deployment Hosting Control API: every endpoint the sync
+ * engine, watch, pull, rollback and the reports need, and nothing that hand-rolls HTTP.
+ *
+ * Every call takes the same path: retry policy (retry.ts) -> queue (queue.ts: order,
+ * in-flight bound, sliding-window pacing, 429 pause) -> transport (transport.ts: one
+ * undici request on kept-alive connections). Operation names and shapes are the
+ * document's (hosting-api.md); types come from api-types.ts.
+ */
+
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { posix } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
+import {
+  MAX_IN_FLIGHT,
+  RATE_LIMIT_MAX_RETRIES,
+  RATE_LIMIT_REQUESTS,
+  RATE_LIMIT_WINDOW_MS,
+  RATE_WINDOW_MARGIN_MS,
+  REQUEST_TIMEOUT_MS,
+  RETRY_AFTER_FALLBACK_MS,
+  RETRY_BASE_DELAY_MS,
+  RETRY_MAX_ATTEMPTS,
+  RETRY_MAX_DELAY_MS,
+} from '../config/tunables.js';
+import type {
+  Account,
+  ApplyRequest,
+  ApplyResult,
+  CompressResult,
+  DecompressResult,
+  DeleteResult,
+  Deployment,
+  DiagnoseResult,
+  HistoryResult,
+  IndexRequest,
+  IndexResult,
+  ListResult,
+  LogsResult,
+  MoveResult,
+  OkResult,
+  PowerAction,
+  PowerResult,
+  ReadManyResult,
+  ReadResult,
+  RestoreResult,
+  SignedUrl,
+  StartupConfig,
+  UploadUrlResult,
+  WriteFile,
+  WriteManyResult,
+  WriteResult,
+} from './api-types.js';
+import { ApiError, OutcomeUnknownError, errorFromResponse } from './errors.js';
+import { OPERATIONS, apiPath, type Operation } from './operations.js';
+import { RequestQueue } from './queue.js';
+import { SlidingWindow, parseRetryAfter, type Slot } from './ratelimit.js';
+import { Redactor, redactingLogger } from './redact.js';
+import { withRetry, type RetryPolicy } from './retry.js';
+import { StatsCounter, type ClientStats } from './stats.js';
+import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
+import { filesForm, streamForm, tarGzStream, type ArchiveStream, type UploadFile } from './upload.js';
+
+export type { ClientStats } from './stats.js';
+export type { UploadFile } from './upload.js';
+
+export interface ClientOptions {
+  /** {base_url}; the client appends /api/v1. https://, or http:// to a loopback host only. */
+  baseUrl: string;
+  apiKey: string;
+  deploymentId: string;
+  /** The key's budget; default 120 per 60 s (hosting-api.md, Limits). */
+  rateLimit?: { requests: number; windowMs: number };
+  /** Requests running at once; default MAX_IN_FLIGHT. */
+  maxInFlight?: number;
+  /** Idle limit per request (no answer, or no progress, for this long); calls that wait server-side get their wait added. */
+  timeoutMs?: number;
+  /** Debug-level request logs go here (key-bearing fields redacted); default: silent. */
+  logger?: Logger;
+  /** Overrides of the retry policy (tests, benchmarks). */
+  retry?: Partial<RetryPolicy>;
+}
+
+interface CallInit {
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  /** Made fresh per attempt: a stream body cannot be replayed. */
+  body?: () => RequestBody | Promise<RequestBody>;
+  bytesOut?: () => number;
+  /** Overrides the operation's idempotency for this call (write append, writeMany with appends). */
+  idempotent?: boolean;
+  /** A signed node URL instead of the operation's API path; sent without the key. */
+  url?: URL;
+  /** Extra idle time, for calls that wait server-side (waitSeconds). */
+  extraTimeoutMs?: number;
+  /** An answer to take as the result even though its status is not 2xx (writeMany's per-item failures). */
+  accept?: (status: number, body: unknown) => boolean;
+  /** A 2xx answer need not be a JSON object (node upload answers). */
+  anyBody?: boolean;
+  /** Stream a 2xx answer's body here instead of parsing it. */
+  sink?: Writable;
+  /** One try only (a single-use signed URL cannot be fetched twice; the caller retries with a fresh one). */
+  singleAttempt?: boolean;
+}
+
+const USER_AGENT = 'hostsync/0.1 (+undici)';
+
+export class HostingClient {
+  readonly files: {
+    index(req: IndexRequest): Promise<IndexResult>;
+    list(path?: string): Promise<ListResult>;
+    read(path: string, opts?: { offset?: number; limit?: number }): Promise<ReadResult>;
+    readMany(paths: string[], maxBytes?: number): Promise<ReadManyResult>;
+    downloadUrl(path: string): Promise<SignedUrl>;
+    download(path: string, toLocalPath: string): Promise<void>;
+    history(path: string): Promise<HistoryResult>;
+    restore(path: string, versionId: string): Promise<RestoreResult>;
+    write(path: string, content: string, mode?: 'overwrite' | 'append'): Promise<WriteResult>;
+    writeMany(files: WriteFile[]): Promise<WriteManyResult>;
+    delete(files: string[], root?: string): Promise<DeleteResult>;
+    move(files: string[], to: string): Promise<MoveResult>;
+    rename(from: string, to: string, root?: string): Promise<OkResult>;
+    chmod(file: string, mode: string, root?: string): Promise<OkResult>;
+    mkdir(name: string, root?: string): Promise<OkResult>;
+    compress(files: string[], root?: string): Promise<CompressResult>;
+    decompress(file: string, opts?: { root?: string; removeArchive?: boolean }): Promise<DecompressResult>;
+    uploadUrl(path?: string): Promise<UploadUrlResult>;
+    upload(dir: string, files: UploadFile[]): Promise<void>;
+    uploadArchive(localRoot: string, relPaths: string[], remoteDir: string, archiveName: string): Promise<{ path: string; bytes: number }>;
+  };
+
+  readonly deployments: {
+    get(): Promise<Deployment>;
+    getStartup(): Promise<StartupConfig>;
+    apply(req?: ApplyRequest): Promise<ApplyResult>;
+    diagnose(waitSeconds?: number): Promise<DiagnoseResult>;
+    logs(size?: number, waitSeconds?: number): Promise<LogsResult>;
+    power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
+  };
+
+  readonly account: { get(): Promise<Account> };
+
+  private readonly apiBase: URL;
+  private readonly deploymentId: string;
+  private readonly redactor: Redactor;
+  private readonly transport: Transport;
+  private readonly queue: RequestQueue;
+  private readonly counters = new StatsCounter();
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+  private closed = false;
+
+  constructor(opts: ClientOptions) {
+    if (!opts.apiKey) throw new Error('hosting client: no API key (set HOSTSYNC_API_KEY)');
+    if (!opts.deploymentId) throw new Error('hosting client: no deployment id');
+    let base: URL;
+    try {
+      base = new URL(opts.baseUrl);
+    } catch {
+      throw new Error(`hosting client: base URL is not a URL: ${JSON.stringify(opts.baseUrl)}`);
+    }
+    assertSecureUrl(base, 'hosting client: base URL');
+    this.apiBase = new URL(base.pathname.replace(/\/+$/, '') + '/api/v1', base.origin);
+    this.deploymentId = opts.deploymentId;
+    this.redactor = new Redactor([opts.apiKey]);
+    this.timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    this.policy = {
+      maxAttempts: RETRY_MAX_ATTEMPTS,
+      baseDelayMs: RETRY_BASE_DELAY_MS,
+      maxDelayMs: RETRY_MAX_DELAY_MS,
+      max429Retries: RATE_LIMIT_MAX_RETRIES,
+      ...opts.retry,
+    };
+    const maxInFlight = opts.maxInFlight ?? MAX_IN_FLIGHT;
+    const rate = opts.rateLimit ?? { requests: RATE_LIMIT_REQUESTS, windowMs: RATE_LIMIT_WINDOW_MS };
+    const window = new SlidingWindow({ limit: rate.requests, windowMs: rate.windowMs, marginMs: RATE_WINDOW_MARGIN_MS });
+    this.queue = new RequestQueue(window, maxInFlight, () => performance.now());
+    const logger = opts.logger ? redactingLogger(opts.logger) : pino({ level: 'silent' });
+    this.transport = new Transport({
+      apiKey: opts.apiKey,
+      redactor: this.redactor,
+      logger,
+      // One spare connection per origin so a long upload does not hold up API calls.
+      connectionsPerOrigin: maxInFlight + 1,
+      userAgent: USER_AGENT,
+    });
+
+    const O = OPERATIONS;
+    this.files = {
+      index: (req) => this.call<IndexResult>(O.filesIndex, { json: req }),
+      list: (path) => this.call<ListResult>(O.filesList, { query: { path } }),
+      read: (path, o = {}) => this.call<ReadResult>(O.filesRead, { query: { path, offset: o.offset, limit: o.limit } }),
+      readMany: (paths, maxBytes) => this.call<ReadManyResult>(O.filesReadMany, { json: { paths, maxBytes } }),
+      downloadUrl: (path) => this.call<SignedUrl>(O.filesDownloadUrl, { query: { path } }),
+      download: (path, to) => this.download(path, to),
+      history: (path) => this.call<HistoryResult>(O.filesHistory, { query: { path } }),
+      restore: (path, versionId) => this.call<RestoreResult>(O.filesRestore, { json: { path, versionId } }),
+      write: (path, content, mode = 'overwrite') =>
+        this.call<WriteResult>(O.filesWrite, { json: { path, content, mode }, idempotent: mode !== 'append' }),
+      writeMany: (files) =>
+        this.call<WriteManyResult>(O.filesWriteMany, {
+          json: { files },
+          idempotent: files.every((f) => f.mode !== 'append'),
+          accept: (_status, body) => isWriteManyResult(body),
+        }),
+      delete: (files, root) => this.call<DeleteResult>(O.filesDelete, { json: { files, root } }),
+      move: (files, to) => this.call<MoveResult>(O.filesMove, { json: { files, to } }),
+      rename: (from, to, root) => this.call<OkResult>(O.filesRename, { json: { from, to, root } }),
+      chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { json: { file, mode, root } }),
+      mkdir: (name, root) => this.call<OkResult>(O.filesMkdir, { json: { name, root } }),
+      compress: (files, root) => this.call<CompressResult>(O.filesCompress, { json: { files, root } }),
+      decompress: (file, o = {}) =>
+        this.call<DecompressResult>(O.filesDecompress, { json: { file, root: o.root, removeArchive: o.removeArchive } }),
+      uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { json: path === undefined ? {} : { path } }),
+      upload: (dir, files) => this.upload(dir, files),
+      uploadArchive: (root, relPaths, dir, name) => this.uploadArchive(root, relPaths, dir, name),
+    };
+    this.deployments = {
+      get: () => this.call<Deployment>(O.deploymentsGet),
+      getStartup: () => this.call<StartupConfig>(O.deploymentsGetStartup),
+      apply: (req = {}) =>
+        this.call<ApplyResult>(O.deploymentsApply, { json: req, extraTimeoutMs: waitMs(req.waitSeconds, 20) }),
+      diagnose: (waitSeconds) =>
+        this.call<DiagnoseResult>(O.deploymentsDiagnose, { query: { waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
+      logs: (size, waitSeconds) =>
+        this.call<LogsResult>(O.deploymentsLogs, { query: { size, waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
+      power: (action, waitSeconds) =>
+        this.call<PowerResult>(O.deploymentsPower, {
+          json: { action, waitSeconds },
+          extraTimeoutMs: waitMs(waitSeconds, action === 'start' || action === 'restart' ? 20 : 0),
+        }),
+    };
+    this.account = { get: () => this.call<Account>(O.accountGet) };
+  }
+
+  stats(): ClientStats {
+    return this.counters.snapshot({ waitedMs: this.queue.waitedMs, pacedMs: this.queue.pacedMs });
+  }
+
+  resetStats(): void {
+    this.counters.reset();
+    this.queue.resetCounters();
+  }
+
+  /** Refuses new work, lets running requests finish, then closes the connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.close();
+    await this.transport.close();
+  }
+
+  // ---- the one path every call takes ----
+
+  private async call<T>(o: Operation, init: CallInit = {}): Promise<T> {
+    const idempotent = init.idempotent ?? o.idempotent;
+    const url = init.url ?? this.apiUrl(o, init.query);
+    const host = hostOf(url);
+    try {
+      return await withRetry<T>(
+        init.singleAttempt ? { ...this.policy, maxAttempts: 1, max429Retries: 0 } : this.policy,
+        async (n, isRepeat) => {
+          const res = await this.queue.schedule(
+            { rateLimited: o.rateLimited, run: (slot) => this.attempt(o, url, init, idempotent, n, slot) },
+            { front: isRepeat },
+          );
+          const ok = res.status >= 200 && res.status < 300;
+          if ((ok && (init.anyBody || isObject(res.body))) || init.accept?.(res.status, res.body)) return res.body as T;
+          if (ok) {
+            throw new ApiError(`${o.name}: the server answered ${res.status} with a body that is not a JSON object.`, {
+              operation: o.name, status: res.status, serverMessage: '', retryable: false, host,
+            });
+          }
+          throw errorFromResponse(o, res.status, res.body, {
+            host, deploymentId: this.deploymentId, redactor: this.redactor, idempotent,
+          });
+        },
+        { onRetry: () => this.counters.retried() },
+      );
+    } catch (e) {
+      if (e instanceof OutcomeUnknownError) this.counters.unknownOutcome();
+      throw e;
+    }
+  }
+
+  /** One attempt, run by the queue once it holds a slot: send, then feed the answer back into pacing. */
+  private async attempt(
+    o: Operation, url: URL, init: CallInit, idempotent: boolean, n: number, slot: Slot | undefined,
+  ): Promise<TransportResponse> {
+    const body = init.body ? await init.body() : undefined;
+    this.counters.sent(o.name, o.rateLimited);
+    const res = await this.transport.send({
+      op: o,
+      url,
+      idempotent,
+      ...(init.json !== undefined ? { json: init.json } : {}),
+      ...(body !== undefined ? { body } : {}),
+      ...(init.bytesOut ? { bytesOut: init.bytesOut } : {}),
+      ...(init.sink ? { sink: init.sink } : {}),
+      auth: init.url === undefined,
+      timeoutMs: this.timeoutMs + (init.extraTimeoutMs ?? 0),
+      attempt: n,
+    });
+    const now = performance.now();
+    const remaining = header(res.headers['x-ratelimit-remaining']);
+    // A 429's budget header is not used: its Retry-After already says when room opens,
+    // and "0 left" would otherwise be read as a full window of foreign use.
+    if (slot && res.status !== 429 && remaining !== undefined && /^\d+$/.test(remaining.trim())) {
+      this.queue.window.observeRemaining(slot, Number(remaining), now);
+    }
+    if (res.status === 429) {
+      this.counters.limited();
+      this.queue.pause(parseRetryAfter(res.headers['retry-after'], Date.now()) ?? RETRY_AFTER_FALLBACK_MS);
+    }
+    return res;
+  }
+
+  private apiUrl(o: Operation, query?: CallInit['query']): URL {
+    const url = new URL(this.apiBase.pathname + apiPath(o, this.deploymentId), this.apiBase.origin);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  /** A signed URL from the server, resolved against the base and held to the same https rule. */
+  private signedUrl(raw: string, what: string): URL {
+    const url = new URL(raw, this.apiBase);
+    assertSecureUrl(url, what);
+    return url;
+  }
+
+  // ---- transfers through signed node URLs ----
+
+  private async upload(dir: string, files: UploadFile[]): Promise<void> {
+    if (files.length === 0) return;
+    const target = await this.files.uploadUrl(dir);
+    const total = files.reduce((s, f) => s + f.size, 0);
+    await this.call<unknown>(OPERATIONS.filesUpload, {
+      url: this.signedUrl(target.url, 'upload URL'),
+      body: () => filesForm(target.field || 'files', files),
+      bytesOut: () => total,
+      anyBody: true,
+    });
+  }
+
+  private async uploadArchive(
+    localRoot: string, relPaths: string[], remoteDir: string, archiveName: string,
+  ): Promise<{ path: string; bytes: number }> {
+    const target = await this.files.uploadUrl(remoteDir);
+    let archive: ArchiveStream | undefined;
+    await this.call<unknown>(OPERATIONS.filesUpload, {
+      url: this.signedUrl(target.url, 'upload URL'),
+      body: () => {
+        archive?.stream.destroy();
+        archive = tarGzStream(localRoot, relPaths);
+        return streamForm(target.field || 'files', archiveName, archive.stream, 'application/gzip');
+      },
+      bytesOut: () => archive?.bytes() ?? 0,
+      anyBody: true,
+    });
+    const dir = remoteDir.replace(/^\/+|\/+$/g, '');
+    return { path: dir ? posix.join(dir, archiveName) : archiveName, bytes: archive?.bytes() ?? 0 };
+  }
+
+  /**
+   * downloadUrl + one streamed GET into a temp file beside the target, renamed into
+   * place only when complete. The signed URL is single-use, so a failed transfer is
+   * retried with a fresh URL rather than the spent one.
+   */
+  private async download(path: string, toLocalPath: string): Promise<void> {
+    const tmp = `${toLocalPath}.hostsync-${randomBytes(4).toString('hex')}.part`;
+    try {
+      await withRetry(
+        this.policy,
+        async () => {
+          const signed = await this.files.downloadUrl(path);
+          const sink = createWriteStream(tmp);
+          try {
+            await this.call<unknown>(OPERATIONS.filesDownload, {
+              url: this.signedUrl(signed.url, 'download URL'),
+              sink,
+              anyBody: true,
+              singleAttempt: true,
+            });
+          } finally {
+            sink.destroy();
+          }
+        },
+        { onRetry: () => this.counters.retried() },
+      );
+      await rename(tmp, toLocalPath);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+  }
+}
+
+function waitMs(waitSeconds: number | undefined, dflt: number): number {
+  return Math.max(0, waitSeconds ?? dflt) * 1000;
+}
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isWriteManyResult(v: unknown): boolean {
+  return isObject(v) && Array.isArray(v.written) && Array.isArray(v.failed);
+}

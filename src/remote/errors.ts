@@ -1,0 +1,226 @@
+/**
+ * The one error type every remote call fails with.
+ *
+ * Invariants:
+ * - No message, serverMessage or field ever contains the API key: every text that
+ *   could echo it (server bodies, low-level causes) passes through a Redactor first.
+ * - `retryable` answers "is repeating this exact call safe?", not "will it work".
+ * - `status` is the HTTP status, or 0 when no HTTP answer arrived (network).
+ */
+
+import type { Operation } from './operations.js';
+import type { Redactor } from './redact.js';
+
+/** Where keys are made; repeated in every auth error so the fix is in the message. */
+export const KEY_SETTINGS_HINT = "API keys are created and managed in the account's developer settings";
+
+export interface ApiErrorInit {
+  operation: string;
+  status: number;
+  serverMessage: string;
+  retryable: boolean;
+  code?: string | undefined;
+  /** host:port the request went to (never a full signed URL: its token is a credential). */
+  host?: string | undefined;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly operation: string;
+  /** HTTP status; 0 = no HTTP answer (network error). */
+  readonly status: number;
+  /** The server's own words, parsed tolerantly; for network errors, what failed. */
+  readonly serverMessage: string;
+  readonly retryable: boolean;
+  /** The server's error code, or for network errors the system/undici code (ECONNREFUSED...). */
+  readonly code: string | undefined;
+  readonly host: string | undefined;
+
+  constructor(message: string, init: ApiErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'ApiError';
+    this.operation = init.operation;
+    this.status = init.status;
+    this.serverMessage = init.serverMessage;
+    this.retryable = init.retryable;
+    this.code = init.code;
+    this.host = init.host;
+  }
+}
+
+/**
+ * A non-idempotent call (move, rename, decompress, apply, upload...) whose request
+ * left this machine but whose answer never came (or came as a 5xx). It may or may
+ * not have taken effect; repeating it blindly could do it twice. The engine must
+ * re-read the remote and re-plan.
+ */
+export class OutcomeUnknownError extends ApiError {
+  constructor(message: string, init: Omit<ApiErrorInit, 'retryable'>) {
+    super(message, { ...init, retryable: false });
+    this.name = 'OutcomeUnknownError';
+  }
+}
+
+/**
+ * The server's message from an error body, whatever its shape: `{error}`,
+ * `{message}`, `{errors:[{detail}]}`, `{error:{message}}`, or plain text.
+ */
+export function parseServerMessage(body: unknown): { message: string; code: string | undefined } {
+  if (typeof body === 'string') return { message: body.trim().slice(0, 500), code: undefined };
+  if (body === null || typeof body !== 'object') return { message: '', code: undefined };
+  const o = body as Record<string, unknown>;
+  const code = typeof o.code === 'string' ? o.code : undefined;
+  if (typeof o.error === 'string' && o.error) return { message: o.error, code };
+  if (o.error && typeof o.error === 'object') {
+    const inner = parseServerMessage(o.error);
+    if (inner.message) return { message: inner.message, code: code ?? inner.code };
+  }
+  if (typeof o.message === 'string' && o.message) return { message: o.message, code };
+  if (Array.isArray(o.errors) && o.errors.length > 0) {
+    const first = o.errors[0] as Record<string, unknown> | null;
+    if (first && typeof first === 'object') {
+      const detail = first.detail ?? first.message ?? first.title;
+      const firstCode = typeof first.code === 'string' ? first.code : undefined;
+      if (typeof detail === 'string') return { message: detail, code: code ?? firstCode };
+    }
+  }
+  return { message: '', code };
+}
+
+/** Builds the error for an HTTP answer that is not 2xx. 429 is handled before this (it is always retried). */
+export function errorFromResponse(
+  op: Operation,
+  status: number,
+  body: unknown,
+  ctx: { host: string; deploymentId: string; redactor: Redactor; idempotent: boolean },
+): ApiError {
+  const parsed = parseServerMessage(body);
+  const serverMessage = ctx.redactor.text(parsed.message);
+  const said = serverMessage ? ` Server said: "${serverMessage}".` : '';
+  const init = { operation: op.name, status, serverMessage, code: parsed.code, host: ctx.host };
+
+  if (status === 401) {
+    return new ApiError(
+      `${op.name}: the service rejected the API key (401): it is missing, mistyped, expired or revoked. ` +
+        `${KEY_SETTINGS_HINT}; set a valid one in HOSTSYNC_API_KEY.${said}`,
+      { ...init, retryable: false },
+    );
+  }
+  if (status === 403) {
+    return new ApiError(
+      `${op.name}: the API key is not allowed to do this (403). It needs the scope "${op.scope}", and its user needs ` +
+        `access to deployment ${ctx.deploymentId}. ${KEY_SETTINGS_HINT}: create a key with the "${op.scope}" scope there.${said}`,
+      { ...init, retryable: false },
+    );
+  }
+  if (status === 429) {
+    return new ApiError(`${op.name}: still rate limited (429) after repeated waits.${said}`, { ...init, retryable: true });
+  }
+  if (status >= 500) {
+    if (!ctx.idempotent) {
+      return new OutcomeUnknownError(
+        `${op.name}: the server failed (${status}) while handling a call that is not safe to repeat; ` +
+          `it may or may not have taken effect. Re-read the remote before retrying.${said}`,
+        init,
+      );
+    }
+    return new ApiError(`${op.name}: the server failed (${status}).${said}`, { ...init, retryable: true });
+  }
+  return new ApiError(`${op.name}: request refused (${status}).${said}`, { ...init, retryable: false });
+}
+
+/** Error codes raised before a single request byte can have reached the server: safe to retry anything. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Causes that repeat identically on retry (bad certificate, bad hostname): not worth retrying. */
+const PERMANENT_CODES = new Set([
+  'ENOTFOUND', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+const CODE_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the server',
+  EPIPE: 'connection closed while sending',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'timed out',
+  UND_ERR_SOCKET: 'connection dropped (other side closed)',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the response',
+  UND_ERR_ABORTED: 'request aborted',
+  UND_ERR_CLOSED: 'client closed',
+  UND_ERR_DESTROYED: 'client destroyed',
+  ELOCALCHANGED: 'a local file changed while it was being sent',
+};
+
+/** Codes that mean a local file being streamed into the request could not be read: not the network's fault. */
+const LOCAL_READ_CODES = new Set(['ENOENT', 'EACCES', 'EISDIR', 'EMFILE', 'EPERM', 'ELOCALCHANGED', 'TAR_ENTRY_ERROR']);
+
+/** The innermost meaningful code of a low-level error (undici wraps system errors in `cause`). */
+export function causeCode(err: unknown): string {
+  let e: unknown = err;
+  let best = '';
+  for (let depth = 0; depth < 5 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      // Prefer a system code (ECONNRESET) over undici's wrapper (UND_ERR_SOCKET).
+      if (!best || (best.startsWith('UND_ERR') && !code.startsWith('UND_ERR'))) best = code;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  if (!best && err instanceof Error && err.name === 'NotReadableError') best = 'ELOCALCHANGED';
+  if (!best && err instanceof Error && err.name === 'AbortError') best = 'UND_ERR_ABORTED';
+  if (!best && err instanceof Error && err.name === 'TimeoutError') best = 'ETIMEDOUT';
+  return best || 'EUNKNOWN';
+}
+
+/** True when the request certainly never reached the server. */
+export function neverSent(code: string): boolean {
+  return NOT_SENT_CODES.has(code);
+}
+
+/**
+ * Builds the error for a request that got no HTTP answer.
+ * `idempotent` decides whether an "it may have been sent" failure is retryable or outcome-unknown.
+ */
+export function networkError(
+  op: Operation,
+  cause: unknown,
+  ctx: { host: string; redactor: Redactor; idempotent: boolean },
+): ApiError {
+  const code = causeCode(cause);
+  const what = CODE_WORDS[code] ?? ctx.redactor.text(cause instanceof Error ? cause.message : String(cause));
+  const serverMessage = `${what} (${code})`;
+  const init = { operation: op.name, status: 0, serverMessage, code, host: ctx.host };
+  if (LOCAL_READ_CODES.has(code)) {
+    const text = `${op.name}: reading a local file failed while sending to ${ctx.host}: ${serverMessage}.`;
+    if (!ctx.idempotent) {
+      return new OutcomeUnknownError(`${text} The request was cut short; re-read the remote before retrying.`, init);
+    }
+    return new ApiError(text, { ...init, retryable: false });
+  }
+  if (neverSent(code)) {
+    return new ApiError(`${op.name}: could not reach ${ctx.host}: ${serverMessage}.`, {
+      ...init,
+      retryable: !PERMANENT_CODES.has(code),
+    });
+  }
+  if (!ctx.idempotent) {
+    return new OutcomeUnknownError(
+      `${op.name}: the connection to ${ctx.host} failed after the request was sent: ${serverMessage}. ` +
+        `The call is not safe to repeat and may or may not have taken effect; re-read the remote before retrying.`,
+      init,
+    );
+  }
+  return new ApiError(`${op.name}: the request to ${ctx.host} failed: ${serverMessage}.`, {
+    ...init,
+    retryable: !PERMANENT_CODES.has(code),
+  });
+}

@@ -1,0 +1,175 @@
+/**
+ * The one function that puts a request on the wire: one undici Agent (kept-alive,
+ * reused connections per origin), one HTTP exchange, no policy. Retrying, pacing and
+ * error interpretation are layers above (retry.ts, queue.ts, errors.ts).
+ *
+ * Invariants:
+ * - The Authorization header is set here and only here, and only for API calls
+ *   (never for signed node URLs, whose token is in the URL).
+ * - A non-2xx answer is returned, not thrown; only "no HTTP answer" throws (as ApiError).
+ * - Logs carry operation, method, host, status, ms and bytes: never headers, never a
+ *   signed URL (its path is a credential), never the key.
+ */
+
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, type FormData } from 'undici';
+import type { Logger } from 'pino';
+import { CONNECT_TIMEOUT_MS } from '../config/tunables.js';
+import { networkError } from './errors.js';
+import type { Operation } from './operations.js';
+import type { Redactor } from './redact.js';
+
+export type RequestBody = string | FormData | NodeJS.ReadableStream | AsyncIterable<Uint8Array>;
+
+export interface TransportRequest {
+  op: Operation;
+  url: URL;
+  /** Whether the call is safe to repeat (decides retryable vs outcome-unknown on a dropped connection). */
+  idempotent: boolean;
+  /** JSON body (serialised here), or a ready body; a stream body must be made fresh per attempt. */
+  json?: unknown;
+  body?: RequestBody;
+  contentType?: string;
+  /** Send the API key (API calls). Signed node URLs carry their own token. */
+  auth: boolean;
+  /** Idle limit: no response headers, or no body progress, for this long fails the attempt. */
+  timeoutMs: number;
+  /** On a 2xx answer, the body is streamed here instead of parsed. */
+  sink?: Writable;
+  /** Bytes sent, for the log line, when the body is a stream. */
+  bytesOut?: () => number;
+  attempt: number;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON when the answer is JSON, its text otherwise; undefined when streamed to a sink. */
+  body: unknown;
+  bytesIn: number;
+}
+
+export interface TransportOptions {
+  apiKey: string;
+  redactor: Redactor;
+  logger: Logger;
+  connectionsPerOrigin: number;
+  userAgent: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
+
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * The key must never cross a network in clear text: http:// is accepted only for
+ * loopback hosts (the emulator, a local tunnel); everything else must be https://.
+ */
+export function assertSecureUrl(url: URL, what: string): void {
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
+  if (url.protocol === 'http:') {
+    throw new Error(
+      `${what} ${url.protocol}//${url.host} uses plain http:// to a non-loopback host; the API key would travel in clear text. Use https://.`,
+    );
+  }
+  throw new Error(`${what} must be an https:// URL (got ${url.protocol}//${url.host}).`);
+}
+
+export function hostOf(url: URL): string {
+  return url.port ? `${url.hostname}:${url.port}` : `${url.hostname}:${url.protocol === 'https:' ? 443 : 80}`;
+}
+
+export class Transport {
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: TransportOptions) {
+    this.agent = new Agent({
+      connections: opts.connectionsPerOrigin,
+      pipelining: 1,
+      connect: { timeout: CONNECT_TIMEOUT_MS },
+    });
+  }
+
+  async send(req: TransportRequest): Promise<TransportResponse> {
+    const host = hostOf(req.url);
+    const started = performance.now();
+    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, accept: 'application/json' };
+    if (req.auth) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    let body: RequestBody | undefined = req.body;
+    let bytesOut = 0;
+    if (req.json !== undefined) {
+      body = JSON.stringify(req.json);
+      headers['content-type'] = 'application/json';
+      bytesOut = Buffer.byteLength(body);
+    } else if (req.contentType) {
+      headers['content-type'] = req.contentType;
+    }
+    const log = (fields: Record<string, unknown>): void => {
+      this.opts.logger.debug(
+        {
+          op: req.op.name,
+          method: req.op.method,
+          host,
+          attempt: req.attempt,
+          ms: Math.round(performance.now() - started),
+          bytesOut: req.bytesOut ? req.bytesOut() : bytesOut,
+          ...fields,
+        },
+        'request',
+      );
+    };
+
+    let bytesIn = 0;
+    try {
+      const res = await this.agent.request({
+        origin: req.url.origin,
+        path: req.url.pathname + req.url.search,
+        method: req.op.method,
+        headers,
+        body: body as never,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      });
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      let parsed: unknown;
+      if (ok && req.sink) {
+        res.body.on('data', (c: Buffer) => {
+          bytesIn += c.length;
+        });
+        await pipeline(res.body, req.sink);
+      } else {
+        const text = await res.body.text();
+        bytesIn = Buffer.byteLength(text);
+        parsed = parseBody(text, res.headers['content-type']);
+      }
+      log({ status: res.statusCode, bytesIn });
+      return { status: res.statusCode, headers: res.headers, body: parsed, bytesIn };
+    } catch (cause) {
+      const err = networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent });
+      log({ status: 0, bytesIn, error: err.code });
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function parseBody(text: string, contentType: string | string[] | undefined): unknown {
+  const ct = Array.isArray(contentType) ? contentType[0] : contentType;
+  const looksJson = (ct !== undefined && ct.includes('json')) || /^\s*[{[]/.test(text);
+  if (looksJson && text.length > 0) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}

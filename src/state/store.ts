@@ -1,0 +1,111 @@
+import { mkdir, readFile, appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Entry, Snapshot } from '../sync/types.js';
+import { writeFileAtomic } from '../local/atomic-write.js';
+
+/**
+ * What hostsync remembers per deployment, in `.hostsync/<deployment>/state.json`:
+ * - base: what the last successful sync left on the remote (the B of the three-way merge);
+ * - remote: the last full files.index we read, with its digest, so an unchanged remote
+ *   (`{unchanged: true}`) can be answered from here in ONE request.
+ * Invariant: base is only written after the pushed files were verified against a fresh index.
+ * A state that is missing, corrupt, or of another version is treated as absent: rebuilt
+ * from the remote, never trusted, and never a reason to delete anything.
+ * The API key is never part of it.
+ */
+export interface RemoteCache {
+  digest: string;
+  /** Identifies the ignore list and hashMaxBytes the digest was computed with. */
+  requestKey: string;
+  snapshot: Snapshot;
+}
+
+export interface SyncState {
+  base: Snapshot | null;
+  remote: RemoteCache | null;
+}
+
+const VERSION = 1;
+/** Compact on disk: [hash, size, executable]. */
+type PackedEntry = [string | null, number, 0 | 1];
+
+interface StateFile {
+  version: number;
+  deploymentId: string;
+  savedAt: string;
+  base: Record<string, PackedEntry> | null;
+  remote: { digest: string; requestKey: string; entries: Record<string, PackedEntry> } | null;
+}
+
+function pack(snapshot: Snapshot): Record<string, PackedEntry> {
+  const out: Record<string, PackedEntry> = {};
+  for (const [p, e] of [...snapshot].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    out[p] = [e.hash, e.size, e.executable ? 1 : 0];
+  }
+  return out;
+}
+
+function unpack(packed: Record<string, PackedEntry>): Snapshot {
+  const out: Snapshot = new Map();
+  for (const [p, v] of Object.entries(packed)) {
+    if (!Array.isArray(v) || v.length !== 3) throw new Error('bad entry');
+    const [hash, size, exec] = v;
+    if ((hash !== null && typeof hash !== 'string') || typeof size !== 'number') throw new Error('bad entry');
+    out.set(p, { path: p, hash, size, executable: exec === 1 });
+  }
+  return out;
+}
+
+export class StateStore {
+  constructor(
+    readonly dir: string,
+    readonly deploymentId: string,
+  ) {}
+
+  get file(): string {
+    return path.join(this.dir, 'state.json');
+  }
+
+  async load(): Promise<SyncState> {
+    let raw: string;
+    try {
+      raw = await readFile(this.file, 'utf8');
+    } catch {
+      return { base: null, remote: null };
+    }
+    try {
+      const parsed = JSON.parse(raw) as StateFile;
+      if (parsed.version !== VERSION || parsed.deploymentId !== this.deploymentId) return { base: null, remote: null };
+      return {
+        base: parsed.base ? unpack(parsed.base) : null,
+        remote: parsed.remote
+          ? { digest: parsed.remote.digest, requestKey: parsed.remote.requestKey, snapshot: unpack(parsed.remote.entries) }
+          : null,
+      };
+    } catch {
+      return { base: null, remote: null };
+    }
+  }
+
+  async save(state: SyncState): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const file: StateFile = {
+      version: VERSION,
+      deploymentId: this.deploymentId,
+      savedAt: new Date().toISOString(),
+      base: state.base ? pack(state.base) : null,
+      remote: state.remote
+        ? { digest: state.remote.digest, requestKey: state.remote.requestKey, entries: pack(state.remote.snapshot) }
+        : null,
+    };
+    await writeFileAtomic(this.file, JSON.stringify(file));
+  }
+
+  /** One JSON line per push or watch cycle: an audit trail a human can grep. */
+  async appendLog(record: Record<string, unknown>): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await appendFile(path.join(this.dir, 'push.log'), `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
+  }
+}
+
+export type { Entry };

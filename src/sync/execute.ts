@@ -1,0 +1,209 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DELETE_BATCH_PATHS } from '../config/tunables.js';
+import type { HostingClient } from '../remote/client.js';
+import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
+import { archiveName } from './remote-read.js';
+import type { Entry, Plan, Snapshot, Step } from './types.js';
+
+/** Progress reported to the porcelain; the engine itself never prints. */
+export interface ProgressEvent {
+  phase: 'scan' | 'index' | 'transfer' | 'verify' | 'apply';
+  done: number;
+  total: number;
+  bytes?: number;
+}
+export type ProgressFn = (event: ProgressEvent) => void;
+
+export interface StepFailure {
+  path: string;
+  error: string;
+}
+
+export interface ExecResult {
+  written: number;
+  deleted: number;
+  moved: number;
+  chmod: number;
+  failures: StepFailure[];
+  /** A non-idempotent step's outcome is unknown: the caller must re-read the remote and re-plan. */
+  outcomeUnknown: boolean;
+}
+
+export interface ExecuteOptions {
+  client: HostingClient;
+  root: string;
+  /** The remote as the plan saw it: tells which write targets are folders there now. */
+  remote: Snapshot;
+  onProgress?: ProgressFn;
+}
+
+const localPath = (root: string, rel: string): string => path.join(root, ...rel.split('/'));
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Runs a plan's steps in order: deletes, renames, writes, chmods (the planner's order;
+ * the groups depend on each other, steps within a group do not, so a group runs
+ * concurrently and the client's queue bounds what is in flight).
+ * Stops at the first unknown outcome: continuing on a guess could clobber something.
+ */
+export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<ExecResult> {
+  const result: ExecResult = { written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false };
+  const totalBytes = plan.bytes;
+  let doneBytes = 0;
+  let doneSteps = 0;
+  const tick = (bytes = 0): void => {
+    doneSteps++;
+    doneBytes += bytes;
+    opts.onProgress?.({ phase: 'transfer', done: doneBytes, total: totalBytes, bytes: doneSteps });
+  };
+
+  const groups = groupSteps(plan.steps);
+  for (const group of groups) {
+    if (group[0]?.op === 'writeMany' || group[0]?.op === 'upload' || group[0]?.op === 'archive') {
+      await clearFolderTargets(group, opts, result);
+    }
+    await Promise.all(
+      group.map(async (step) => {
+        try {
+          await runStep(step, opts, result);
+          tick('bytes' in step ? step.bytes : 0);
+        } catch (err) {
+          if (err instanceof OutcomeUnknownError) {
+            result.outcomeUnknown = true;
+            return;
+          }
+          // A refused key or missing scope fails every step alike: the whole push stops with it.
+          if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
+          for (const p of stepPaths(step)) result.failures.push({ path: p, error: message(err) });
+        }
+      }),
+    );
+    if (result.outcomeUnknown) break;
+  }
+  return result;
+}
+
+/** Consecutive steps of the same kind of work form a group (the planner emits them grouped). */
+function groupSteps(steps: Step[]): Step[][] {
+  const kind = (s: Step): string => (s.op === 'writeMany' || s.op === 'upload' || s.op === 'archive' ? 'write' : s.op);
+  const groups: Step[][] = [];
+  for (const step of steps) {
+    const last = groups[groups.length - 1];
+    if (last && kind(last[0]!) === kind(step)) last.push(step);
+    else groups.push([step]);
+  }
+  return groups;
+}
+
+function stepPaths(step: Step): string[] {
+  switch (step.op) {
+    case 'writeMany':
+    case 'upload':
+    case 'archive':
+      return step.files.map((f) => f.path);
+    case 'delete':
+      return step.paths;
+    case 'rename':
+      return [step.from, step.to];
+    case 'move':
+      return step.files;
+    case 'chmod':
+      return [step.path];
+  }
+}
+
+async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Promise<void> {
+  const { client, root } = opts;
+  switch (step.op) {
+    case 'delete': {
+      for (let i = 0; i < step.paths.length; i += DELETE_BATCH_PATHS) {
+        const batch = step.paths.slice(i, i + DELETE_BATCH_PATHS);
+        const res = await client.files.delete(batch);
+        result.deleted += res.deleted;
+      }
+      return;
+    }
+    case 'rename':
+      await client.files.rename(step.from, step.to);
+      result.moved++;
+      return;
+    case 'move': {
+      // files.move never overwrites: a taken name comes back in `failed`, per file.
+      const res = await client.files.move(step.files, step.to === '' ? '/' : step.to);
+      result.moved += res.moved.length;
+      for (const f of res.failed) result.failures.push({ path: f.from.replace(/^\/+/, ''), error: f.reason });
+      return;
+    }
+    case 'chmod':
+      await client.files.chmod(step.path, step.mode);
+      result.chmod++;
+      return;
+    case 'writeMany':
+      await writeBatch(step.files, opts, result);
+      return;
+    case 'upload': {
+      const files = step.files.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, f.path), size: f.size }));
+      await client.files.upload(step.dir, files);
+      result.written += step.files.length;
+      return;
+    }
+    case 'archive': {
+      const uploaded = await client.files.uploadArchive(root, step.files.map((f) => f.path), '', archiveName());
+      await client.files.decompress(uploaded.path, { removeArchive: true });
+      result.written += step.files.length;
+      return;
+    }
+  }
+}
+
+/**
+ * writeMany stops at its first failing file and says which landed. Everything in a
+ * batch is an overwrite, so the unlanded rest is sent once more; a file that fails
+ * twice is reported, not retried forever.
+ */
+async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
+  let pending = files;
+  for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
+    const payload = await Promise.all(
+      pending.map(async (f) => ({ path: f.path, content: await readFile(localPath(opts.root, f.path), 'utf8'), mode: 'overwrite' as const })),
+    );
+    const res = await opts.client.files.writeMany(payload);
+    const landed = new Set(res.written.map((w) => w.path.replace(/^\/+/, '')));
+    result.written += landed.size;
+    const rest = pending.filter((f) => !landed.has(f.path));
+    if (res.failed.length === 0 || rest.length === 0) return;
+    if (attempt === 1) {
+      const why = new Map(res.failed.map((f) => [f.path.replace(/^\/+/, ''), f.error]));
+      for (const f of rest) result.failures.push({ path: f.path, error: why.get(f.path) ?? 'not written (the batch stopped at an earlier failure)' });
+    }
+    pending = rest;
+  }
+}
+
+/**
+ * A file that replaces a folder (dir -> file) cannot land while the folder exists. The
+ * plan already deleted the files we tracked under it; the folder itself is removed only
+ * when it is now empty, because a non-empty folder holds something we did not put there
+ * (ignored or remote-only files) and deleted folders cannot be restored.
+ */
+async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
+  const remoteDirs = new Set<string>();
+  for (const p of opts.remote.keys()) {
+    for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) remoteDirs.add(p.slice(0, i));
+  }
+  const targets = group.flatMap((s) => stepPaths(s)).filter((p) => remoteDirs.has(p));
+  for (const dir of targets) {
+    try {
+      const listing = await opts.client.files.list(dir);
+      if (listing.entries.length > 0) {
+        result.failures.push({ path: dir, error: `the deployment has a non-empty folder at ${dir}; move its contents away, then push again` });
+        continue;
+      }
+      await opts.client.files.delete([dir]);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) continue;
+      throw err;
+    }
+  }
+}

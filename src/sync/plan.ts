@@ -1,0 +1,264 @@
+/**
+ * The planner: changes -> ordered Steps, choosing by cost. Pure: data in, data out.
+ *
+ * Step order (the executor runs them in this order):
+ *   1. one delete step: frees file -> directory transitions and rename targets;
+ *   2. moves, then renames (their targets are free after 1, so their order is irrelevant);
+ *   3. writes: writeMany batches, then upload steps, or instead ONE archive step;
+ *   4. chmods, which must follow the writes and renames that create their files.
+ * Within each group the order is deterministic (by path, code units).
+ *
+ * How files travel:
+ * - text (entry.text === true) under TEXT_UPLOAD_THRESHOLD_BYTES: files.writeMany batches
+ *   of at most WRITE_MANY_BATCH_BYTES content, packed first-fit-decreasing (fewest batches);
+ * - anything else (binary, large text, text unknown): one upload step per target directory
+ *   (files.uploadUrl is per directory: one API request, then one POST to the node);
+ * - archive: one tar.gz through uploadUrl + decompress (2 API requests) carrying every file
+ *   to write, and their executable bits (tar keeps mode), when at least ARCHIVE_MIN_FILES
+ *   files travel and it is cheaper.
+ * - a file written by writeMany or upload lands 0644 when new and keeps its old remote mode
+ *   when overwritten, and a renamed file keeps its source's mode: a chmod step follows
+ *   wherever that differs from local. Modes are "0755" / "0644".
+ *
+ * Cost = API requests x REQUEST_COST_BYTES + content bytes (an archive's bytes estimated as
+ * the sum of sizes, before compression). Between layouts that send the same files, that is
+ * "fewest requests"; it only weighs bytes against requests where a choice trades them:
+ * - a rename (1 request, 0 bytes) against sending the file again (often 0 extra requests);
+ * - a chmod-only change (1 request each) against resending the file inside an archive.
+ * The planner builds every candidate (renames as given, or some resent: the small ones that
+ * cannot join a files.move, all small ones, or all; crossed with no archive / archive /
+ * archive also carrying chmod-only files) and keeps the cheapest; on a tie the earlier,
+ * simpler candidate wins.
+ */
+import {
+  ARCHIVE_MIN_FILES,
+  MASS_DELETE_FRACTION,
+  MASS_DELETE_MIN_FILES,
+  REQUEST_COST_BYTES,
+  TEXT_UPLOAD_THRESHOLD_BYTES,
+  WRITE_MANY_BATCH_BYTES,
+} from '../config/tunables.js';
+import { baseName, comparePaths, parentDir } from './paths.js';
+import type { Change, Entry, Plan, Snapshot, Step } from './types.js';
+
+type Write = Extract<Change, { kind: 'write' }>;
+type Delete = Extract<Change, { kind: 'delete' }>;
+type Rename = Extract<Change, { kind: 'rename' }>;
+type Chmod = Extract<Change, { kind: 'chmod' }>;
+
+const EXECUTABLE_MODE = '0755';
+const REGULAR_MODE = '0644';
+
+export function planChanges(changes: Change[], remote: Snapshot): Plan {
+  let best: Plan | undefined;
+  let bestCost = Infinity;
+  for (const variant of renameVariants(changes, remote)) {
+    for (const layout of LAYOUTS) {
+      const plan = buildPlan(variant, remote, layout);
+      if (!plan) continue;
+      const cost = plan.requests * REQUEST_COST_BYTES + plan.bytes;
+      if (cost < bestCost) {
+        best = plan;
+        bestCost = cost;
+      }
+    }
+  }
+  // The 'direct' layout of the first variant always builds.
+  return best as Plan;
+}
+
+/**
+ * Mass-deletion guard (DESIGN.md): refuse a push that deletes more than half of the tracked
+ * files when that is also more than MASS_DELETE_MIN_FILES; both bounds are strict ("more
+ * than"). Renames are not deletions (the content stays on the remote). `trackedCount` is
+ * the number of files the base tracks (0 on a first push, where any large `mirror`
+ * deletion is refused).
+ */
+export function massDeleteGuard(
+  changes: Change[],
+  trackedCount: number,
+): { refuse: boolean; deletes: number; tracked: number } {
+  const deletes = changes.filter((c) => c.kind === 'delete').length;
+  const refuse = deletes > MASS_DELETE_MIN_FILES && deletes > trackedCount * MASS_DELETE_FRACTION;
+  return { refuse, deletes, tracked: trackedCount };
+}
+
+type Layout = 'direct' | 'archive' | 'archive+chmod';
+const LAYOUTS: readonly Layout[] = ['direct', 'archive', 'archive+chmod'];
+
+/**
+ * The change set with its renames as given, and with some of them sent as delete + write
+ * instead: the small ones (under REQUEST_COST_BYTES) that cannot join a files.move, all small
+ * ones, or all. Resending one big rename alone never pays (it adds at least
+ * REQUEST_COST_BYTES to save at most its one request); resending all of them can, when it
+ * brings the change set to an archive. Identical variants are dropped.
+ */
+function renameVariants(changes: Change[], remote: Snapshot): Change[][] {
+  const renames = changes.filter((c): c is Rename => c.kind === 'rename');
+  if (renames.length === 0) return [changes];
+  const grouped = movedTogether(renames);
+  const small = (r: Rename): boolean => r.entry.size < REQUEST_COST_BYTES;
+  const picks: Array<(r: Rename) => boolean> = [
+    (r) => small(r) && !grouped.has(r),
+    small,
+    () => true,
+  ];
+  const variants = [changes];
+  const seen = new Set<string>(['']);
+  for (const pick of picks) {
+    const chosen = renames.filter(pick);
+    const id = chosen.map((r) => r.to).join('\0');
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const resent = new Set(chosen);
+    variants.push(resend(changes, remote, (r) => resent.has(r)));
+  }
+  return variants;
+}
+
+function resend(changes: Change[], remote: Snapshot, pick: (r: Rename) => boolean): Change[] {
+  return changes.flatMap((c): Change[] => {
+    if (c.kind !== 'rename' || !pick(c)) return [c];
+    // The rename's source is on the remote with the target's content.
+    const base = remote.get(c.from) ?? { path: c.from, hash: c.entry.hash, size: c.entry.size, executable: c.entry.executable };
+    return [
+      { kind: 'delete', path: c.from, base },
+      { kind: 'write', path: c.to, entry: c.entry, create: true },
+    ];
+  });
+}
+
+/** One candidate plan, or null when the layout does not apply to this change set. */
+function buildPlan(changes: Change[], remote: Snapshot, layout: Layout): Plan | null {
+  const byPath = (a: { path: string }, b: { path: string }): number => comparePaths(a.path, b.path);
+  const deletes = changes.filter((c): c is Delete => c.kind === 'delete').sort(byPath);
+  const writes = changes.filter((c): c is Write => c.kind === 'write').sort(byPath);
+  const renames = changes.filter((c): c is Rename => c.kind === 'rename');
+  const chmods = changes.filter((c): c is Chmod => c.kind === 'chmod').sort(byPath);
+
+  const archived = layout === 'archive+chmod' ? [...writes, ...chmods].sort(byPath) : writes;
+  if (layout !== 'direct' && archived.length < ARCHIVE_MIN_FILES) return null;
+  if (layout === 'archive+chmod' && chmods.length === 0) return null;
+
+  const steps: Step[] = [];
+  if (deletes.length > 0) steps.push({ op: 'delete', paths: deletes.map((d) => d.path) });
+  for (const s of renameSteps(renames)) steps.push(s);
+
+  /** path -> mode the remote must end with, where it will not already. */
+  const modes = new Map<string, string>();
+  const wantMode = (path: string, executable: boolean, remoteExecutable: boolean): void => {
+    if (executable !== remoteExecutable) modes.set(path, executable ? EXECUTABLE_MODE : REGULAR_MODE);
+  };
+  for (const r of renames) wantMode(r.to, r.entry.executable, remote.get(r.from)?.executable ?? false);
+
+  if (layout === 'direct') {
+    for (const s of writeSteps(writes.map((w) => w.entry))) steps.push(s);
+    // A new file lands 0644; an overwritten one keeps the mode the remote had.
+    for (const w of writes) wantMode(w.path, w.entry.executable, w.create ? false : (remote.get(w.path)?.executable ?? false));
+  } else if (archived.length > 0) {
+    const files = archived.map((c) => c.entry);
+    steps.push({ op: 'archive', files, bytes: sumSizes(files) });
+  }
+  if (layout !== 'archive+chmod') for (const c of chmods) modes.set(c.path, c.executable ? EXECUTABLE_MODE : REGULAR_MODE);
+
+  for (const path of [...modes.keys()].sort(comparePaths)) {
+    steps.push({ op: 'chmod', path, mode: modes.get(path) as string });
+  }
+  return summarise(steps);
+}
+
+/** Renames that keep their file name and share a target directory with another such rename. */
+function movedTogether(renames: Rename[]): Set<Rename> {
+  const byDir = new Map<string, Rename[]>();
+  for (const r of renames) {
+    if (baseName(r.from) !== baseName(r.to)) continue;
+    const dir = parentDir(r.to);
+    const group = byDir.get(dir);
+    if (group) group.push(r);
+    else byDir.set(dir, [r]);
+  }
+  return new Set([...byDir.values()].filter((group) => group.length >= 2).flat());
+}
+
+/**
+ * Renames that keep their file name and share a target directory go as one files.move; the
+ * rest one files.rename each. Moves first (by directory), then renames (by target).
+ */
+function renameSteps(renames: Rename[]): Step[] {
+  const grouped = movedTogether(renames);
+  const byDir = new Map<string, string[]>();
+  for (const r of renames) {
+    if (!grouped.has(r)) continue;
+    const dir = parentDir(r.to);
+    const group = byDir.get(dir);
+    if (group) group.push(r.from);
+    else byDir.set(dir, [r.from]);
+  }
+  const moves: Step[] = [...byDir.keys()]
+    .sort(comparePaths)
+    .map((dir) => ({ op: 'move', files: (byDir.get(dir) as string[]).sort(comparePaths), to: dir }));
+  const singles: Step[] = renames
+    .filter((r) => !grouped.has(r))
+    .sort((a, b) => comparePaths(a.to, b.to))
+    .map((r) => ({ op: 'rename', from: r.from, to: r.to }));
+  return [...moves, ...singles];
+}
+
+/** writeMany batches (first-fit-decreasing), then one upload step per directory. */
+function writeSteps(entries: Entry[]): Step[] {
+  const inline = (e: Entry): boolean =>
+    e.text === true && e.size < TEXT_UPLOAD_THRESHOLD_BYTES && e.size <= WRITE_MANY_BATCH_BYTES;
+
+  const batches: Entry[][] = [];
+  const room: number[] = [];
+  const bySizeDesc = entries.filter(inline).sort((a, b) => b.size - a.size || comparePaths(a.path, b.path));
+  for (const e of bySizeDesc) {
+    let i = room.findIndex((left) => left >= e.size);
+    if (i < 0) {
+      i = batches.length;
+      batches.push([]);
+      room.push(WRITE_MANY_BATCH_BYTES);
+    }
+    (batches[i] as Entry[]).push(e);
+    room[i] = (room[i] as number) - e.size;
+  }
+  const steps: Step[] = batches.map((files) => {
+    files.sort((a, b) => comparePaths(a.path, b.path));
+    return { op: 'writeMany', files, bytes: sumSizes(files) };
+  });
+
+  const byDir = new Map<string, Entry[]>();
+  for (const e of entries) {
+    if (inline(e)) continue;
+    const dir = parentDir(e.path);
+    const group = byDir.get(dir);
+    if (group) group.push(e);
+    else byDir.set(dir, [e]);
+  }
+  for (const dir of [...byDir.keys()].sort(comparePaths)) {
+    const files = (byDir.get(dir) as Entry[]).sort((a, b) => comparePaths(a.path, b.path));
+    steps.push({ op: 'upload', dir, files, bytes: sumSizes(files) });
+  }
+  return steps;
+}
+
+/** API requests per step: uploadUrl for an upload; uploadUrl + decompress for an archive; one call otherwise. */
+function stepRequests(step: Step): number {
+  return step.op === 'archive' ? 2 : 1;
+}
+
+function summarise(steps: Step[]): Plan {
+  let requests = 0;
+  let bytes = 0;
+  let nodeRequests = 0;
+  for (const s of steps) {
+    requests += stepRequests(s);
+    if (s.op === 'writeMany' || s.op === 'upload' || s.op === 'archive') bytes += s.bytes;
+    if (s.op === 'upload' || s.op === 'archive') nodeRequests += 1;
+  }
+  return { steps, requests, bytes, nodeRequests };
+}
+
+function sumSizes(files: Entry[]): number {
+  return files.reduce((n, e) => n + e.size, 0);
+}

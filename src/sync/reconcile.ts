@@ -1,0 +1,124 @@
+/**
+ * Three-way reconcile: base B (what the last sync left on the remote), local L, remote R ->
+ * what a push does (DESIGN.md "Sync semantics"; that table is the law). Pure: data in, data out.
+ *
+ * Per path, with "=" meaning entriesEqual (content and executable bit), after the remote
+ * entry is resolved (snapshot.ts resolveRemote: hashless big files):
+ *   on R only, never in B           -> remote-only: untouched; `mirror` deletes it
+ *   L = R                           -> nothing; B takes L (adopted, or both deleted: dropped)
+ *   no base at all, L and R differ  -> conflict 'first-push-differs' (L only: a plain write)
+ *   L != B, R = B                   -> push L: write / delete / chmod
+ *   L = B, R != B                   -> drift: untouched and reported
+ *   L != B, R != B, L != R          -> conflict: untouched and reported
+ * `force` turns conflicts and drift into pushes of L (listed in `overridden`). Ignored paths
+ * never reach this function: the caller filters them out of L and R.
+ *
+ * Invariants: every path appears in at most one of changes / conflicts / drift / remoteOnly;
+ * all lists are sorted by path (code units); nextBase holds exactly what the remote will hold
+ * on every path we track once all changes land, and nothing remote-only.
+ *
+ * Renames are detected here (detectRenames runs on the changes before they are returned), so
+ * callers get them already paired; the planner may still send a rename as delete + write
+ * when that is cheaper.
+ */
+import { comparePaths } from './paths.js';
+import { detectRenames } from './renames.js';
+import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from './snapshot.js';
+import type {
+  Change,
+  Conflict,
+  ConflictReason,
+  Drift,
+  Entry,
+  ReconcileOptions,
+  Reconciliation,
+  Snapshot,
+} from './types.js';
+
+export function reconcile(
+  base: Snapshot | null,
+  local: Snapshot,
+  remote: Snapshot,
+  opts: ReconcileOptions,
+): Reconciliation {
+  const changes: Change[] = [];
+  const conflicts: Conflict[] = [];
+  const drift: Drift[] = [];
+  const remoteOnly: string[] = [];
+  const overridden: Reconciliation['overridden'] = { conflicts: [], drift: [] };
+  const nextBase: Snapshot = new Map();
+
+  const paths = new Set<string>([...local.keys(), ...remote.keys(), ...(base ? base.keys() : [])]);
+  for (const path of [...paths].sort(comparePaths)) {
+    const l = local.get(path);
+    const b = base?.get(path);
+    const listed = remote.get(path);
+    const r = listed && resolveRemote(listed, b);
+    const keepBase = (): void => {
+      if (b) nextBase.set(path, toBaseEntry(b));
+    };
+    const push = (): void => {
+      changes.push(localWins(path, l, r));
+      if (l) nextBase.set(path, toBaseEntry(l));
+    };
+
+    if (r && !l && !b) {
+      // Uploads, data, logs the app made: not ours to touch. Checked before "L = B" below,
+      // which would otherwise call it drift.
+      if (opts.mirror) changes.push({ kind: 'delete', path, base: r });
+      else remoteOnly.push(path);
+      continue;
+    }
+    if (entriesEqual(l, r)) {
+      if (l) nextBase.set(path, toBaseEntry(l));
+      continue;
+    }
+    const localChanged = base === null || !entriesEqual(l, b);
+    const remoteChanged = base === null ? r !== undefined : !entriesEqual(r, b);
+    if (!remoteChanged) {
+      push();
+      continue;
+    }
+    if (!localChanged) {
+      // Never 'added': a remote addition has no base entry, so local (= base) is absent too,
+      // and that path was remote-only above.
+      const d: Drift = { path, kind: r ? 'modified' : 'deleted', remote: listed ?? null, base: b ?? null };
+      if (opts.force) {
+        overridden.drift.push(d);
+        push();
+      } else {
+        drift.push(d);
+        keepBase();
+      }
+      continue;
+    }
+    const c: Conflict = { path, reason: conflictReason(base === null, l, r), local: l ?? null, remote: listed ?? null, base: b ?? null };
+    if (opts.force) {
+      overridden.conflicts.push(c);
+      push();
+    } else {
+      conflicts.push(c);
+      keepBase();
+    }
+  }
+
+  return { changes: detectRenames(changes, remote), conflicts, drift, remoteOnly, overridden, nextBase };
+}
+
+/** The change that makes the remote path equal to local. Precondition: local and remote differ. */
+function localWins(path: string, l: Entry | undefined, r: Entry | undefined): Change {
+  if (!l) {
+    if (!r) throw new Error(`reconcile: nothing to change at ${path}`);
+    return { kind: 'delete', path, base: r };
+  }
+  if (!r) return { kind: 'write', path, entry: l, create: true };
+  if (sameContent(l, r)) return { kind: 'chmod', path, executable: l.executable, entry: l };
+  return { kind: 'write', path, entry: l, create: false };
+}
+
+function conflictReason(firstPush: boolean, l: Entry | undefined, r: Entry | undefined): ConflictReason {
+  if (firstPush) return 'first-push-differs';
+  if (!l) return 'delete-modify';
+  // Both present and different, including "both added, differently" (no base entry).
+  return r ? 'both-modified' : 'modify-delete';
+}

@@ -1,0 +1,20 @@
+import type { Reconciliation, Snapshot } from './types.js';
+
+/**
+ * The base to store after a push, from a reconcile against the VERIFIED remote:
+ * paths that agree (L = R) are in nextBase already; a change still pending (it did not
+ * land, or failed) keeps its old base entry, so the next push plans it again rather
+ * than mistaking it for remote drift.
+ */
+export function settleBase(oldBase: Snapshot | null, verified: Reconciliation): Snapshot {
+  const base: Snapshot = new Map(verified.nextBase);
+  for (const change of verified.changes) {
+    const paths = change.kind === 'rename' ? [change.from, change.to] : [change.path];
+    for (const p of paths) {
+      const old = oldBase?.get(p);
+      if (old) base.set(p, old);
+      else base.delete(p);
+    }
+  }
+  return base;
+}

@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (npm test builds dist/ first) with a clean, explicit environment. */
+export function runCli(args: string[], env: Record<string, string | undefined>, opts: { cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const clean: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
+    for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
+    const child = spawn(process.execPath, [CLI, ...args], { env: clean, cwd: opts.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+  });
+}

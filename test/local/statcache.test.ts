@@ -1,0 +1,129 @@
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
+import { scanTree } from '../../src/local/scan.js';
+import { StatCache, STAT_CACHE_VERSION } from '../../src/local/statcache.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+
+const matcher = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
+const HOUR_AGO = new Date(Date.now() - 3_600_000);
+
+let root: string;
+let cacheFile: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir: root, cleanup } = await tempDir('hostsync-statcache-'));
+  cacheFile = path.join(root, '.hostsync', 'statcache.json');
+  await writeTree(root, { 'a.txt': 'alpha\n', 'dir/b.txt': 'bravo\n', 'dir/sub/c.bin': Buffer.from([0, 1, 2, 3]) });
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+/** Files last written an hour ago: outside any racy window, as in a tree nobody is editing. */
+async function settle(...rels: string[]): Promise<void> {
+  for (const rel of rels) await utimes(path.join(root, rel), HOUR_AGO, HOUR_AGO);
+}
+
+describe('StatCache', () => {
+  it('a saved cache lets the next scan skip hashing unchanged files, with the same snapshot', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const c1 = await StatCache.load(cacheFile);
+    const cold = await scanTree({ root, matcher, cache: c1 });
+    expect(cold.stats).toMatchObject({ files: 3, hashed: 3, cached: 0 });
+    await c1.save(); // into .hostsync/, which the next scan ignores
+
+    const warm = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) });
+    expect(warm.stats).toMatchObject({ files: 3, hashed: 0, cached: 3 });
+    expect(warm.snapshot).toEqual(cold.snapshot);
+  });
+
+  it('re-hashes a file whose content changed even when size and mtime were put back (ctime differs)', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const cache = await StatCache.load(cacheFile);
+    const before = await scanTree({ root, matcher, cache });
+    await cache.save();
+
+    await writeFile(path.join(root, 'a.txt'), 'ALPHA\n'); // same size
+    await settle('a.txt'); // same mtime as before
+    const after = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) });
+    expect(after.stats).toMatchObject({ hashed: 1, cached: 2 });
+    expect(after.snapshot.get('a.txt')!.hash).not.toBe(before.snapshot.get('a.txt')!.hash);
+    expect(after.snapshot.get('dir/b.txt')).toEqual(before.snapshot.get('dir/b.txt'));
+  });
+
+  it('re-hashes a racy entry: one whose mtime is not older than when it was recorded', async () => {
+    await settle('dir/b.txt', 'dir/sub/c.bin'); // a.txt keeps its just-written mtime
+    const cache = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache });
+    // In memory: the entry recorded a moment after the write is not trusted.
+    const again = await scanTree({ root, matcher, cache });
+    expect(again.stats).toMatchObject({ hashed: 1, cached: 2 });
+    // Nor does it survive a save and load.
+    await cache.save();
+    const loaded = await StatCache.load(cacheFile);
+    expect(loaded.size).toBe(2);
+    const fromDisk = await scanTree({ root, matcher, cache: loaded });
+    expect(fromDisk.stats).toMatchObject({ hashed: 1, cached: 2 });
+  });
+
+  it('drops entries of files that disappeared', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const cache = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache });
+    expect(cache.size).toBe(3);
+    await writeFile(path.join(root, 'x.txt'), 'x'); // to make sure retain also keeps new ones
+    await settle('x.txt');
+    await rm(path.join(root, 'dir'), { recursive: true });
+    await scanTree({ root, matcher, cache });
+    expect(cache.size).toBe(2);
+    expect(cache.lookup('dir/b.txt', { mtimeNs: 0n, ctimeNs: 0n, size: 0, ino: 0n, mode: 0 })).toBeUndefined();
+  });
+
+  it('writes versioned JSON atomically, leaving no temp file behind', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const cache = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache });
+    await cache.save();
+    const parsed = JSON.parse(await readFile(cacheFile, 'utf8')) as { version: number; writtenAtNs: string; entries: Record<string, unknown> };
+    expect(parsed.version).toBe(STAT_CACHE_VERSION);
+    expect(BigInt(parsed.writtenAtNs)).toBeGreaterThan(0n);
+    expect(Object.keys(parsed.entries).sort()).toEqual(['a.txt', 'dir/b.txt', 'dir/sub/c.bin']);
+    expect(await readdir(path.dirname(cacheFile))).toEqual(['statcache.json']);
+  });
+
+  it.each([
+    ['garbage', 'not json {'],
+    ['another version', JSON.stringify({ format: 'hostsync-statcache', version: 999, writtenAtNs: '0', entries: {} })],
+    ['wrong shapes', JSON.stringify({ format: 'hostsync-statcache', version: STAT_CACHE_VERSION, writtenAtNs: 'x', entries: { 'a.txt': [1, 2] } })],
+    ['empty file', ''],
+  ])('ignores a corrupt cache (%s): everything is hashed, nothing fails', async (_name, content) => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    await mkdir(path.dirname(cacheFile), { recursive: true });
+    await writeFile(cacheFile, content);
+    const cache = await StatCache.load(cacheFile);
+    expect(cache.size).toBe(0);
+    const r = await scanTree({ root, matcher, cache });
+    expect(r.stats).toMatchObject({ files: 3, hashed: 3, cached: 0 });
+    await cache.save(); // and it repairs itself
+    expect((await StatCache.load(cacheFile)).size).toBe(3);
+  });
+
+  it('drops a single malformed row but keeps the good ones', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const cache = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache });
+    await cache.save();
+    const parsed = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, unknown[]> };
+    parsed.entries['a.txt']![5] = 'not-a-hash';
+    await writeFile(cacheFile, JSON.stringify(parsed));
+    const r = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) });
+    expect(r.stats).toMatchObject({ hashed: 1, cached: 2 });
+  });
+
+  it('a missing cache file is an empty cache', async () => {
+    const cache = await StatCache.load(path.join(root, 'nope', 'statcache.json'));
+    expect(cache.size).toBe(0);
+  });
+});

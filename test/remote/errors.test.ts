@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError, OutcomeUnknownError, causeCode, errorFromResponse, networkError, parseServerMessage,
+} from '../../src/remote/errors.js';
+import { OPERATIONS } from '../../src/remote/operations.js';
+import { Redactor } from '../../src/remote/redact.js';
+
+const KEY = 'hs_live_S3cr3tK3yValue';
+const redactor = new Redactor([KEY]);
+const ctx = { host: 'api.example.com:443', deploymentId: 'dep-1', redactor, idempotent: true };
+
+describe('parseServerMessage', () => {
+  it.each([
+    [{ error: 'bad path', code: 'bad_request' }, 'bad path', 'bad_request'],
+    [{ message: 'nope' }, 'nope', undefined],
+    [{ errors: [{ detail: 'first', code: 'x1' }, { detail: 'second' }] }, 'first', 'x1'],
+    [{ error: { message: 'nested', code: 'n' } }, 'nested', 'n'],
+    ['  plain text  ', 'plain text', undefined],
+    [null, '', undefined],
+    [{ unrelated: 1 }, '', undefined],
+  ])('%j', (body, message, code) => {
+    expect(parseServerMessage(body)).toEqual({ message, code });
+  });
+});
+
+describe('errorFromResponse', () => {
+  it('401 says the key was rejected and where keys are made, without the key', () => {
+    const e = errorFromResponse(OPERATIONS.filesIndex, 401, { error: `invalid token ${KEY}` }, ctx);
+    expect(e.status).toBe(401);
+    expect(e.retryable).toBe(false);
+    expect(e.message).toContain('developer settings');
+    expect(e.message).toContain('HOSTSYNC_API_KEY');
+    expect(e.message).not.toContain(KEY);
+    expect(e.serverMessage).toBe('invalid token [REDACTED]');
+  });
+
+  it('403 names the missing scope and the deployment', () => {
+    const e = errorFromResponse(OPERATIONS.deploymentsApply, 403, { message: 'forbidden' }, ctx);
+    expect(e.message).toContain('"deployments:write"');
+    expect(e.message).toContain('dep-1');
+    expect(e.message).toContain('developer settings');
+    expect(e.operation).toBe('deployments.apply');
+  });
+
+  it('5xx is retryable for idempotent calls and outcome-unknown otherwise', () => {
+    const a = errorFromResponse(OPERATIONS.filesIndex, 503, { error: 'busy' }, ctx);
+    expect(a).not.toBeInstanceOf(OutcomeUnknownError);
+    expect(a.retryable).toBe(true);
+    const b = errorFromResponse(OPERATIONS.filesMove, 500, { error: 'boom' }, { ...ctx, idempotent: false });
+    expect(b).toBeInstanceOf(OutcomeUnknownError);
+    expect(b.retryable).toBe(false);
+    expect(b.serverMessage).toBe('boom');
+  });
+
+  it('other 4xx carry the server message and code, not retryable', () => {
+    const e = errorFromResponse(OPERATIONS.filesRename, 400, { error: 'destination already exists', code: 'destination_exists' }, ctx);
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e.code).toBe('destination_exists');
+    expect(e.message).toContain('destination already exists');
+    expect(e.retryable).toBe(false);
+  });
+});
+
+describe('networkError', () => {
+  const sys = (code: string) => Object.assign(new Error(`connect ${code} 10.0.0.1:443`), { code });
+  const undiciSocket = () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET', cause: sys('ECONNRESET') });
+
+  it('connection refused names host and cause, and is safe to retry even for a move', () => {
+    const e = networkError(OPERATIONS.filesMove, sys('ECONNREFUSED'), { ...ctx, idempotent: false });
+    expect(e).not.toBeInstanceOf(OutcomeUnknownError);
+    expect(e.status).toBe(0);
+    expect(e.retryable).toBe(true);
+    expect(e.message).toContain('api.example.com:443');
+    expect(e.message).toContain('ECONNREFUSED');
+    expect(e.message).toContain('connection refused');
+  });
+
+  it('a drop after sending is outcome-unknown for a move and retryable for an index', () => {
+    const m = networkError(OPERATIONS.filesMove, undiciSocket(), { ...ctx, idempotent: false });
+    expect(m).toBeInstanceOf(OutcomeUnknownError);
+    expect(m.code).toBe('ECONNRESET');
+    const i = networkError(OPERATIONS.filesIndex, undiciSocket(), ctx);
+    expect(i.retryable).toBe(true);
+  });
+
+  it('an unknown host is not worth retrying', () => {
+    expect(networkError(OPERATIONS.filesIndex, sys('ENOTFOUND'), ctx).retryable).toBe(false);
+  });
+
+  it('a local read failure is named as such, not as the network', () => {
+    const e = networkError(OPERATIONS.filesUpload, sys('ENOENT'), { ...ctx, idempotent: false });
+    expect(e).toBeInstanceOf(OutcomeUnknownError);
+    expect(e.message).toContain('reading a local file failed');
+  });
+
+  it('finds the innermost system code and redacts unknown messages', () => {
+    expect(causeCode(undiciSocket())).toBe('ECONNRESET');
+    expect(causeCode(Object.assign(new Error('x'), { name: 'NotReadableError' }))).toBe('ELOCALCHANGED');
+    const e = networkError(OPERATIONS.filesIndex, new Error(`weird ${KEY}`), ctx);
+    expect(e.message).not.toContain(KEY);
+  });
+});

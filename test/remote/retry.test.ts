@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
+import { backoffDelay, withRetry, type RetryPolicy } from '../../src/remote/retry.js';
+
+const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000, max429Retries: 3 };
+const err = (status: number, retryable = true, code?: string) =>
+  new ApiError(`e${status}`, { operation: 'files.index', status, serverMessage: '', retryable, code });
+
+function harness(failures: Array<ApiError | Error>) {
+  const sleeps: number[] = [];
+  const repeats: boolean[] = [];
+  const reasons: string[] = [];
+  let calls = 0;
+  const run = () =>
+    withRetry(
+      policy,
+      async (_n, isRepeat) => {
+        repeats.push(isRepeat);
+        const f = failures[calls++];
+        if (f) throw f;
+        return 'done';
+      },
+      { sleep: async (ms) => void sleeps.push(ms), random: () => 1, onRetry: (r) => void reasons.push(r) },
+    );
+  return { run, sleeps, repeats, reasons, calls: () => calls };
+}
+
+describe('withRetry', () => {
+  it('repeats retryable 5xx and network failures with growing, capped backoff', async () => {
+    const h = harness([err(500), err(0, true, 'ECONNRESET'), err(503)]);
+    await expect(h.run()).resolves.toBe('done');
+    expect(h.calls()).toBe(4);
+    expect(h.sleeps).toEqual([100, 200, 400]);
+    expect(h.reasons).toEqual(['500', 'ECONNRESET', '503']);
+    expect(h.repeats).toEqual([false, true, true, true]);
+  });
+
+  it('gives up after maxAttempts with the last error', async () => {
+    const last = err(502);
+    const h = harness([err(500), err(500), err(500), last, err(500)]);
+    await expect(h.run()).rejects.toBe(last);
+    expect(h.calls()).toBe(4);
+  });
+
+  it('throws a 4xx at once', async () => {
+    const e = err(404, false);
+    const h = harness([e]);
+    await expect(h.run()).rejects.toBe(e);
+    expect(h.calls()).toBe(1);
+  });
+
+  it('never repeats an outcome-unknown call', async () => {
+    const e = new OutcomeUnknownError('x', { operation: 'files.move', status: 0, serverMessage: '' });
+    const h = harness([e]);
+    await expect(h.run()).rejects.toBe(e);
+    expect(h.calls()).toBe(1);
+  });
+
+  it('does not repeat a transient failure marked not retryable', async () => {
+    const e = err(0, false, 'ENOTFOUND');
+    const h = harness([e]);
+    await expect(h.run()).rejects.toBe(e);
+  });
+
+  it('repeats 429s without its own backoff (the queue pauses), bounded apart from failures', async () => {
+    const h = harness([err(429), err(429), err(500), err(429)]);
+    await expect(h.run()).resolves.toBe('done');
+    expect(h.sleeps).toEqual([100]);
+    const h2 = harness([err(429), err(429), err(429), err(429)]);
+    await expect(h2.run()).rejects.toMatchObject({ status: 429 });
+    expect(h2.calls()).toBe(4);
+  });
+
+  it('passes non-API errors straight through', async () => {
+    const e = new TypeError('bug');
+    const h = harness([e]);
+    await expect(h.run()).rejects.toBe(e);
+  });
+});
+
+describe('backoffDelay', () => {
+  it('is full jitter under min(cap, base * 2^n)', () => {
+    expect(backoffDelay(0, policy, () => 0)).toBe(0);
+    expect(backoffDelay(0, policy, () => 0.5)).toBe(50);
+    expect(backoffDelay(3, policy, () => 1)).toBe(800);
+    expect(backoffDelay(10, policy, () => 1)).toBe(1000);
+    for (let i = 0; i < 50; i++) {
+      const d = backoffDelay(2, policy);
+      expect(d).toBeGreaterThanOrEqual(0);
+      expect(d).toBeLessThanOrEqual(400);
+    }
+  });
+});
