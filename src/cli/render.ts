@@ -53,7 +53,7 @@ export function renderStatus(report: PushReport, target: string): string {
     out.push('Nothing to push: the deployment matches this directory.');
   }
   if (report.changes.length > 0) {
-    out.push(`Changes to push (${report.changes.length}; ${report.plan.requests} requests):`);
+    out.push(`Changes to push (${report.changes.length}; ${report.plan.requests} request${report.plan.requests === 1 ? '' : 's'}):`);
     out.push(...limited(report.changes.map(changeLine)));
   }
   out.push(...conflictSection(report.conflicts));
