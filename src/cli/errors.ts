@@ -29,3 +29,12 @@ export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KE
   if (apiKey && apiKey.length >= 4) message = message.split(apiKey).join('[redacted]');
   return { message: message.split('\n')[0] ?? message, exitCode };
 }
+
+/** Errors a command already reported on stdout as JSON: main must not print a second object. */
+const reported = new WeakSet<object>();
+export function markReported(err: unknown): void {
+  if (typeof err === 'object' && err !== null) reported.add(err);
+}
+export function wasReported(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && reported.has(err);
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { describeError } from './errors.js';
+import { describeError, wasReported } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { pushCommand } from './commands/push.js';
 import { statusCommand } from './commands/status.js';
@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     const { message, exitCode } = describeError(err);
     // commander already printed its own usage errors
     if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
-    if (process.argv.includes('--json') && !(err instanceof CommanderError)) {
+    if (argv.includes('--json') && !(err instanceof CommanderError) && !wasReported(err)) {
       process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
     }
     return exitCode;

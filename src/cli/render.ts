@@ -17,6 +17,7 @@ const REASONS: Record<Conflict['reason'], string> = {
   'first-push-differs': 'differs from the deployment and was never synced',
   'modify-delete': 'changed here, deleted on the deployment',
   'delete-modify': 'deleted here, changed on the deployment',
+  'remote-symlink': 'is (or lies below) a symlink on the deployment; hostsync never writes through links',
 };
 
 export const conflictReason = (c: Conflict): string => REASONS[c.reason] ?? c.reason;

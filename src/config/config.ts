@@ -133,6 +133,11 @@ export function normaliseBaseUrl(raw: string, source: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw usageError(`${source} must be an http(s) URL, got ${url.protocol}`);
   }
+  // The key must never cross a network in clear text: plain http only to this machine.
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  if (url.protocol === 'http:' && !loopback) {
+    throw usageError(`${source} uses plain http:// to ${url.host}; the API key would travel in clear text: use https://`);
+  }
   return url.toString().replace(/\/+$/, '').replace(/\/api\/v1$/, '');
 }
 
@@ -150,10 +155,11 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const file = await readConfigFile(root);
   const requireRemote = opts.requireRemote ?? true;
 
-  const baseUrlRaw = opts.flags.baseUrl ?? env.HOSTSYNC_BASE_URL ?? file.baseUrl;
-  const deploymentId = opts.flags.deployment ?? env.HOSTSYNC_DEPLOYMENT ?? file.deployment ?? '';
+  // `||`, not `??`: an exported-but-empty variable must not hide hostsync.json.
+  const baseUrlRaw = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl;
+  const deploymentId = opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT || file.deployment || '';
   const apiKey = env.HOSTSYNC_API_KEY ?? '';
-  const logLevelRaw = opts.flags.logLevel ?? env.HOSTSYNC_LOG_LEVEL ?? 'warn';
+  const logLevelRaw = opts.flags.logLevel || env.HOSTSYNC_LOG_LEVEL || 'warn';
 
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
     throw usageError(`log level "${logLevelRaw}" is unknown: use one of ${LOG_LEVELS.join(', ')}`);

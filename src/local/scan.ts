@@ -47,6 +47,11 @@ export interface ScanResult {
   /** Entries carry `text`. */
   snapshot: Snapshot;
   warnings: string[];
+  /**
+   * Paths not read (links, special files, unreadable files and folders; a folder ends
+   * in "/"): unknown rather than absent, so a push must not delete them remotely.
+   */
+  skipped: string[];
   stats: ScanStats;
 }
 
@@ -62,6 +67,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   return {
     snapshot,
     warnings: [...walked.warnings, ...resolved.warnings],
+    skipped: [...walked.skipped, ...resolved.skipped],
     stats: { files: snapshot.size, hashed: resolved.hashed, cached: resolved.cached, dirs: walked.dirs, ms: performance.now() - t0 },
   };
 }
@@ -79,6 +85,7 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
   const { matcher, cache } = opts;
   const next: Snapshot = new Map(previous);
   const warnings: string[] = [];
+  const skipped: string[] = [];
   const files: WalkedFile[] = [];
   /** Paths under which everything in `previous` is stale (the path was, or may have been, a directory). */
   const staleDirs = new Set<string>();
@@ -128,6 +135,7 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
       const walked = walkTree(root, matcher, rel, walkOptions(opts));
       for (const f of walked.files) queue(f);
       for (const w of walked.warnings) warnings.push(w);
+      skipped.push(...walked.skipped);
       dirs += walked.dirs;
     } else if (matcher.ignores(rel, false)) {
       continue;
@@ -135,6 +143,7 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
       queue({ rel, abs, stat: now.stat! });
     } else {
       warnings.push(describeSkipped(now.kind, rel, abs));
+      skipped.push(rel);
     }
   }
 
@@ -155,6 +164,7 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
   return {
     snapshot: next,
     warnings: [...warnings, ...resolved.warnings],
+    skipped: [...skipped, ...resolved.skipped],
     stats: { files: next.size, hashed: resolved.hashed, cached: resolved.cached, dirs, ms: performance.now() - t0 },
   };
 }
@@ -189,6 +199,7 @@ interface Resolved {
   /** Parallel to the input; null where the file vanished or could not be read. */
   entries: (Entry | null)[];
   warnings: string[];
+  skipped: string[];
   hashed: number;
   cached: number;
 }
@@ -197,6 +208,7 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
   const { cache } = opts;
   const entries: (Entry | null)[] = new Array<Entry | null>(files.length).fill(null);
   const warnings: string[] = [];
+  const skipped: string[] = [];
   const toHash: number[] = [];
   let cached = 0;
   for (let i = 0; i < files.length; i++) {
@@ -224,6 +236,7 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
   };
   const unreadable = (i: number, err: unknown): void => {
     warnings.push(`unreadable file skipped: ${files[i]!.rel} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    skipped.push(files[i]!.rel);
   };
 
   // Small files: synchronously, yielding every HASH_SYNC_SLICE_MS. Large ones: streamed after.
@@ -260,7 +273,7 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
       unreadable(i, err);
     }
   });
-  return { entries, warnings, hashed, cached };
+  return { entries, warnings, skipped, hashed, cached };
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight (never unbounded: EMFILE). */

@@ -29,6 +29,11 @@ export interface WalkedFile {
 export interface WalkResult {
   files: WalkedFile[];
   warnings: string[];
+  /**
+   * Paths passed over without being read (links, special files, unreadable folders; a
+   * folder ends in "/"). Not absent, only unknown: the engine must not take them as deleted.
+   */
+  skipped: string[];
   /** Directories read (ignored ones are never read). */
   dirs: number;
 }
@@ -45,6 +50,7 @@ export interface WalkOptions {
 export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', options: WalkOptions = {}): WalkResult {
   const files: WalkedFile[] = [];
   const warnings: string[] = [];
+  const skipped: string[] = [];
   let dirs = 0;
   const stack: string[] = [startRel];
   while (stack.length > 0) {
@@ -57,7 +63,10 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // Removed (or replaced by a file) since its parent was read: nothing to report.
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') warnings.push(`unreadable directory skipped: ${dirRel || '.'} (${code ?? String(err)})`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        warnings.push(`unreadable directory skipped: ${dirRel || '.'} (${code ?? String(err)})`);
+        skipped.push(`${dirRel}/`);
+      }
       continue;
     }
     dirs++;
@@ -84,11 +93,12 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
         continue;
       }
       warnings.push(describeSkipped(kind, rel, abs));
+      skipped.push(rel);
     }
     // Reverse so the stack pops them in name order.
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
-  return { files, warnings, dirs };
+  return { files, warnings, skipped, dirs };
 }
 
 export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device' | 'gone';

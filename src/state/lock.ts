@@ -1,7 +1,8 @@
-import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { refusal } from '../cli/exit-codes.js';
+import { TORN_LOCK_GRACE_MS } from '../config/tunables.js';
 
 /**
  * One hostsync process per root and deployment: a watch and a push at once would
@@ -53,7 +54,12 @@ export async function acquireLock(dir: string, command: string): Promise<Lock> {
     try {
       holder = JSON.parse(await readFile(file, 'utf8')) as LockInfo;
     } catch {
-      holder = null; // torn or empty: its writer died between open and write
+      // Torn or empty: its writer is between open and write, or died there. Only an old
+      // one is stale; a fresh one belongs to a process that is starting right now.
+      const age = await stat(file).then((s) => Date.now() - s.mtimeMs, () => Infinity);
+      if (age < TORN_LOCK_GRACE_MS) {
+        throw refusal(`another hostsync is starting on this directory and deployment (${file} is being written): try again in a moment`);
+      }
     }
     const stale = holder === null || (holder.host === info.host && !alive(holder.pid));
     if (!stale && holder) {

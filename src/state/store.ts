@@ -1,4 +1,4 @@
-import { mkdir, readFile, appendFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Entry, Snapshot } from '../sync/types.js';
 import { writeFileAtomic } from '../local/atomic-write.js';
@@ -18,14 +18,24 @@ export interface RemoteCache {
   /** Identifies the ignore list and hashMaxBytes the digest was computed with. */
   requestKey: string;
   snapshot: Snapshot;
+  symlinks: string[];
+  leftovers: string[];
 }
 
 export interface SyncState {
   base: Snapshot | null;
   remote: RemoteCache | null;
+  /**
+   * Set before a push transfers anything, cleared when deployments.apply has answered:
+   * a push killed (or failing) in between leaves it set, so the next push applies even
+   * when it finds nothing left to transfer.
+   */
+  applyPending: boolean;
 }
 
-const VERSION = 1;
+const EMPTY: SyncState = { base: null, remote: null, applyPending: false };
+
+const VERSION = 2;
 /** Compact on disk: [hash, size, executable]. */
 type PackedEntry = [string | null, number, 0 | 1];
 
@@ -34,7 +44,7 @@ interface StateFile {
   deploymentId: string;
   savedAt: string;
   base: Record<string, PackedEntry> | null;
-  remote: { digest: string; requestKey: string; entries: Record<string, PackedEntry> } | null;
+  remote: { digest: string; requestKey: string; entries: Record<string, PackedEntry>; symlinks: string[]; leftovers: string[] } | null;
 }
 
 function pack(snapshot: Snapshot): Record<string, PackedEntry> {
@@ -56,6 +66,11 @@ function unpack(packed: Record<string, PackedEntry>): Snapshot {
   return out;
 }
 
+function strings(v: unknown): string[] {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error('bad list');
+  return v as string[];
+}
+
 export class StateStore {
   constructor(
     readonly dir: string,
@@ -66,28 +81,54 @@ export class StateStore {
     return path.join(this.dir, 'state.json');
   }
 
+  /** A marker file, not part of state.json: it flips twice per push and must stay cheap. */
+  private get applyPendingFile(): string {
+    return path.join(this.dir, 'apply-pending');
+  }
+
+  async applyPending(): Promise<boolean> {
+    try {
+      await stat(this.applyPendingFile);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async setApplyPending(pending: boolean): Promise<void> {
+    if (pending) {
+      await mkdir(this.dir, { recursive: true });
+      await writeFile(this.applyPendingFile, '');
+    } else {
+      await rm(this.applyPendingFile, { force: true });
+    }
+  }
+
   async load(): Promise<SyncState> {
     let raw: string;
     try {
       raw = await readFile(this.file, 'utf8');
     } catch {
-      return { base: null, remote: null };
+      return { ...EMPTY, applyPending: await this.applyPending() };
     }
     try {
       const parsed = JSON.parse(raw) as StateFile;
-      if (parsed.version !== VERSION || parsed.deploymentId !== this.deploymentId) return { base: null, remote: null };
+      if (parsed.version !== VERSION || parsed.deploymentId !== this.deploymentId) return { ...EMPTY, applyPending: await this.applyPending() };
+      const r = parsed.remote;
       return {
         base: parsed.base ? unpack(parsed.base) : null,
-        remote: parsed.remote
-          ? { digest: parsed.remote.digest, requestKey: parsed.remote.requestKey, snapshot: unpack(parsed.remote.entries) }
+        remote: r
+          ? { digest: r.digest, requestKey: r.requestKey, snapshot: unpack(r.entries), symlinks: strings(r.symlinks), leftovers: strings(r.leftovers) }
           : null,
+        applyPending: await this.applyPending(),
       };
     } catch {
-      return { base: null, remote: null };
+      return { ...EMPTY, applyPending: await this.applyPending() };
     }
   }
 
-  async save(state: SyncState): Promise<void> {
+  /** Saves base and remote cache (applyPending has its own marker: setApplyPending). */
+  async save(state: Pick<SyncState, 'base' | 'remote'>): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const file: StateFile = {
       version: VERSION,
@@ -95,7 +136,13 @@ export class StateStore {
       savedAt: new Date().toISOString(),
       base: state.base ? pack(state.base) : null,
       remote: state.remote
-        ? { digest: state.remote.digest, requestKey: state.remote.requestKey, entries: pack(state.remote.snapshot) }
+        ? {
+            digest: state.remote.digest,
+            requestKey: state.remote.requestKey,
+            entries: pack(state.remote.snapshot),
+            symlinks: state.remote.symlinks,
+            leftovers: state.remote.leftovers,
+          }
         : null,
     };
     await writeFileAtomic(this.file, JSON.stringify(file));

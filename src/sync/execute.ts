@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DELETE_BATCH_PATHS } from '../config/tunables.js';
+import type { WriteFile } from '../remote/api-types.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { archiveName } from './remote-read.js';
@@ -59,9 +60,10 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   };
 
   const groups = groupSteps(plan.steps);
-  for (const group of groups) {
+  for (let group of groups) {
     if (group[0]?.op === 'writeMany' || group[0]?.op === 'upload' || group[0]?.op === 'archive') {
-      await clearFolderTargets(group, opts, result);
+      const blocked = await clearFolderTargets(group, opts, result);
+      if (blocked.size > 0) group = withoutPaths(group, blocked);
     }
     await Promise.all(
       group.map(async (step) => {
@@ -82,6 +84,20 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     if (result.outcomeUnknown) break;
   }
   return result;
+}
+
+/** The write steps minus files that cannot land (a non-empty folder is in the way). */
+function withoutPaths(group: Step[], blocked: Set<string>): Step[] {
+  const out: Step[] = [];
+  for (const step of group) {
+    if (step.op !== 'writeMany' && step.op !== 'upload' && step.op !== 'archive') {
+      out.push(step);
+      continue;
+    }
+    const files = step.files.filter((f) => !blocked.has(f.path));
+    if (files.length > 0) out.push({ ...step, files, bytes: files.reduce((n, f) => n + f.size, 0) });
+  }
+  return out;
 }
 
 /** Consecutive steps of the same kind of work form a group (the planner emits them grouped). */
@@ -150,7 +166,14 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Pr
     }
     case 'archive': {
       const uploaded = await client.files.uploadArchive(root, step.files.map((f) => f.path), '', archiveName());
-      await client.files.decompress(uploaded.path, { removeArchive: true });
+      try {
+        await client.files.decompress(uploaded.path, { removeArchive: true });
+      } catch (err) {
+        // A refused decompress leaves our archive behind: remove it (an unknown outcome
+        // leaves it to the re-read, which finds it by name).
+        if (!(err instanceof OutcomeUnknownError)) await client.files.delete([uploaded.path]).catch(() => undefined);
+        throw err;
+      }
       result.written += step.files.length;
       return;
     }
@@ -159,25 +182,33 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Pr
 
 /**
  * writeMany stops at its first failing file and says which landed. Everything in a
- * batch is an overwrite, so the unlanded rest is sent once more; a file that fails
- * twice is reported, not retried forever.
+ * batch is an overwrite, so the rest after the failing file is sent once more; the
+ * failing file itself is reported, not resent (it would stop the batch again). A file
+ * that vanished locally since the scan is dropped from the batch and reported.
  */
 async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
+  const fail = (p: string, error: string): void => {
+    result.failures.push({ path: p, error });
+  };
   let pending = files;
   for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
-    const payload = await Promise.all(
-      pending.map(async (f) => ({ path: f.path, content: await readFile(localPath(opts.root, f.path), 'utf8'), mode: 'overwrite' as const })),
-    );
-    const res = await opts.client.files.writeMany(payload);
-    const landed = new Set(res.written.map((w) => w.path.replace(/^\/+/, '')));
-    result.written += landed.size;
-    const rest = pending.filter((f) => !landed.has(f.path));
-    if (res.failed.length === 0 || rest.length === 0) return;
-    if (attempt === 1) {
-      const why = new Map(res.failed.map((f) => [f.path.replace(/^\/+/, ''), f.error]));
-      for (const f of rest) result.failures.push({ path: f.path, error: why.get(f.path) ?? 'not written (the batch stopped at an earlier failure)' });
+    const payload: WriteFile[] = [];
+    for (const f of pending) {
+      try {
+        payload.push({ path: f.path, content: await readFile(localPath(opts.root, f.path), 'utf8'), mode: 'overwrite' });
+      } catch (err) {
+        fail(f.path, `could not read the local file (${(err as NodeJS.ErrnoException).code ?? message(err)}); the next push picks it up`);
+      }
     }
-    pending = rest;
+    if (payload.length === 0) return;
+    const res = await opts.client.files.writeMany(payload);
+    const strip = (p: string): string => p.replace(/^\/+/, '');
+    const landed = new Set(res.written.map((w) => strip(w.path)));
+    const refused = new Map(res.failed.map((f) => [strip(f.path), f.error]));
+    result.written += landed.size;
+    for (const [p, error] of refused) fail(p, error);
+    pending = payload.map((w) => pending.find((f) => f.path === w.path)!).filter((f) => !landed.has(f.path) && !refused.has(f.path));
+    if (attempt === 1) for (const f of pending) fail(f.path, 'not written: the batch stopped at an earlier failure');
   }
 }
 
@@ -187,7 +218,8 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
  * when it is now empty, because a non-empty folder holds something we did not put there
  * (ignored or remote-only files) and deleted folders cannot be restored.
  */
-async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
+async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: ExecResult): Promise<Set<string>> {
+  const blocked = new Set<string>();
   const remoteDirs = new Set<string>();
   for (const p of opts.remote.keys()) {
     for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) remoteDirs.add(p.slice(0, i));
@@ -198,6 +230,7 @@ async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: E
       const listing = await opts.client.files.list(dir);
       if (listing.entries.length > 0) {
         result.failures.push({ path: dir, error: `the deployment has a non-empty folder at ${dir}; move its contents away, then push again` });
+        blocked.add(dir);
         continue;
       }
       await opts.client.files.delete([dir]);
@@ -206,4 +239,5 @@ async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: E
       throw err;
     }
   }
+  return blocked;
 }

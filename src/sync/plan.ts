@@ -16,8 +16,8 @@
  * - archive: one tar.gz through uploadUrl + decompress (2 API requests) carrying every file
  *   to write, and their executable bits (tar keeps mode), when at least ARCHIVE_MIN_FILES
  *   files travel and it is cheaper.
- * - a file written by writeMany or upload lands 0644 when new and keeps its old remote mode
- *   when overwritten, and a renamed file keeps its source's mode: a chmod step follows
+ * - a file written by writeMany lands 0644 when new and keeps its old remote mode when
+ *   overwritten; an uploaded file always lands 0644 (the node replaces it); a renamed file keeps its source's mode: a chmod step follows
  *   wherever that differs from local. Modes are "0755" / "0644".
  *
  * Cost = API requests x REQUEST_COST_BYTES + content bytes (an archive's bytes estimated as
@@ -152,9 +152,17 @@ function buildPlan(changes: Change[], remote: Snapshot, layout: Layout): Plan | 
   for (const r of renames) wantMode(r.to, r.entry.executable, remote.get(r.from)?.executable ?? false);
 
   if (layout === 'direct') {
-    for (const s of writeSteps(writes.map((w) => w.entry))) steps.push(s);
-    // A new file lands 0644; an overwritten one keeps the mode the remote had.
-    for (const w of writes) wantMode(w.path, w.entry.executable, w.create ? false : (remote.get(w.path)?.executable ?? false));
+    const uploaded = new Set<string>();
+    for (const s of writeSteps(writes.map((w) => w.entry))) {
+      steps.push(s);
+      if (s.op === 'upload') for (const f of s.files) uploaded.add(f.path);
+    }
+    // A new file lands 0644; writeMany overwrites in place and keeps the remote's mode; an
+    // upload replaces the file (temp file + rename on the node), so it lands 0644 too.
+    for (const w of writes) {
+      const landsPlain = w.create || uploaded.has(w.path);
+      wantMode(w.path, w.entry.executable, landsPlain ? false : (remote.get(w.path)?.executable ?? false));
+    }
   } else if (archived.length > 0) {
     const files = archived.map((c) => c.entry);
     steps.push({ op: 'archive', files, bytes: sumSizes(files) });

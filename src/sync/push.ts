@@ -4,12 +4,14 @@ import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../remote/api-types.js';
 import { applyRequestFor, isHealthy } from './apply.js';
 import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
+import { guardRemoteSymlinks, protectSkipped } from './guards.js';
 import { massDeleteGuard, planChanges } from './plan.js';
 import { reconcile } from './reconcile.js';
 import { readRemote, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';
-import type { Change, Conflict, Drift, Plan, Reconciliation, Snapshot } from './types.js';
+import { entriesEqual } from './snapshot.js';
+import type { Change, Conflict, Drift, Plan, Reconciliation, ReconcileOptions, Snapshot } from './types.js';
 
 export interface PushOptions {
   dryRun?: boolean;
@@ -20,6 +22,8 @@ export interface PushOptions {
   onProgress?: ProgressFn;
   /** Watch mode hands in its incrementally maintained local snapshot instead of a full scan. */
   local?: Snapshot;
+  /** With `local`: the paths its scan skipped (see ScanResult.skipped). */
+  skipped?: readonly string[];
 }
 
 export interface ChangeCounts {
@@ -61,39 +65,63 @@ export function changedPaths(changes: readonly Change[]): string[] {
   return changes.flatMap((c) => (c.kind === 'rename' ? [c.from, c.to] : [c.path]));
 }
 
+/** Did this change land, judged against a verified remote read? */
+function verified(c: Change, local: Snapshot, remote: Snapshot): boolean {
+  switch (c.kind) {
+    case 'delete':
+      return !remote.has(c.path);
+    case 'rename':
+      return !remote.has(c.from) && entriesEqual(local.get(c.to), remote.get(c.to));
+    default:
+      return entriesEqual(local.get(c.path), remote.get(c.path));
+  }
+}
+
+function mergeConflicts(a: Conflict[], b: Conflict[]): Conflict[] {
+  const byPath = new Map(a.map((c) => [c.path, c]));
+  for (const c of b) if (!byPath.has(c.path)) byPath.set(c.path, c);
+  return [...byPath.values()].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
 /**
  * One push: scan -> read remote -> reconcile -> guard -> plan -> execute -> verify ->
  * save base -> apply. The base is saved only from a fresh index taken after the
  * transfer, so a push killed at any instant leaves the old base, from which the next
- * push converges (a file that already landed then reads as L = R and is adopted).
+ * push converges (a file that already landed then reads as L = R and is adopted), and
+ * an apply-pending marker, so the next push applies even if nothing is left to send.
  */
 export async function push(session: Session, opts: PushOptions = {}): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, cache, store } = session;
-  const reconcileOpts = { force: opts.force ?? false, mirror: opts.mirror ?? false };
+  const reconcileOpts: ReconcileOptions = { force: opts.force ?? false, mirror: opts.mirror ?? false };
 
-  let local: Snapshot;
+  let scanned: Snapshot;
+  let skipped: readonly string[] = opts.skipped ?? [];
   const warnings: string[] = [];
   if (opts.local) {
-    local = opts.local;
+    scanned = opts.local;
   } else {
     opts.onProgress?.({ phase: 'scan', done: 0, total: 0 });
-    const scanned = await scanTree({ root: config.root, matcher, cache });
+    const scan = await scanTree({ root: config.root, matcher, cache });
     await cache.save();
-    local = scanned.snapshot;
-    warnings.push(...scanned.warnings);
+    scanned = scan.snapshot;
+    skipped = scan.skipped;
+    warnings.push(...scan.warnings);
   }
 
   const state = await store.load();
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
   let remote: RemoteRead = await readRemote(client, matcher, state.remote);
-  let rec: Reconciliation = reconcile(state.base, local, remote.snapshot, reconcileOpts);
+  let local = protectSkipped(scanned, state.base, remote.snapshot, skipped);
+  const merge = (): Reconciliation =>
+    guardRemoteSymlinks(reconcile(state.base, local, remote.snapshot, reconcileOpts), remote.symlinks, state.base);
+  let rec = merge();
   const firstRec = rec;
-  const firstPlan = planChanges(rec.changes, remote.snapshot);
+  let plan = planChanges(rec.changes, remote.snapshot);
 
   const tracked = state.base?.size ?? remote.snapshot.size;
   const guard = massDeleteGuard(rec.changes, tracked);
-  if (guard.refuse && !opts.allowMassDelete) {
+  if (guard.refuse && !opts.allowMassDelete && !opts.dryRun) {
     throw refusal(
       `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or pass --allow-mass-delete`,
     );
@@ -102,7 +130,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   const report: PushReport = {
     dryRun: opts.dryRun ?? false,
     changes: firstRec.changes,
-    plan: firstPlan,
+    plan,
     counts: noCounts(),
     conflicts: firstRec.conflicts,
     drift: firstRec.drift,
@@ -119,48 +147,73 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
     return report;
   }
 
-  let transferred = false;
-  if (remote.leftovers.length > 0) {
-    await client.files.delete(remote.leftovers);
-    transferred = true;
+  let applyPending = state.applyPending;
+  if (plan.steps.length > 0 && !applyPending) {
+    await store.setApplyPending(true);
+    applyPending = true;
   }
 
   // Execute, re-reading the remote and re-planning after an unknown outcome: the
   // three-way merge treats what already landed as L = R, so a re-plan never repeats it.
-  let plan = firstPlan;
-  for (let round = 0; round < MAX_PLAN_ROUNDS && plan.steps.length > 0; round++) {
+  const intended: Change[] = [];
+  let stale = false; // the remote changed since `remote` was read
+  for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
+    if (remote.leftovers.length > 0) {
+      await client.files.delete(remote.leftovers);
+      stale = true;
+    }
+    if (plan.steps.length === 0) break;
+    intended.push(...rec.changes);
     const result = await executePlan(plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
     addCounts(report.counts, result);
-    report.failures = result.failures;
-    transferred = true;
+    report.failures.push(...result.failures);
+    stale = true;
     if (!result.outcomeUnknown) break;
     remote = await readRemote(client, matcher, null);
-    rec = reconcile(state.base, local, remote.snapshot, reconcileOpts);
+    local = protectSkipped(scanned, state.base, remote.snapshot, skipped);
+    rec = merge();
     plan = planChanges(rec.changes, remote.snapshot);
-    transferred = false; // this read already serves as the verifying index
+    stale = false;
     if (round === MAX_PLAN_ROUNDS - 1 && plan.steps.length > 0) {
       report.failures.push({ path: '*', error: 'the deployment kept answering with unknown outcomes; run the push again' });
     }
   }
 
-  if (transferred) {
+  if (stale) {
     opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });
     remote = await readRemote(client, matcher, null);
-    rec = reconcile(state.base, local, remote.snapshot, reconcileOpts);
+    local = protectSkipped(scanned, state.base, remote.snapshot, skipped);
+    rec = merge();
   }
+  // End to end: every change we meant to make is checked against the verified remote.
+  const failed = new Set(report.failures.map((f) => f.path));
+  for (const c of intended) {
+    const p = c.kind === 'rename' ? c.to : c.path;
+    if (!failed.has(p) && !verified(c, local, remote.snapshot)) {
+      report.failures.push({ path: p, error: 'not as pushed on the deployment after the push (verification failed)' });
+      failed.add(p);
+    }
+  }
+  report.conflicts = mergeConflicts(firstRec.conflicts, rec.conflicts);
+
   // Whatever did not verify is still a pending change: its base entry stays as it was.
   const base = settleBase(state.base, rec);
-  await store.save({ base, remote: { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot } });
-  for (const pending of rec.changes) {
-    const p = pending.kind === 'rename' ? pending.to : pending.path;
-    if (!report.failures.some((f) => f.path === p)) report.failures.push({ path: p, error: 'not on the deployment after the push (verification failed)' });
-  }
+  // Our own archive left by a failed decompress: removed now, and the cache is not
+  // trusted (its digest covers the archive we just deleted).
+  const leftovers = remote.leftovers;
+  if (leftovers.length > 0) await client.files.delete(leftovers);
+  await store.save({
+    base,
+    remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
+  });
 
-  const landed = report.counts.written + report.counts.deleted + report.counts.moved + report.counts.chmod;
-  if (landed > 0 && !opts.noApply) {
+  // A half-applied change set is not restarted into: the failures are reported (exit 1)
+  // and the apply stays pending for the push that completes it.
+  if (applyPending && !opts.noApply && report.failures.length === 0) {
     opts.onProgress?.({ phase: 'apply', done: 0, total: 1 });
-    const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(firstRec.changes), config.applyWaitSeconds);
+    const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : firstRec.changes), config.applyWaitSeconds);
     const applied = await client.deployments.apply(req);
+    await store.setApplyPending(false);
     report.apply = applied;
     report.healthy = isHealthy(applied);
   }

@@ -73,6 +73,14 @@ export function reconcile(
       if (l) nextBase.set(path, toBaseEntry(l));
       continue;
     }
+    if (l && r && sameContent(l, r) && (!b || !sameContent(b, r) || l.executable !== b.executable)) {
+      // Same bytes, only the executable bit differs, and the remote's content change (if
+      // any) was ours: a write that landed without its chmod (a killed push, an upload
+      // that replaced the file). The bit is not content worth a conflict: local's wins.
+      // Only a remote that changed nothing but the bit is drift (handled below).
+      push();
+      continue;
+    }
     const localChanged = base === null || !entriesEqual(l, b);
     const remoteChanged = base === null ? r !== undefined : !entriesEqual(r, b);
     if (!remoteChanged) {

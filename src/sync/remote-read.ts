@@ -6,19 +6,24 @@ import type { IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
 import type { Entry, Snapshot } from './types.js';
 
-/** The remote tree R as of one files.index, plus what it cost. */
+/** The remote tree R as of one files.index. */
 export interface RemoteRead {
+  /** Regular files only. */
   snapshot: Snapshot;
+  /**
+   * Symlinks on the remote. A write to one, or below one, would go wherever the link
+   * points (another file, a folder of uploads): the engine never writes there.
+   */
+  symlinks: string[];
+  /**
+   * hostsync's own upload archives left behind by a push killed between upload and
+   * decompress. They are ours by name, so a push removes them; never in the snapshot.
+   */
+  leftovers: string[];
   digest: string;
   requestKey: string;
   /** True when the server said `unchanged` and the snapshot came from the cache. */
   fromCache: boolean;
-  /**
-   * hostsync's own upload archives left behind by a push killed between upload and
-   * decompress. They are ours by name, so the next push removes them; they are never
-   * part of the snapshot.
-   */
-  leftovers: string[];
 }
 
 /** Name of the transient archive a push uploads; see RemoteRead.leftovers. */
@@ -45,17 +50,16 @@ export function entryFromIndex(e: FileIndexEntry): Entry {
   };
 }
 
+/** Escapes a path for use as an anchored gitignore pattern. */
+const anchored = (rel: string): string => `/${rel.replace(/([\\*?[\]])/g, '\\$1')}/`;
+
 /**
  * Read R. With a cache whose request key matches, the stored digest is sent and an
  * unchanged remote costs exactly one request. A `truncated` answer is never taken as
  * the whole tree: it is completed directory by directory.
  * Ignored paths are dropped here too, whatever the server did: they are always protected.
  */
-export async function readRemote(
-  client: HostingClient,
-  matcher: IgnoreMatcher,
-  cache: RemoteCache | null,
-): Promise<RemoteRead> {
+export async function readRemote(client: HostingClient, matcher: IgnoreMatcher, cache: RemoteCache | null): Promise<RemoteRead> {
   const ignore = [...matcher.patterns];
   const requestKey = indexRequestKey(ignore);
   const useCache = cache !== null && cache.requestKey === requestKey;
@@ -65,53 +69,91 @@ export async function readRemote(
     ...(useCache ? { digest: cache.digest } : {}),
   });
   if (first.unchanged && useCache) {
-    return { snapshot: cache.snapshot, digest: cache.digest, requestKey, fromCache: true, leftovers: [] };
+    return { snapshot: cache.snapshot, symlinks: cache.symlinks, leftovers: cache.leftovers, digest: cache.digest, requestKey, fromCache: true };
   }
-  const snapshot: Snapshot = new Map();
-  const leftovers: string[] = [];
-  const add = (entries: FileIndexEntry[]): void => {
+  const tree = new RemoteTree(matcher);
+  tree.add(first.entries);
+  if (first.truncated) await completeTruncated(client, tree, ignore, '', first.entries);
+  return { ...tree.result(), digest: first.digest, requestKey, fromCache: false };
+}
+
+/** Accumulates index entries, sorting them into files, symlinks and our leftovers. */
+class RemoteTree {
+  private readonly files: Snapshot = new Map();
+  private readonly links = new Set<string>();
+  private readonly leftovers = new Set<string>();
+  constructor(private readonly matcher: IgnoreMatcher) {}
+
+  add(entries: FileIndexEntry[]): void {
     for (const raw of entries) {
-      if (raw.type !== 'file') continue;
-      const entry = entryFromIndex(raw);
-      if (entry.path === '' || matcher.ignores(entry.path, false)) continue;
-      if (LEFTOVER.test(entry.path)) {
-        leftovers.push(entry.path);
+      const rel = stripSlash(raw.path);
+      if (rel === '') continue;
+      if (raw.type === 'symlink') {
+        this.links.add(rel);
         continue;
       }
-      snapshot.set(entry.path, entry);
+      if (raw.type !== 'file' || this.matcher.ignores(rel, false)) continue;
+      if (LEFTOVER.test(rel)) this.leftovers.add(rel);
+      else this.files.set(rel, entryFromIndex(raw));
     }
-  };
-  add(first.entries);
-  if (first.truncated) await completeTruncated(client, matcher, ignore, '', first.entries, add);
-  return { snapshot, digest: first.digest, requestKey, fromCache: false, leftovers };
+  }
+
+  /** Forgets everything at or below `dir` (before a fresh index of it replaces it). */
+  forget(dir: string): void {
+    const prefix = `${dir}/`;
+    for (const set of [this.files, this.links, this.leftovers] as const) {
+      for (const key of set.keys()) if (key.startsWith(prefix)) set.delete(key);
+    }
+  }
+
+  matcherIgnores(rel: string, isDir: boolean): boolean {
+    return this.matcher.ignores(rel, isDir);
+  }
+
+  has(rel: string): boolean {
+    return this.files.has(rel) || this.links.has(rel);
+  }
+
+  result(): Pick<RemoteRead, 'snapshot' | 'symlinks' | 'leftovers'> {
+    return { snapshot: this.files, symlinks: [...this.links].sort(), leftovers: [...this.leftovers].sort() };
+  }
 }
 
 /**
- * A truncated index of `dir` is completed by listing `dir` and indexing each
- * subdirectory on its own (recursively, when those are truncated too). Files directly
- * in `dir` that the truncated answer did not carry are indexed one by one.
+ * A truncated index of `dir` is completed by listing `dir`, indexing each subdirectory
+ * on its own (recursively when those are truncated too), and indexing `dir` once more
+ * with every subdirectory excluded, for the files directly in it. A file still missing
+ * after that (a folder with more direct files than the cap) is indexed on its own.
  */
-async function completeTruncated(
-  client: HostingClient,
-  matcher: IgnoreMatcher,
-  ignore: string[],
-  dir: string,
-  partial: FileIndexEntry[],
-  add: (entries: FileIndexEntry[]) => void,
-): Promise<void> {
-  const seen = new Set(partial.filter((e) => e.type === 'file' && typeof e.hash === 'string').map((e) => stripSlash(e.path)));
+async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore: string[], dir: string, partial: FileIndexEntry[]): Promise<void> {
   const listing = await client.files.list(dir === '' ? '/' : dir);
+  const subdirs: string[] = [];
+  const files: string[] = [];
   for (const child of listing.entries) {
     const rel = dir === '' ? child.name : `${dir}/${child.name}`;
     const isDir = child.type === 'directory' || child.type === 'dir' || child.type === 'folder';
-    if (matcher.ignores(rel, isDir)) continue;
     if (isDir) {
-      const sub = await client.files.index({ path: rel, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
-      add(sub.entries);
-      if (sub.truncated) await completeTruncated(client, matcher, ignore, rel, sub.entries, add);
-    } else if (child.type === 'file' && !seen.has(rel)) {
-      const one = await client.files.index({ path: rel, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
-      add(one.entries);
-    }
+      if (!tree.matcherIgnores(rel, true)) subdirs.push(rel);
+    } else files.push(rel);
+  }
+  for (const sub of subdirs) {
+    const res = await client.files.index({ path: sub, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    tree.forget(sub);
+    tree.add(res.entries);
+    if (res.truncated) await completeTruncated(client, tree, ignore, sub, res.entries);
+  }
+  const known = new Set(partial.map((e) => stripSlash(e.path)));
+  if (files.every((f) => known.has(f) || tree.has(f))) return;
+  const direct = await client.files.index({
+    ...(dir === '' ? {} : { path: dir }),
+    ignore: [...ignore, ...subdirs.map(anchored)],
+    hashMaxBytes: INDEX_HASH_MAX_BYTES,
+  });
+  tree.add(direct.entries);
+  if (!direct.truncated) return;
+  for (const f of files) {
+    if (tree.has(f) || tree.matcherIgnores(f, false)) continue;
+    const one = await client.files.index({ path: f, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    tree.add(one.entries);
   }
 }

@@ -44,7 +44,8 @@ export type ConflictReason =
   | 'both-modified'      // L != B, R != B, L != R
   | 'first-push-differs' // no base, L and R both exist and differ
   | 'modify-delete'      // local modified, remote deleted
-  | 'delete-modify';     // local deleted, remote modified
+  | 'delete-modify'      // local deleted, remote modified
+  | 'remote-symlink';    // the remote path (or a folder above it) is a symlink: writing would follow it
 
 export interface Conflict {
   path: string;

@@ -51,12 +51,12 @@ const rows: Row[] = [
   { name: 'both added differently', base: [], local: [L('a', '2')], remote: [R('a', '3')], opts: none, changes: [], conflicts: ['a both-modified'], nextBase: [] },
   { name: 'local deleted, remote modified', base: [R('a', '1')], local: [], remote: [R('a', '3')], opts: none, changes: [], conflicts: ['a delete-modify'], nextBase: [R('a', '1')] },
   { name: 'local modified, remote deleted', base: [R('a', '1')], local: [L('a', '2')], remote: [], opts: none, changes: [], conflicts: ['a modify-delete'], nextBase: [R('a', '1')] },
-  { name: 'both changed the exec bit differently from content', base: [R('a', '1')], local: [L('a', '2', true)], remote: [R('a', '2')], opts: none, changes: [], conflicts: ['a both-modified'], nextBase: [R('a', '1')] },
+  { name: 'same new content on both sides, bit only local (a write landed, its chmod did not): chmod', base: [R('a', '1')], local: [L('a', '2', true)], remote: [R('a', '2')], opts: none, changes: ['chmod a +x'], nextBase: [R('a', '2', true)] },
   // ---- force: local wins ----
   { name: 'force: both modified', base: [R('a', '1')], local: [L('a', '2')], remote: [R('a', '3')], opts: force, changes: ['write a'], overridden: ['conflict a both-modified'], nextBase: [R('a', '2')] },
   { name: 'force: delete-modify deletes', base: [R('a', '1')], local: [], remote: [R('a', '3')], opts: force, changes: ['delete a'], overridden: ['conflict a delete-modify'], nextBase: [] },
   { name: 'force: modify-delete recreates', base: [R('a', '1')], local: [L('a', '2')], remote: [], opts: force, changes: ['write a (new)'], overridden: ['conflict a modify-delete'], nextBase: [R('a', '2')] },
-  { name: 'force: same content, only the exec bit differs: chmod', base: [R('a', '1')], local: [L('a', '2', true)], remote: [R('a', '2')], opts: force, changes: ['chmod a +x'], overridden: ['conflict a both-modified'], nextBase: [R('a', '2', true)] },
+  { name: 'force: same content, only the exec bit differs: chmod, nothing overridden', base: [R('a', '1')], local: [L('a', '2', true)], remote: [R('a', '2')], opts: force, changes: ['chmod a +x'], nextBase: [R('a', '2', true)] },
   { name: 'force: remote drift reverted', base: [R('a', '1')], local: [L('a', '1')], remote: [R('a', '2')], opts: force, changes: ['write a'], overridden: ['drift a modified'], nextBase: [R('a', '1')] },
   { name: 'force: remotely deleted file restored', base: [R('a', '1')], local: [L('a', '1')], remote: [], opts: force, changes: ['write a (new)'], overridden: ['drift a deleted'], nextBase: [R('a', '1')] },
   // ---- remote-only ----
@@ -67,9 +67,9 @@ const rows: Row[] = [
   // ---- first push (no base) ----
   { name: 'first push: equal adopted', base: null, local: [L('a', '1')], remote: [R('a', '1')], opts: none, changes: [], nextBase: [R('a', '1')] },
   { name: 'first push: differing is a conflict', base: null, local: [L('a', '1')], remote: [R('a', '2')], opts: none, changes: [], conflicts: ['a first-push-differs'], nextBase: [] },
-  { name: 'first push: exec bit alone differs is a conflict', base: null, local: [L('a', '1', true)], remote: [R('a', '1')], opts: none, changes: [], conflicts: ['a first-push-differs'], nextBase: [] },
+  { name: 'first push: exec bit alone differs: the bit follows local (content is not at risk)', base: null, local: [L('a', '1', true)], remote: [R('a', '1')], opts: none, changes: ['chmod a +x'], nextBase: [R('a', '1', true)] },
   { name: 'first push: force overwrites', base: null, local: [L('a', '1')], remote: [R('a', '2')], opts: force, changes: ['write a'], overridden: ['conflict a first-push-differs'], nextBase: [R('a', '1')] },
-  { name: 'first push: force fixes only the exec bit', base: null, local: [L('a', '1', true)], remote: [R('a', '1')], opts: force, changes: ['chmod a +x'], overridden: ['conflict a first-push-differs'], nextBase: [R('a', '1', true)] },
+  { name: 'first push: force fixes only the exec bit', base: null, local: [L('a', '1', true)], remote: [R('a', '1')], opts: force, changes: ['chmod a +x'], nextBase: [R('a', '1', true)] },
   { name: 'first push: local only is written', base: null, local: [L('a', '1')], remote: [], opts: none, changes: ['write a (new)'], nextBase: [R('a', '1')] },
   { name: 'first push: remote only is left', base: null, local: [], remote: [R('a', '1')], opts: force, changes: [], remoteOnly: ['a'], nextBase: [] },
   { name: 'first push: remote only, mirror deletes', base: null, local: [], remote: [R('a', '1')], opts: mirror, changes: ['delete a'], nextBase: [] },
