@@ -278,3 +278,30 @@ describe('kill -9 in the middle of a push', () => {
     }
   });
 });
+
+describe('a truncated files.index', () => {
+  it('is completed directory by directory, never taken as the whole tree', async () => {
+    const small = await startEmulator({ indexMaxEntries: 40 });
+    try {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 30; i++) files[`root${i}.txt`] = `r${i}\n`;
+      for (let d = 0; d < 6; d++) for (let i = 0; i < 25; i++) files[`dir${d}/sub/f${i}.txt`] = `${d}/${i}\n`;
+      await writeTree(work.dir, files);
+      // The files are already on the deployment: a first push must adopt all 180, which
+      // it can only do if it sees all of them (a truncated read would plan 140+ writes).
+      await writeTree(small.volume, files);
+      const env = { HOSTSYNC_API_KEY: small.apiKey, HOSTSYNC_BASE_URL: small.baseUrl, HOSTSYNC_DEPLOYMENT: small.deploymentId };
+      const res = await runCli(['push', '--no-apply', '--json', '--dir', work.dir], env);
+      const out = JSON.parse(res.stdout);
+      expect(res.code).toBe(0);
+      expect(out.changes).toEqual({ written: 0, deleted: 0, moved: 0, chmod: 0 });
+      expect(out.requests.byOperation['files.index']).toBeGreaterThan(1);
+      // Remove one deep file remotely: the completed read must notice it as drift.
+      await rm(path.join(small.volume, 'dir5/sub/f24.txt'));
+      const status = await runCli(['status', '--json', '--dir', work.dir], env);
+      expect(JSON.parse(status.stdout).drift).toEqual([{ path: 'dir5/sub/f24.txt', kind: 'deleted' }]);
+    } finally {
+      await small.close();
+    }
+  });
+});
