@@ -15,8 +15,12 @@ export const RATE_LIMIT_USER_REQUESTS = 300;
  */
 export const MAX_IN_FLIGHT = 4;
 
-/** files.writeMany caps all content in one call at 5 MB (hosting-api.md, Limits). */
-export const WRITE_MANY_MAX_BYTES = 5 * 1024 * 1024;
+/**
+ * files.writeMany caps all content in one call at "5 MB" (hosting-api.md, Limits). The
+ * emulator enforces the strictest reading, 5,000,000 bytes, so it never accepts a call
+ * the real service might refuse.
+ */
+export const WRITE_MANY_MAX_BYTES = 5_000_000;
 /**
  * We fill a writeMany batch only to this many bytes of content, so the JSON
  * framing (escaped quotes, backslashes, paths) can never push the body over the cap
@@ -74,10 +78,17 @@ export const WATCH_SHUTDOWN_GRACE_MS = 5_000;
 export const WATCH_STORM_PATHS = 5_000;
 /**
  * Native watcher: re-subscriptions in a row (each a crawl plus a full rescan) to repair
- * folders it does not watch, before it settles for what it has; only a tree that keeps
- * growing folders during every crawl reaches it.
+ * folders it does not watch, before it gives up and says so; each round misses only
+ * folders created within its crawl's own instant, so this is reached only by a tree that
+ * keeps growing folders without pause.
  */
-export const WATCH_NATIVE_MAX_ROUNDS = 5;
+export const WATCH_NATIVE_MAX_ROUNDS = 10;
+/**
+ * Native watcher: a folder found unwatched is looked at again after this long before the
+ * watcher is re-subscribed: its thread may simply not have read the folder's creation yet
+ * (it reads inotify at once; only delivery to JS waits 50 ms).
+ */
+export const WATCH_NATIVE_RECHECK_MS = 100;
 /**
  * `--watcher auto` picks chokidar below this many files (watch-then-read per folder, no
  * blind spots; ready in 0.7 s at 2.8k files) and the native watcher from here on, where

@@ -188,7 +188,8 @@ async function decompress(ctx: Ctx, dep: EmulatedDeployment): Promise<Decompress
   }
   const kind = archiveKindOf(abs);
   if (!kind) throw badRequest(`${file}: unsupported archive format; use .zip, .tar, .tar.gz or .tgz`, 'unsupported_archive');
-  const destDir = path.dirname(abs);
+  // Wings extracts into `root` (DecompressFile(ctx, dir, file)), not beside the archive.
+  const destDir = dep.volume.resolve('.', { base: root }).abs;
   try {
     if (kind === 'zip') await extractZip(dep, abs, destDir);
     else await extractTar(dep, abs, destDir);

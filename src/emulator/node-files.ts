@@ -43,7 +43,7 @@ const spent = (): ApiError => forbidden('upload URL already used or expired', 'u
 /** A part's file name as the node accepts it: a plain name, nothing that walks folders. */
 export function uploadName(name: string | undefined): string | null {
   if (!name || name.includes('/') || name.includes('\\') || name.includes('\0')) return null;
-  if (name === '.' || name === '..' || name.includes('..')) return null;
+  if (name === '.' || name === '..') return null;
   return name;
 }
 

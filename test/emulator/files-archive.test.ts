@@ -94,10 +94,14 @@ describe('files.decompress', () => {
     put('pt/dir/x.txt', 'x');
     await tar.c({ file: vol('pt/p.tar'), cwd: vol('pt') }, ['dir']);
     rmSync(vol('pt/dir'), { recursive: true });
-    const d = await call(t.emu, 'POST', '~/files/decompress', { body: { file: 'pt/p.tar' } });
+    const d = await call(t.emu, 'POST', '~/files/decompress', { body: { root: 'pt', file: 'p.tar' } });
     expect(d.json).toEqual({ ok: true, archiveRemoved: false });
     expect(readFileSync(vol('pt/dir/x.txt'), 'utf8')).toBe('x');
     expect(existsSync(vol('pt/p.tar'))).toBe(true);
+    // Like Wings, entries land in `root` (default the volume root), not beside the archive.
+    const r = await call(t.emu, 'POST', '~/files/decompress', { body: { file: 'pt/p.tar' } });
+    expect(r.status).toBe(200);
+    expect(readFileSync(vol('dir/x.txt'), 'utf8')).toBe('x');
   });
 
   it('extracts a zip: modes and mtimes kept, directory, symlink, zip-slip and absolute entries skipped', async () => {
@@ -144,12 +148,12 @@ describe('files.decompress', () => {
     await tar.c({ file: vol('ev/inner/out.tar'), cwd: stage }, ['out/x.txt']);
     rmSync(stage, { recursive: true, force: true });
 
-    const d = await call(t.emu, 'POST', '~/files/decompress', { body: { file: 'ev/inner/evil.tar' } });
+    const d = await call(t.emu, 'POST', '~/files/decompress', { body: { root: 'ev/inner', file: 'evil.tar' } });
     expect(d.status).toBe(200);
     expect(readFileSync(vol('ev/inner/ok.txt'), 'utf8')).toBe('fine');
     expect(existsSync(vol('ev/escape.txt'))).toBe(false);
     expect(existsSync(vol('ev/inner/lnk'))).toBe(false);
-    const o = await call(t.emu, 'POST', '~/files/decompress', { body: { file: 'ev/inner/out.tar' } });
+    const o = await call(t.emu, 'POST', '~/files/decompress', { body: { root: 'ev/inner', file: 'out.tar' } });
     expect(o.status).toBe(200);
     expect(existsSync(path.join(outside, 'x.txt'))).toBe(false);
     expect(lstatSync(vol('ev/inner/out')).isSymbolicLink()).toBe(true);

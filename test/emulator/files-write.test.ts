@@ -70,11 +70,15 @@ describe('files.writeMany', () => {
     ];
     const a = await call(t.emu, 'POST', '~/files/writeMany', { body: { files } });
     expect(a.status).toBe(413);
-    expect(a.json.error).toMatch(/5242880|5 ?MB/);
+    expect(a.json.error).toMatch(/5000000|5 ?MB/);
     expect(existsSync(vol('big'))).toBe(false);
-    // Exactly 5 MB is within the cap.
+    // Exactly 5 MB (5,000,000 bytes, the strict reading) is within the cap; one byte more is not.
+    const over = await call(t.emu, 'POST', '~/files/writeMany', {
+      body: { files: [{ path: 'big/over.txt', content: 'z'.repeat(5_000_001) }] },
+    });
+    expect(over.status).toBe(413);
     const ok = await call(t.emu, 'POST', '~/files/writeMany', {
-      body: { files: [{ path: 'big/exact.txt', content: 'z'.repeat(5 * 1024 * 1024) }] },
+      body: { files: [{ path: 'big/exact.txt', content: 'z'.repeat(5_000_000) }] },
     });
     expect(ok.status).toBe(200);
   });
