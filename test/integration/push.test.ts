@@ -2,12 +2,10 @@ import { cp, readdir, readFile, rm, writeFile, chmod, mkdir } from 'node:fs/prom
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { loadConfig } from '../../src/config/config.js';
-import { openSession } from '../../src/sync/session.js';
-import { push } from '../../src/sync/push.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { fileDigests, tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
+import { envFor, pushOnce } from '../helpers/push.js';
 
 /** Packages installed by npm ci: together a real-world tree with binaries and a >5 MB text file. */
 const REAL_WORLD_SOURCES = ['typescript', 'undici', 'pino', 'tar', 'vitest', 'chokidar', 'xxhash-wasm', 'ignore', 'commander', 'busboy', 'yauzl', 'picocolors', '@types/node'];
@@ -19,21 +17,8 @@ const ignoredLocally = (rel: string): boolean => rel === '.env' || rel === '.hos
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
 
-async function pushOnce(dir: string, opts: Parameters<typeof push>[1] = {}) {
-  const config = await loadConfig({
-    flags: { dir },
-    env: { HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId },
-  });
-  const session = await openSession(config);
-  try {
-    const report = await push(session, { noApply: true, ...opts });
-    return { report, stats: session.client.stats() };
-  } finally {
-    await session.close();
-  }
-}
 
-const cliEnv = () => ({ HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId });
+const cliEnv = () => envFor(emu);
 
 async function clearVolume(): Promise<void> {
   for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
@@ -67,7 +52,7 @@ describe('push of a real-world tree', () => {
     expect(Math.max(...sizes)).toBeGreaterThan(5 * 1024 * 1024);
     expect([...local.keys()].some((p) => p.endsWith('.wasm'))).toBe(true);
 
-    const first = await pushOnce(work.dir);
+    const first = await pushOnce(emu, work.dir);
     expect(first.report.failures).toEqual([]);
     expect(first.report.conflicts).toEqual([]);
     const remote = await fileDigests(emu.volume);
@@ -75,14 +60,14 @@ describe('push of a real-world tree', () => {
     expect(remote.has('.env')).toBe(false);
 
     emu.resetStats();
-    const noop = await pushOnce(work.dir);
+    const noop = await pushOnce(emu, work.dir);
     expect(noop.report.changes).toEqual([]);
     expect(noop.stats.total).toBe(1);
     expect(emu.stats().requests.total).toBe(1);
 
     await writeFile(path.join(work.dir, 'vendor-copy/pino/README.md'), '# edited\n');
     emu.resetStats();
-    const edit = await pushOnce(work.dir);
+    const edit = await pushOnce(emu, work.dir);
     expect(edit.report.counts.written).toBe(1);
     expect(edit.stats.total).toBeLessThanOrEqual(3);
     expect(await readFile(path.join(emu.volume, 'vendor-copy/pino/README.md'), 'utf8')).toBe('# edited\n');
@@ -116,11 +101,11 @@ describe('safety', () => {
   it('leaves remote-only files alone; --mirror deletes them but never ignored ones', async () => {
     await writeTree(work.dir, { 'app.js': 'x\n', '.syncignore': 'data/\n' });
     await writeTree(emu.volume, { 'uploads/photo.bin': Buffer.from([1, 2, 3]), 'data/db.sqlite': 'db', 'server.log': 'log' });
-    const pushed = await pushOnce(work.dir);
+    const pushed = await pushOnce(emu, work.dir);
     expect(pushed.report.remoteOnly.sort()).toEqual(['server.log', 'uploads/photo.bin']);
     expect((await fileDigests(emu.volume)).has('uploads/photo.bin')).toBe(true);
 
-    const mirrored = await pushOnce(work.dir, { mirror: true });
+    const mirrored = await pushOnce(emu, work.dir, { mirror: true });
     expect(mirrored.report.counts.deleted).toBe(2);
     const after = await fileDigests(emu.volume);
     expect(after.has('uploads/photo.bin')).toBe(false);

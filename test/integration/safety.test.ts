@@ -2,31 +2,16 @@ import { chmod, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { loadConfig } from '../../src/config/config.js';
-import { openSession } from '../../src/sync/session.js';
-import { push } from '../../src/sync/push.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
+import { envFor, pushOnce } from '../helpers/push.js';
 
 /** Regressions for what review found: each test fails on the code before its fix. */
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
 let vol: { dir: string; cleanup: () => Promise<void> };
 
-async function pushOnce(opts: Parameters<typeof push>[1] = {}) {
-  const config = await loadConfig({
-    flags: { dir: work.dir },
-    env: { HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId },
-  });
-  const session = await openSession(config);
-  try {
-    const report = await push(session, { noApply: true, ...opts });
-    return { report, stats: session.client.stats() };
-  } finally {
-    await session.close();
-  }
-}
-const cliEnv = () => ({ HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId });
+const cliEnv = () => envFor(emu);
 
 beforeAll(async () => {
   vol = await tempDir('hostsync-emu-');
@@ -52,7 +37,7 @@ describe('remote symlinks', () => {
     await symlink('uploads', path.join(emu.volume, 'static'));
     await writeTree(work.dir, { 'cfg.txt': 'local cfg\n', 'static/logo.txt': 'local logo\n', 'app.js': 'ok\n' });
 
-    const { report } = await pushOnce({ force: true });
+    const { report } = await pushOnce(emu, work.dir, { force: true });
     expect(report.conflicts.map((c) => `${c.path} ${c.reason}`).sort()).toEqual(['cfg.txt remote-symlink', 'static/logo.txt remote-symlink']);
     expect(await readFile(path.join(emu.volume, 'secret.txt'), 'utf8')).toBe('remote secret\n');
     expect(await readFile(path.join(emu.volume, 'uploads/logo.txt'), 'utf8')).toBe('user upload\n');
@@ -63,10 +48,10 @@ describe('remote symlinks', () => {
 describe('local paths the scan skips', () => {
   it('a pushed file replaced locally by a symlink is not deleted on the deployment', async () => {
     await writeTree(work.dir, { 'config.js': 'module.exports = 1\n', 'shared/config.js': 'x\n' });
-    await pushOnce();
+    await pushOnce(emu, work.dir);
     await rm(path.join(work.dir, 'config.js'));
     await symlink('shared/config.js', path.join(work.dir, 'config.js'));
-    const { report } = await pushOnce();
+    const { report } = await pushOnce(emu, work.dir);
     expect(report.changes).toEqual([]);
     expect(report.warnings.some((w) => w.includes('config.js'))).toBe(true);
     expect(await readFile(path.join(emu.volume, 'config.js'), 'utf8')).toBe('module.exports = 1\n');
@@ -78,13 +63,13 @@ describe('executable bits', () => {
     const bin = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff]);
     await writeTree(work.dir, { 'bin/tool': bin });
     await chmod(path.join(work.dir, 'bin/tool'), 0o755);
-    await pushOnce();
+    await pushOnce(emu, work.dir);
     await writeTree(work.dir, { 'bin/tool': Buffer.concat([bin, Buffer.from([0xfe])]) });
     await chmod(path.join(work.dir, 'bin/tool'), 0o755);
-    const edit = await pushOnce();
+    const edit = await pushOnce(emu, work.dir);
     expect(edit.report.failures).toEqual([]);
     expect((await stat(path.join(emu.volume, 'bin/tool'))).mode & 0o111).not.toBe(0);
-    const next = await pushOnce();
+    const next = await pushOnce(emu, work.dir);
     expect(next.report.conflicts).toEqual([]);
     expect(next.stats.total).toBe(1);
   });
@@ -94,7 +79,7 @@ describe('a file blocked by a remote folder', () => {
   it('is reported, and the other files of its batch still land', async () => {
     await writeTree(emu.volume, { 'd/remote-only.txt': 'theirs\n' });
     await writeTree(work.dir, { d: 'file where a folder is\n', 'e0.txt': '0\n', 'e1.txt': '1\n', 'e2.txt': '2\n' });
-    const { report } = await pushOnce();
+    const { report } = await pushOnce(emu, work.dir);
     expect(report.failures.map((f) => f.path)).toEqual(['d']);
     for (const n of ['e0', 'e1', 'e2']) expect(await readFile(path.join(emu.volume, `${n}.txt`), 'utf8')).toBe(`${n.slice(1)}\n`);
     expect(await readFile(path.join(emu.volume, 'd/remote-only.txt'), 'utf8')).toBe('theirs\n');
