@@ -77,18 +77,16 @@ export const WATCH_SHUTDOWN_GRACE_MS = 5_000;
  */
 export const WATCH_STORM_PATHS = 5_000;
 /**
- * Native watcher: re-subscriptions in a row (each a crawl plus a full rescan) to repair
- * folders it does not watch, before it gives up and says so; each round misses only
- * folders created within its crawl's own instant, so this is reached only by a tree that
- * keeps growing folders without pause.
+ * Native watcher: re-subscriptions in a row (each a crawl plus a full rescan) to cover new
+ * nested folders, before it gives up and says so; a round is repeated only for folders
+ * born during its own crawl, so only a tree growing folders without pause reaches it.
  */
 export const WATCH_NATIVE_MAX_ROUNDS = 10;
 /**
- * Native watcher: a folder found unwatched is looked at again after this long before the
- * watcher is re-subscribed: its thread may simply not have read the folder's creation yet
- * (it reads inotify at once; only delivery to JS waits 50 ms).
+ * File system timestamps come from a coarse kernel clock (one tick, up to 10 ms, behind the
+ * real time), so "born at or after T" is tested against T minus this slack.
  */
-export const WATCH_NATIVE_RECHECK_MS = 100;
+export const FS_TIMESTAMP_SLACK_MS = 20;
 /**
  * `--watcher auto` picks chokidar below this many files (watch-then-read per folder, no
  * blind spots; ready in 0.7 s at 2.8k files) and the native watcher from here on, where
@@ -239,8 +237,17 @@ export const REQUEST_COST_BYTES = 1024 * 1024;
 export const RATE_WINDOW_MARGIN_MS = 50;
 /** 429s tolerated for one call before it fails: a server that never lets up must still end the run. */
 export const RATE_LIMIT_MAX_RETRIES = 20;
-/** Pause after a 429 that carries no readable Retry-After. */
+/**
+ * Pause after a 429 whose Retry-After is missing, unreadable, 0 or a date already past:
+ * repeating at once would only meet another 429 (and spend the budget of whoever shares the key).
+ */
 export const RETRY_AFTER_FALLBACK_MS = 1_000;
+/**
+ * A 429 asking to wait more than this many windows fails at once: our pacing never needs
+ * more than one window to recover, so a longer wait means someone else is spending the key
+ * (or the service throttles it), and silently sleeping that long would look like a hang.
+ */
+export const RETRY_AFTER_MAX_WINDOWS = 2;
 /** Connect timeout for the API and node hosts: a host that does not answer in this long is down. */
 export const CONNECT_TIMEOUT_MS = 15_000;
 /**

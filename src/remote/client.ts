@@ -22,6 +22,7 @@ import {
   RATE_WINDOW_MARGIN_MS,
   REQUEST_TIMEOUT_MS,
   RETRY_AFTER_FALLBACK_MS,
+  RETRY_AFTER_MAX_WINDOWS,
   RETRY_BASE_DELAY_MS,
   RETRY_MAX_ATTEMPTS,
   RETRY_MAX_DELAY_MS,
@@ -54,10 +55,10 @@ import type {
   WriteManyResult,
   WriteResult,
 } from './api-types.js';
-import { ApiError, OutcomeUnknownError, errorFromResponse } from './errors.js';
+import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
-import { SlidingWindow, parseRetryAfter, type Slot } from './ratelimit.js';
+import { SlidingWindow, retryAfterDelay, type Slot } from './ratelimit.js';
 import { Redactor, redactingLogger } from './redact.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 import { StatsCounter, type ClientStats } from './stats.js';
@@ -108,6 +109,14 @@ interface CallInit {
 
 const USER_AGENT = 'hostsync/0.1 (+undici)';
 
+/** What an HTTP header value may hold (visible ASCII); undici refuses anything else, so the key is checked up front. */
+const KEY_CHARS = /^[\x21-\x7e]+$/;
+
+/** One attempt's answer, with the wait a 429 asked for. */
+interface Answer extends TransportResponse {
+  retryAfterMs?: number;
+}
+
 export class HostingClient {
   readonly files: {
     index(req: IndexRequest): Promise<IndexResult>;
@@ -151,10 +160,16 @@ export class HostingClient {
   private readonly counters = new StatsCounter();
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  /** A 429 asking for a longer wait than this fails at once instead. */
+  private readonly maxRetryAfterMs: number;
+  /** Aborted by destroy(): cancels requests on the wire, retry waits and queued work. */
+  private readonly abort = new AbortController();
   private closed = false;
 
   constructor(opts: ClientOptions) {
     if (!opts.apiKey) throw new Error('hosting client: no API key (set HOSTSYNC_API_KEY)');
+    // Never echo the key: the message must be safe to print and log.
+    if (!KEY_CHARS.test(opts.apiKey)) throw new Error('HOSTSYNC_API_KEY has characters a key cannot contain: paste the key alone');
     if (!opts.deploymentId) throw new Error('hosting client: no deployment id');
     let base: URL;
     try {
@@ -176,6 +191,7 @@ export class HostingClient {
     };
     const maxInFlight = opts.maxInFlight ?? MAX_IN_FLIGHT;
     const rate = opts.rateLimit ?? { requests: RATE_LIMIT_REQUESTS, windowMs: RATE_LIMIT_WINDOW_MS };
+    this.maxRetryAfterMs = RETRY_AFTER_MAX_WINDOWS * rate.windowMs;
     const window = new SlidingWindow({ limit: rate.requests, windowMs: rate.windowMs, marginMs: RATE_WINDOW_MARGIN_MS });
     this.queue = new RequestQueue(window, maxInFlight, () => performance.now());
     const logger = opts.logger ? redactingLogger(opts.logger) : pino({ level: 'silent' });
@@ -245,12 +261,30 @@ export class HostingClient {
     this.queue.resetCounters();
   }
 
-  /** Refuses new work, lets running requests finish, then closes the connections. */
-  async close(): Promise<void> {
+  /**
+   * Refuses new work, lets running requests finish, then closes the connections.
+   * `force: true` is destroy(). A graceful close still waiting can be cut short by destroy().
+   */
+  async close(opts: { force?: boolean } = {}): Promise<void> {
+    if (opts.force) return this.destroy();
     if (this.closed) return;
     this.closed = true;
     this.queue.close();
     await this.transport.close();
+  }
+
+  /**
+   * Shuts down now (SIGINT): every pending call rejects with an ApiError of code
+   * ECANCELLED ("cancelled: hostsync is shutting down"). Calls not on the wire (queued,
+   * waiting out a backoff or a 429 pause) are plain cancellations; a call not safe to
+   * repeat whose request was already sent rejects as OutcomeUnknownError (it may have
+   * taken effect). Connections are dropped. Idempotent; later calls are refused the same way.
+   */
+  async destroy(): Promise<void> {
+    this.closed = true;
+    if (!this.abort.signal.aborted) this.abort.abort(cancelledError('client'));
+    this.queue.close((operation) => cancelledError(operation));
+    await this.transport.destroy();
   }
 
   // ---- the one path every call takes ----
@@ -264,7 +298,7 @@ export class HostingClient {
         init.singleAttempt ? { ...this.policy, maxAttempts: 1, max429Retries: 0 } : this.policy,
         async (n, isRepeat) => {
           const res = await this.queue.schedule(
-            { rateLimited: o.rateLimited, run: (slot) => this.attempt(o, url, init, idempotent, n, slot) },
+            { operation: o.name, rateLimited: o.rateLimited, run: (slot) => this.attempt(o, url, init, idempotent, n, slot) },
             { front: isRepeat },
           );
           const ok = res.status >= 200 && res.status < 300;
@@ -274,11 +308,16 @@ export class HostingClient {
               operation: o.name, status: res.status, serverMessage: '', retryable: false, host,
             });
           }
+          if (res.retryAfterMs !== undefined && res.retryAfterMs > this.maxRetryAfterMs) {
+            throw rateLimitTooLongError(o.name, res.retryAfterMs, Date.now(), host);
+          }
           throw errorFromResponse(o, res.status, res.body, {
             host, deploymentId: this.deploymentId, redactor: this.redactor, idempotent,
+            // An API call's wait is the queue's pause; a node transfer waits on its own.
+            ...(o.rateLimited ? {} : { retryAfterMs: res.retryAfterMs }),
           });
         },
-        { onRetry: () => this.counters.retried() },
+        this.retryHooks(o.name),
       );
     } catch (e) {
       if (e instanceof OutcomeUnknownError) this.counters.unknownOutcome();
@@ -286,10 +325,18 @@ export class HostingClient {
     }
   }
 
+  private retryHooks(operation: string) {
+    return {
+      onRetry: () => this.counters.retried(),
+      signal: this.abort.signal,
+      cancelled: () => cancelledError(operation),
+    };
+  }
+
   /** One attempt, run by the queue once it holds a slot: send, then feed the answer back into pacing. */
   private async attempt(
     o: Operation, url: URL, init: CallInit, idempotent: boolean, n: number, slot: Slot | undefined,
-  ): Promise<TransportResponse> {
+  ): Promise<Answer> {
     const body = init.body ? await init.body() : undefined;
     this.counters.sent(o.name, o.rateLimited);
     const res = await this.transport.send({
@@ -303,6 +350,7 @@ export class HostingClient {
       auth: init.url === undefined,
       timeoutMs: this.timeoutMs + (init.extraTimeoutMs ?? 0),
       attempt: n,
+      signal: this.abort.signal,
     });
     const now = performance.now();
     const remaining = header(res.headers['x-ratelimit-remaining']);
@@ -313,7 +361,11 @@ export class HostingClient {
     }
     if (res.status === 429) {
       this.counters.limited();
-      this.queue.pause(parseRetryAfter(res.headers['retry-after'], Date.now()) ?? RETRY_AFTER_FALLBACK_MS);
+      const retryAfterMs = retryAfterDelay(res.headers, Date.now(), RETRY_AFTER_FALLBACK_MS);
+      // Paused here, before this job's slot is released, so nothing queued slips out first.
+      // A signed node URL's 429 is not the API's budget: API calls carry on meanwhile.
+      if (o.rateLimited && retryAfterMs <= this.maxRetryAfterMs) this.queue.pause(retryAfterMs);
+      return { ...res, retryAfterMs };
     }
     return res;
   }
@@ -350,16 +402,23 @@ export class HostingClient {
   ): Promise<{ path: string; bytes: number }> {
     const target = await this.files.uploadUrl(remoteDir);
     let archive: ArchiveStream | undefined;
-    await this.call<unknown>(OPERATIONS.filesUpload, {
-      url: this.signedUrl(target.url, 'upload URL'),
-      body: () => {
-        archive?.stream.destroy();
-        archive = tarGzStream(localRoot, relPaths);
-        return streamForm(target.field || 'files', archiveName, archive.stream, 'application/gzip');
-      },
-      bytesOut: () => archive?.bytes() ?? 0,
-      anyBody: true,
-    });
+    try {
+      await this.call<unknown>(OPERATIONS.filesUpload, {
+        url: this.signedUrl(target.url, 'upload URL'),
+        body: () => {
+          // A repeat (after a 429) starts a fresh archive; the old one must close its files.
+          archive?.destroy();
+          archive = tarGzStream(localRoot, relPaths);
+          return streamForm(target.field || 'files', archiveName, archive.stream, 'application/gzip');
+        },
+        bytesOut: () => archive?.bytes() ?? 0,
+        anyBody: true,
+      });
+    } catch (e) {
+      // A dead upload leaves tar paused on back-pressure with source files open.
+      archive?.destroy();
+      throw e;
+    }
     const dir = remoteDir.replace(/^\/+|\/+$/g, '');
     return { path: dir ? posix.join(dir, archiveName) : archiveName, bytes: archive?.bytes() ?? 0 };
   }
@@ -367,7 +426,8 @@ export class HostingClient {
   /**
    * downloadUrl + one streamed GET into a temp file beside the target, renamed into
    * place only when complete. The signed URL is single-use, so a failed transfer is
-   * retried with a fresh URL rather than the spent one.
+   * retried with a fresh URL rather than the spent one. Retries happen at this level
+   * only: each round is one downloadUrl attempt and one GET attempt.
    */
   private async download(path: string, toLocalPath: string): Promise<void> {
     const tmp = `${toLocalPath}.hostsync-${randomBytes(4).toString('hex')}.part`;
@@ -375,7 +435,7 @@ export class HostingClient {
       await withRetry(
         this.policy,
         async () => {
-          const signed = await this.files.downloadUrl(path);
+          const signed = await this.call<SignedUrl>(OPERATIONS.filesDownloadUrl, { query: { path }, singleAttempt: true });
           const sink = createWriteStream(tmp);
           try {
             await this.call<unknown>(OPERATIONS.filesDownload, {
@@ -388,7 +448,7 @@ export class HostingClient {
             sink.destroy();
           }
         },
-        { onRetry: () => this.counters.retried() },
+        this.retryHooks(OPERATIONS.filesDownload.name),
       );
       await rename(tmp, toLocalPath);
     } catch (e) {

@@ -23,6 +23,11 @@ export interface ApiErrorInit {
   /** host:port the request went to (never a full signed URL: its token is a credential). */
   host?: string | undefined;
   cause?: unknown;
+  /**
+   * Wait this long before repeating: a 429 whose wait the API queue did not absorb
+   * (signed node URLs spend no API budget, so their 429 must not pause API calls).
+   */
+  retryAfterMs?: number | undefined;
 }
 
 export class ApiError extends Error {
@@ -35,6 +40,7 @@ export class ApiError extends Error {
   /** The server's error code, or for network errors the system/undici code (ECONNREFUSED...). */
   readonly code: string | undefined;
   readonly host: string | undefined;
+  readonly retryAfterMs: number | undefined;
 
   constructor(message: string, init: ApiErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -45,6 +51,17 @@ export class ApiError extends Error {
     this.retryable = init.retryable;
     this.code = init.code;
     this.host = init.host;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  /** The same failure with `note` appended to its message (e.g. how many attempts were made). */
+  withNote(note: string): ApiError {
+    const init: ApiErrorInit = {
+      operation: this.operation, status: this.status, serverMessage: this.serverMessage, retryable: this.retryable,
+      code: this.code, host: this.host, cause: this.cause, retryAfterMs: this.retryAfterMs,
+    };
+    const text = `${this.message.replace(/\.?$/, '.')} ${note}`;
+    return this instanceof OutcomeUnknownError ? new OutcomeUnknownError(text, init) : new ApiError(text, init);
   }
 }
 
@@ -61,18 +78,85 @@ export class OutcomeUnknownError extends ApiError {
   }
 }
 
+/** The code of every error caused by HostingClient.destroy(). */
+export const CANCELLED_CODE = 'ECANCELLED';
+const CANCELLED_TEXT = 'cancelled: hostsync is shutting down';
+
+/**
+ * The error for a call cut short by HostingClient.destroy(). `sent`: the request was on
+ * the wire, so a call that is not safe to repeat may or may not have taken effect.
+ */
+export function cancelledError(operation: string, opts: { sent?: boolean; idempotent?: boolean; host?: string } = {}): ApiError {
+  const init = { operation, status: 0, serverMessage: CANCELLED_TEXT, code: CANCELLED_CODE, host: opts.host };
+  if (opts.sent && opts.idempotent === false) {
+    return new OutcomeUnknownError(
+      `${operation}: ${CANCELLED_TEXT}; the request was already sent and may or may not have taken effect. ` +
+        'Re-read the remote before retrying.',
+      init,
+    );
+  }
+  return new ApiError(`${operation}: ${CANCELLED_TEXT}.`, { ...init, retryable: false });
+}
+
+/**
+ * A 429 whose Retry-After is far beyond the window: not our pacing's fault (another
+ * tool is spending the key, or the service is throttling it). Waiting silently for an
+ * hour looks like a hang, so the call fails at once and says when to come back.
+ */
+export function rateLimitTooLongError(operation: string, waitMs: number, wallNowMs: number, host?: string): ApiError {
+  const seconds = Math.ceil(waitMs / 1000);
+  const at = new Date(wallNowMs + waitMs);
+  // Round up to the next whole minute: "after HH:MM" must not be a minute too early.
+  if (at.getSeconds() > 0 || at.getMilliseconds() > 0) at.setSeconds(60, 0);
+  const hhmm = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+  return new ApiError(
+    `${operation}: rate limited by the service for ${seconds} s (another tool using this key?); try again after ${hhmm}.`,
+    { operation, status: 429, serverMessage: `Retry-After ${seconds} s`, retryable: false, code: 'rate_limited_long', host },
+  );
+}
+
+/** Longest server text quoted in a message: enough for a sentence, not for a page. */
+const SERVER_TEXT_MAX_CHARS = 200;
+
+/**
+ * Server text made fit for a one-line message: an HTML error page (a proxy's 502) loses
+ * its markup, whitespace runs become one space, and it is cut to SERVER_TEXT_MAX_CHARS.
+ */
+export function tidyServerText(text: string): string {
+  let t = text;
+  if (/<[a-z!/][^>]*>/i.test(t)) {
+    t = t
+      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+      .replace(/<!--[\s\S]*?-->/g, ' ')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&nbsp;/gi, ' ')
+      .replace(/&lt;/gi, '<')
+      .replace(/&gt;/gi, '>')
+      .replace(/&quot;/gi, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/gi, '&');
+  }
+  t = t.replace(/\s+/g, ' ').trim();
+  return t.length > SERVER_TEXT_MAX_CHARS ? `${t.slice(0, SERVER_TEXT_MAX_CHARS - 1).trimEnd()}…` : t;
+}
+
 /**
  * The server's message from an error body, whatever its shape: `{error}`,
  * `{message}`, `{errors:[{detail}]}`, `{error:{message}}`, or plain text.
  */
 export function parseServerMessage(body: unknown): { message: string; code: string | undefined } {
-  if (typeof body === 'string') return { message: body.trim().slice(0, 500), code: undefined };
+  const found = rawServerMessage(body);
+  return { message: tidyServerText(found.message), code: found.code };
+}
+
+function rawServerMessage(body: unknown): { message: string; code: string | undefined } {
+  if (typeof body === 'string') return { message: body, code: undefined };
   if (body === null || typeof body !== 'object') return { message: '', code: undefined };
   const o = body as Record<string, unknown>;
   const code = typeof o.code === 'string' ? o.code : undefined;
   if (typeof o.error === 'string' && o.error) return { message: o.error, code };
   if (o.error && typeof o.error === 'object') {
-    const inner = parseServerMessage(o.error);
+    const inner = rawServerMessage(o.error);
     if (inner.message) return { message: inner.message, code: code ?? inner.code };
   }
   if (typeof o.message === 'string' && o.message) return { message: o.message, code };
@@ -92,7 +176,7 @@ export function errorFromResponse(
   op: Operation,
   status: number,
   body: unknown,
-  ctx: { host: string; deploymentId: string; redactor: Redactor; idempotent: boolean },
+  ctx: { host: string; deploymentId: string; redactor: Redactor; idempotent: boolean; retryAfterMs?: number | undefined },
 ): ApiError {
   const parsed = parseServerMessage(body);
   const serverMessage = ctx.redactor.text(parsed.message);
@@ -114,7 +198,10 @@ export function errorFromResponse(
     );
   }
   if (status === 429) {
-    return new ApiError(`${op.name}: still rate limited (429) after repeated waits.${said}`, { ...init, retryable: true });
+    // Whether waits came before is for the retry layer to add (withRetry notes them).
+    return new ApiError(`${op.name}: rate limited by the service (429).${said}`, {
+      ...init, retryable: true, retryAfterMs: ctx.retryAfterMs,
+    });
   }
   if (status >= 500) {
     if (!ctx.idempotent) {
@@ -129,17 +216,28 @@ export function errorFromResponse(
   return new ApiError(`${op.name}: request refused (${status}).${said}`, { ...init, retryable: false });
 }
 
-/** Error codes raised before a single request byte can have reached the server: safe to retry anything. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+/**
+ * Error codes that only a connection attempt can raise (DNS, connect): no request byte
+ * can have reached the server, so repeating anything is safe.
+ */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+/**
+ * Routing errors that mean "never sent" only when connect(2) raised them: on a kept-alive
+ * socket the same codes come from a write after the request left (a route vanished).
+ */
+const NOT_SENT_IF_CONNECTING = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
-/** Causes that repeat identically on retry (bad certificate, bad hostname): not worth retrying. */
+/**
+ * Causes that repeat identically on retry (bad certificate, bad hostname, a header
+ * undici refuses to send): not worth retrying.
+ */
 const PERMANENT_CODES = new Set([
   'ENOTFOUND', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UND_ERR_INVALID_ARG',
 ]);
+
+/** Causes that point at the configured address rather than at the network. */
+const CHECK_BASE_URL_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND']);
 
 const CODE_WORDS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -157,6 +255,7 @@ const CODE_WORDS: Record<string, string> = {
   UND_ERR_ABORTED: 'request aborted',
   UND_ERR_CLOSED: 'client closed',
   UND_ERR_DESTROYED: 'client destroyed',
+  UND_ERR_INVALID_ARG: 'the request could not be built (invalid argument)',
   ELOCALCHANGED: 'a local file changed while it was being sent',
 };
 
@@ -165,25 +264,35 @@ const LOCAL_READ_CODES = new Set(['ENOENT', 'EACCES', 'EISDIR', 'EMFILE', 'EPERM
 
 /** The innermost meaningful code of a low-level error (undici wraps system errors in `cause`). */
 export function causeCode(err: unknown): string {
+  return causeOf(err).code;
+}
+
+/** causeCode, with the syscall of the error that carried that code (connect, write, read...). */
+function causeOf(err: unknown): { code: string; syscall: string | undefined } {
   let e: unknown = err;
   let best = '';
+  let syscall: string | undefined;
   for (let depth = 0; depth < 5 && e && typeof e === 'object'; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') {
       // Prefer a system code (ECONNRESET) over undici's wrapper (UND_ERR_SOCKET).
-      if (!best || (best.startsWith('UND_ERR') && !code.startsWith('UND_ERR'))) best = code;
+      if (!best || (best.startsWith('UND_ERR') && !code.startsWith('UND_ERR'))) {
+        best = code;
+        const sc = (e as { syscall?: unknown }).syscall;
+        syscall = typeof sc === 'string' ? sc : undefined;
+      }
     }
     e = (e as { cause?: unknown }).cause;
   }
   if (!best && err instanceof Error && err.name === 'NotReadableError') best = 'ELOCALCHANGED';
   if (!best && err instanceof Error && err.name === 'AbortError') best = 'UND_ERR_ABORTED';
   if (!best && err instanceof Error && err.name === 'TimeoutError') best = 'ETIMEDOUT';
-  return best || 'EUNKNOWN';
+  return { code: best || 'EUNKNOWN', syscall };
 }
 
-/** True when the request certainly never reached the server. */
-export function neverSent(code: string): boolean {
-  return NOT_SENT_CODES.has(code);
+/** True when the request certainly never reached the server. `syscall`: of the error that carried `code`. */
+export function neverSent(code: string, syscall?: string): boolean {
+  return NOT_SENT_CODES.has(code) || (NOT_SENT_IF_CONNECTING.has(code) && syscall === 'connect');
 }
 
 /**
@@ -195,7 +304,7 @@ export function networkError(
   cause: unknown,
   ctx: { host: string; redactor: Redactor; idempotent: boolean },
 ): ApiError {
-  const code = causeCode(cause);
+  const { code, syscall } = causeOf(cause);
   const what = CODE_WORDS[code] ?? ctx.redactor.text(cause instanceof Error ? cause.message : String(cause));
   const serverMessage = `${what} (${code})`;
   const init = { operation: op.name, status: 0, serverMessage, code, host: ctx.host };
@@ -206,8 +315,10 @@ export function networkError(
     }
     return new ApiError(text, { ...init, retryable: false });
   }
-  if (neverSent(code)) {
-    return new ApiError(`${op.name}: could not reach ${ctx.host}: ${serverMessage}.`, {
+  if (neverSent(code, syscall)) {
+    // Signed node URLs come from the server; only API calls go where HOSTSYNC_BASE_URL says.
+    const hint = op.rateLimited && CHECK_BASE_URL_CODES.has(code) ? ' Is the service up, and is HOSTSYNC_BASE_URL right?' : '';
+    return new ApiError(`${op.name}: could not reach ${ctx.host}: ${serverMessage}.${hint}`, {
       ...init,
       retryable: !PERMANENT_CODES.has(code),
     });

@@ -2,9 +2,14 @@
  * The one queue every request of a client goes through.
  *
  * Invariants:
- * - Requests start in the order they were scheduled (FIFO); a retry is put at the
- *   front, so it keeps its place ahead of work scheduled after the original.
- *   Nothing starts out of order, not even a request that would not need a rate slot.
+ * - Waiting requests start in the order they were scheduled (FIFO), and a retry
+ *   re-enters at the front; nothing is let past the head, not even a request that
+ *   would need no rate slot.
+ * - That orders STARTS, not effects. With several in flight a later request can finish
+ *   first, and while a failed call waits out its backoff (outside the queue) requests
+ *   scheduled after it start and may complete before its retry. Callers that need B
+ *   after A must await A before scheduling B (the engine awaits dependent groups in
+ *   sequence); the queue gives no such guarantee.
  * - At most `maxInFlight` requests are running at once.
  * - A request that counts against the API budget starts only when the sliding
  *   window has room and no 429 pause is in force; its slot is released when it settles.
@@ -18,6 +23,8 @@ import { ApiError } from './errors.js';
 import type { Slot, SlidingWindow } from './ratelimit.js';
 
 export interface QueueJob<T> {
+  /** The operation's name, for the error a job gets when the queue is closed before it starts. */
+  operation?: string;
   /** Whether this request spends API budget (signed-URL transfers do not). */
   rateLimited: boolean;
   run(slot: Slot | undefined): Promise<T>;
@@ -35,6 +42,7 @@ export class RequestQueue {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private closed = false;
+  private closedReason: (operation: string) => Error = closedError;
   /** Since when the head of the queue has been held back by our own pacing (not a 429 pause). */
   private pacedSince: number | undefined;
   private pacedTotal = 0;
@@ -49,7 +57,7 @@ export class RequestQueue {
   }
 
   schedule<T>(job: QueueJob<T>, opts: { front?: boolean } = {}): Promise<T> {
-    if (this.closed) return Promise.reject(closedError());
+    if (this.closed) return Promise.reject(this.closedReason(job.operation ?? 'client'));
     return new Promise<T>((resolve, reject) => {
       const w: Waiting = { job: job as QueueJob<unknown>, resolve: resolve as (v: unknown) => void, reject };
       if (opts.front) this.waiting.unshift(w);
@@ -85,12 +93,18 @@ export class RequestQueue {
     if (this.pacedSince !== undefined) this.pacedSince = this.now();
   }
 
-  /** Rejects everything not yet started; running requests finish on their own. */
-  close(): void {
+  /**
+   * Rejects everything not yet started, and everything scheduled later, with
+   * `reason(operation)` (default: "the client was closed"); running requests finish
+   * on their own. A second close may name a new reason (close, then destroy).
+   */
+  close(reason?: (operation: string) => Error): void {
     this.closed = true;
+    if (reason) this.closedReason = reason;
     this.clearTimer();
-    for (const w of this.waiting.splice(0)) w.reject(closedError());
+    for (const w of this.waiting.splice(0)) w.reject(this.closedReason(w.job.operation ?? 'client'));
   }
+
 
   private pump(): void {
     if (this.closed) return;
@@ -161,8 +175,8 @@ export class RequestQueue {
   }
 }
 
-function closedError(): ApiError {
-  return new ApiError('the hosting client was closed before this request could start', {
-    operation: 'client', status: 0, serverMessage: 'client closed', retryable: false, code: 'ECLIENTCLOSED',
+function closedError(operation: string): ApiError {
+  return new ApiError(`${operation}: the hosting client was closed before this request could start`, {
+    operation, status: 0, serverMessage: 'client closed', retryable: false, code: 'ECLIENTCLOSED',
   });
 }

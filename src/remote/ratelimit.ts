@@ -127,9 +127,16 @@ export class SlidingWindow {
 
 /**
  * Retry-After is either delta-seconds or an HTTP date (RFC 9110 10.2.3).
- * Returns ms to wait, or undefined when absent or unreadable.
+ * Returns ms to wait, or undefined when absent or unreadable. A date is measured
+ * against the response's own Date header when it has a readable one (both come from
+ * the server's clock, so a client clock that is ahead or behind does not matter),
+ * else against `wallNowMs`.
  */
-export function parseRetryAfter(value: string | string[] | undefined, wallNowMs: number): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  wallNowMs: number,
+  serverDate?: string | string[],
+): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
   if (v === undefined) return undefined;
   const trimmed = v.trim();
@@ -138,5 +145,20 @@ export function parseRetryAfter(value: string | string[] | undefined, wallNowMs:
   if (!/[a-z]/i.test(trimmed)) return undefined; // an HTTP date names its month; "-1" is not one
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - wallNowMs);
+  const d = Array.isArray(serverDate) ? serverDate[0] : serverDate;
+  const serverNow = d === undefined ? NaN : Date.parse(d);
+  return Math.max(0, date - (Number.isNaN(serverNow) ? wallNowMs : serverNow));
+}
+
+/**
+ * How long a 429 asks us to wait. A missing, unreadable or zero answer (`Retry-After: 0`,
+ * a date already past) waits `fallbackMs`: repeating at once would only meet another 429.
+ */
+export function retryAfterDelay(
+  headers: { 'retry-after'?: string | string[] | undefined; date?: string | string[] | undefined },
+  wallNowMs: number,
+  fallbackMs: number,
+): number {
+  const ms = parseRetryAfter(headers['retry-after'], wallNowMs, headers.date);
+  return ms === undefined || ms <= 0 ? fallbackMs : ms;
 }

@@ -2,17 +2,21 @@
  * The retry policy: one layer around "make one attempt", not code at call sites.
  *
  * Rules (DESIGN.md "Rate limits"):
- * - 429: always repeated (the server did nothing); the wait itself is the queue's
- *   shared pause, so no backoff here. Bounded separately, so a server that never
- *   lets up still ends in an error.
+ * - 429: repeated (the server did nothing). An API call's wait is the queue's shared
+ *   pause, so no backoff here; a 429 that carries `retryAfterMs` (signed node URLs,
+ *   which must not pause the API queue) is waited out here. Bounded separately, so a
+ *   server that never lets up still ends in an error. A 429 marked not retryable (a
+ *   Retry-After far beyond the window) is thrown at once.
  * - 5xx and dropped connections: repeated only when the attempt was retryable (the
  *   call is idempotent, or the request never left), with full-jitter exponential
  *   backoff, capped in delay and attempts.
  * - OutcomeUnknownError: never repeated; the caller must re-read and re-plan.
  * - Anything else (4xx): thrown at once.
+ * - Cancellation: once `signal` aborts, no further attempt starts and a wait in
+ *   progress ends at once (its timer cleared), failing with `cancelled()`.
  */
 
-import { ApiError, OutcomeUnknownError } from './errors.js';
+import { ApiError, CANCELLED_CODE, OutcomeUnknownError } from './errors.js';
 
 export interface RetryPolicy {
   /** Attempts in all for 5xx / network failures (1 = no retry). */
@@ -27,7 +31,11 @@ export interface RetryHooks {
   /** Called before each repeat, with the reason (status or network code). */
   onRetry?(reason: string, attempt: number): void;
   random?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Aborting it cancels the call: no new attempt, no further waiting. */
+  signal?: AbortSignal;
+  /** The error a cancelled call fails with; default: the signal's reason. */
+  cancelled?: () => unknown;
 }
 
 /** Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^n)]; spreads a herd of retries. */
@@ -36,35 +44,68 @@ export function backoffDelay(retryIndex: number, policy: RetryPolicy, random: ()
   return Math.round(random() * ceiling);
 }
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts (the timer is cleared). */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 /**
  * Runs `attempt(n, isRepeat)` until it succeeds or the policy says stop.
- * `attempt` throws ApiError; status 429 means "rate limited, the queue is paused".
+ * `attempt` throws ApiError; status 429 means "rate limited" (an API call's queue is already paused).
  */
 export async function withRetry<T>(
   policy: RetryPolicy,
   attempt: (n: number, isRepeat: boolean) => Promise<T>,
   hooks: RetryHooks = {},
 ): Promise<T> {
-  const sleep = hooks.sleep ?? defaultSleep;
+  const sleep = hooks.sleep ?? abortableSleep;
+  const { signal } = hooks;
+  const cancelled = (): unknown => (hooks.cancelled ? hooks.cancelled() : signal?.reason);
+  const wait = async (ms: number): Promise<void> => {
+    try {
+      await sleep(ms, signal);
+    } catch (e) {
+      if (signal?.aborted) throw cancelled();
+      throw e;
+    }
+  };
   let failures = 0;
   let rateLimited = 0;
   for (let n = 1; ; n++) {
+    if (signal?.aborted) throw cancelled();
     try {
       return await attempt(n, n > 1);
     } catch (e) {
       if (!(e instanceof ApiError) || e instanceof OutcomeUnknownError) throw e;
+      if (signal?.aborted) throw e.code === CANCELLED_CODE ? e : cancelled();
       if (e.status === 429) {
-        if (++rateLimited > policy.max429Retries) throw e;
+        if (!e.retryable) throw e;
+        if (++rateLimited > policy.max429Retries) {
+          throw policy.max429Retries > 0 ? e.withNote(`Still limited after ${policy.max429Retries} waits.`) : e;
+        }
         hooks.onRetry?.('429', n);
+        if (e.retryAfterMs !== undefined) await wait(e.retryAfterMs);
         continue;
       }
       const transient = e.status === 0 || e.status >= 500;
       if (!transient || !e.retryable) throw e;
-      if (++failures >= policy.maxAttempts) throw e;
+      if (++failures >= policy.maxAttempts) throw failures > 1 ? e.withNote(`Gave up after ${failures} attempts.`) : e;
       hooks.onRetry?.(e.status === 0 ? (e.code ?? 'network') : String(e.status), n);
-      await sleep(backoffDelay(failures - 1, policy, hooks.random));
+      await wait(backoffDelay(failures - 1, policy, hooks.random));
     }
   }
 }

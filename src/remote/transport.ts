@@ -17,7 +17,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type FormData } from 'undici';
 import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS } from '../config/tunables.js';
-import { networkError } from './errors.js';
+import { cancelledError, networkError } from './errors.js';
 import type { Operation } from './operations.js';
 import type { Redactor } from './redact.js';
 
@@ -41,6 +41,8 @@ export interface TransportRequest {
   /** Bytes sent, for the log line, when the body is a stream. */
   bytesOut?: () => number;
   attempt: number;
+  /** Aborting it cuts the exchange short (HostingClient.destroy). */
+  signal?: AbortSignal;
 }
 
 export interface TransportResponse {
@@ -125,6 +127,7 @@ export class Transport {
     };
 
     let bytesIn = 0;
+    if (req.signal?.aborted) throw cancelledError(req.op.name, { sent: false, host });
     try {
       const res = await this.agent.request({
         origin: req.url.origin,
@@ -134,6 +137,7 @@ export class Transport {
         body: body as never,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
+        ...(req.signal ? { signal: req.signal } : {}),
       });
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       let parsed: unknown;
@@ -150,14 +154,23 @@ export class Transport {
       log({ status: res.statusCode, bytesIn });
       return { status: res.statusCode, headers: res.headers, body: parsed, bytesIn };
     } catch (cause) {
-      const err = networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent });
+      // Once aborted, whatever undici reports is our own doing; the request may have left.
+      const err = req.signal?.aborted
+        ? cancelledError(req.op.name, { sent: true, idempotent: req.idempotent, host })
+        : networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent });
       log({ status: 0, bytesIn, error: err.code });
       throw err;
     }
   }
 
+  /** Waits for running requests, then closes the connections. */
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /** Drops every connection now; running requests fail (abort their signal first for a clear error). */
+  async destroy(): Promise<void> {
+    await this.agent.destroy();
   }
 }
 

@@ -55,6 +55,12 @@ export interface ArchiveStream {
   stream: Readable;
   /** Compressed bytes produced so far (final once the stream ended). */
   bytes(): number;
+  /**
+   * Stops the archive: unpipes and destroys both ends and makes tar close every file it
+   * holds open. Idempotent; harmless after the stream ended. The files close as soon as
+   * any read already in flight returns (a few event-loop turns), not synchronously.
+   */
+  destroy(): void;
 }
 
 /**
@@ -65,8 +71,21 @@ export interface ArchiveStream {
  */
 export function tarGzStream(root: string, relPaths: string[]): ArchiveStream {
   let produced = 0;
+  let stopped = false;
+  const live = new Set<tar.WriteEntry>();
   const pack = tar.create(
-    { gzip: true, cwd: root, portable: true, noDirRecurse: true, strict: true, maxReadSize: ARCHIVE_READ_CHUNK_BYTES },
+    {
+      gzip: true, cwd: root, portable: true, noDirRecurse: true, strict: true, maxReadSize: ARCHIVE_READ_CHUNK_BYTES,
+      onWriteEntry: (entry) => {
+        if (!(entry instanceof tar.WriteEntry)) return;
+        if (stopped) {
+          stopEntry(entry);
+          return;
+        }
+        live.add(entry);
+        entry.on('end', () => live.delete(entry));
+      },
+    },
     relPaths,
   );
   const out = new PassThrough({ highWaterMark: 1 << 16 });
@@ -78,5 +97,37 @@ export function tarGzStream(root: string, relPaths: string[]): ArchiveStream {
   // consumer still sees it, since iterating a destroyed stream throws its error.
   out.on('error', () => {});
   pack.pipe(out);
-  return { stream: out, bytes: () => produced };
+  return {
+    stream: out,
+    bytes: () => produced,
+    destroy: () => {
+      if (stopped) return;
+      stopped = true;
+      pack.unpipe(out);
+      out.destroy();
+      for (const entry of live) stopEntry(entry);
+      live.clear();
+      pack.destroy();
+    },
+  };
+}
+
+/**
+ * Makes a tar WriteEntry close its file through tar's own code, whatever state it is in.
+ * tar has no abort: destroying a Pack leaves each entry's fd open (paused on back-pressure
+ * forever), and closing an fd behind tar's back could close a reused descriptor. So:
+ * - an error mark makes an entry whose open(2) is still pending close the fd at once
+ *   when it arrives (WriteEntry checks it in its open callback) and never read;
+ * - with nothing left to read, a read in flight takes tar's "did not encounter expected
+ *   EOF" path, which closes the fd;
+ * - an entry parked waiting for 'drain' finds nothing left to read, closes, and ends.
+ * An errored entry never ends, so the pack starts at most its `jobs` more entries, each
+ * stopped here as it is created (onWriteEntry), then starves.
+ */
+function stopEntry(entry: tar.WriteEntry): void {
+  entry.remain = 0;
+  entry.blockRemain = 0;
+  const parked = entry.listenerCount('drain') > 0;
+  entry.emit('error', Object.assign(new Error('archive cancelled'), { code: 'ECANCELLED' }));
+  if (parked) entry.emit('drain');
 }

@@ -65,6 +65,21 @@ describe('base URL rules', () => {
     expect(() => new HostingClient({ baseUrl: 'https://x.dev', apiKey: '', deploymentId: 'd' })).toThrow(/API key/);
     expect(() => new HostingClient({ baseUrl: 'https://x.dev', apiKey: KEY, deploymentId: '' })).toThrow(/deployment/);
   });
+
+  it('refuses a key with characters no header can carry, in one line that never shows the key', () => {
+    for (const bad of [`${KEY}\n`, `Bearer ${KEY}`, `${KEY}\u00e9`, `HOSTSYNC_API_KEY=${KEY}\r`, `${KEY}\u0000`]) {
+      let thrown: unknown;
+      try {
+        new HostingClient({ baseUrl: 'https://x.dev', apiKey: bad, deploymentId: 'd' });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, JSON.stringify(bad)).toBeInstanceOf(Error);
+      const m = (thrown as Error).message;
+      expect(m).toBe('HOSTSYNC_API_KEY has characters a key cannot contain: paste the key alone');
+      expect(m).not.toContain(KEY);
+    }
+  });
 });
 
 describe('endpoints', () => {
@@ -180,6 +195,7 @@ describe('errors', () => {
     expect(e.status).toBe(0);
     expect(e.message).toContain(`127.0.0.1:${port}`);
     expect(e.message).toContain('ECONNREFUSED');
+    expect(e.message).toContain('HOSTSYNC_BASE_URL');
     expect(client.stats().retries).toBe(1);
   });
 
@@ -190,6 +206,25 @@ describe('errors', () => {
 });
 
 describe('retries and unknown outcomes', () => {
+  it('a 5xx that outlasts the retries says how many attempts were made', async () => {
+    const { service, client } = await setup(() => ({ status: 503, json: { error: 'maintenance' } }), {
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const e = (await client.files.index({}).catch((x: unknown) => x)) as ApiError;
+    expect(e).toMatchObject({ status: 503, operation: 'files.index' });
+    expect(e.message).toMatch(/^files\.index: the server failed \(503\)\. Server said: "maintenance"\. Gave up after 3 attempts\.$/);
+    expect(service.seen).toHaveLength(3);
+  });
+
+  it('a 429 with no retries left does not claim it waited', async () => {
+    const { client } = await setup(() => ({ status: 429, json: { error: 'slow' }, headers: { 'retry-after': '1' } }), {
+      retry: { max429Retries: 0 },
+    });
+    const e = (await client.deployments.get().catch((x: unknown) => x)) as ApiError;
+    expect(e.status).toBe(429);
+    expect(e.message).not.toMatch(/wait/);
+  });
+
   it('idempotent calls survive 5xx and dropped connections', async () => {
     const { service, client } = await setup((r) => (r.n === 0 ? { status: 500, json: { error: 'x' } } : r.n === 1 ? 'drop' : { json: { ok: true, n: r.n } }));
     await expect(client.files.index({})).resolves.toMatchObject({ n: 2 });
@@ -456,6 +491,18 @@ describe('transfers', () => {
     const urls = service.seen.filter((s) => s.path.startsWith('/__node/')).map((s) => s.path);
     expect(urls).toEqual(['/__node/download/t0', '/__node/download/t2']);
     expect(service.seen.filter((s) => s.path.startsWith('/__node/')).every((s) => s.auth === undefined)).toBe(true);
+  });
+
+  it('retries a download at one level only: each round is one downloadUrl attempt', async () => {
+    const d = await tmp();
+    const { service, client } = await setup(() => ({ status: 503, json: { error: 'down' } }), {
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const e = (await client.files.download('a.bin', join(d, 'a.bin')).catch((x: unknown) => x)) as ApiError;
+    expect(e).toMatchObject({ status: 503, operation: 'files.downloadUrl' });
+    expect(e.message).toContain('Gave up after 3 attempts');
+    expect(service.seen.filter((s) => s.path.endsWith('/download-url'))).toHaveLength(3);
+    expect(await readdir(d)).toEqual([]);
   });
 
   it('a failed download leaves no partial file', async () => {

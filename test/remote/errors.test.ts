@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ApiError, OutcomeUnknownError, causeCode, errorFromResponse, networkError, parseServerMessage,
+  ApiError, OutcomeUnknownError, causeCode, errorFromResponse, networkError, parseServerMessage, rateLimitTooLongError,
 } from '../../src/remote/errors.js';
 import { OPERATIONS } from '../../src/remote/operations.js';
 import { Redactor } from '../../src/remote/redact.js';
@@ -20,6 +20,21 @@ describe('parseServerMessage', () => {
     [{ unrelated: 1 }, '', undefined],
   ])('%j', (body, message, code) => {
     expect(parseServerMessage(body)).toEqual({ message, code });
+  });
+
+  it("turns a proxy's HTML error page into one short line", () => {
+    const page =
+      '<html>\r\n<head><title>502 Bad Gateway</title><style>body { color: red }</style></head>\r\n' +
+      '<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx &amp; friends</center>\r\n</body>\r\n</html>\r\n';
+    expect(parseServerMessage(page).message).toBe('502 Bad Gateway 502 Bad Gateway nginx & friends');
+  });
+
+  it('collapses whitespace and caps long server text at about 200 characters', () => {
+    const { message } = parseServerMessage({ error: `line one\n\n\tline two ${'x'.repeat(1000)}` });
+    expect(message.startsWith('line one line two x')).toBe(true);
+    expect(message.length).toBeLessThanOrEqual(200);
+    expect(message.endsWith('…')).toBe(true);
+    expect(message).not.toMatch(/\s{2}|\n/);
   });
 });
 
@@ -61,6 +76,21 @@ describe('errorFromResponse', () => {
   });
 });
 
+describe('429 messages', () => {
+  it('a single 429 does not claim there were waits', () => {
+    const e = errorFromResponse(OPERATIONS.filesIndex, 429, { error: 'slow down' }, ctx);
+    expect(e.message).not.toMatch(/wait/);
+    expect(e.retryable).toBe(true);
+  });
+
+  it('a Retry-After far beyond the window names the wait and the local time to come back', () => {
+    const now = new Date(2025, 0, 1, 13, 58, 30).getTime();
+    const e = rateLimitTooLongError('files.index', 3_600_000, now);
+    expect(e.message).toBe('files.index: rate limited by the service for 3600 s (another tool using this key?); try again after 14:59.');
+    expect(e).toMatchObject({ status: 429, retryable: false });
+  });
+});
+
 describe('networkError', () => {
   const sys = (code: string) => Object.assign(new Error(`connect ${code} 10.0.0.1:443`), { code });
   const undiciSocket = () => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET', cause: sys('ECONNRESET') });
@@ -81,6 +111,31 @@ describe('networkError', () => {
     expect(m.code).toBe('ECONNRESET');
     const i = networkError(OPERATIONS.filesIndex, undiciSocket(), ctx);
     expect(i.retryable).toBe(true);
+  });
+
+  it('a refused connection to the API says to check HOSTSYNC_BASE_URL; a node URL does not', () => {
+    expect(networkError(OPERATIONS.filesIndex, sys('ECONNREFUSED'), ctx).message).toContain('HOSTSYNC_BASE_URL');
+    expect(networkError(OPERATIONS.filesUpload, sys('ECONNREFUSED'), ctx).message).not.toContain('HOSTSYNC_BASE_URL');
+  });
+
+  it('unreachable-host codes mean "never sent" only when connect(2) raised them', () => {
+    for (const code of ['EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']) {
+      const connecting = Object.assign(sys(code), { syscall: 'connect' });
+      const c = networkError(OPERATIONS.filesMove, connecting, { ...ctx, idempotent: false });
+      expect(c, code).not.toBeInstanceOf(OutcomeUnknownError);
+      expect(c.retryable, code).toBe(true);
+      // The same code from a kept-alive socket after the request was written: it may have arrived.
+      const writing = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET', cause: Object.assign(sys(code), { syscall: 'write' }) });
+      expect(networkError(OPERATIONS.filesMove, writing, { ...ctx, idempotent: false }), code).toBeInstanceOf(OutcomeUnknownError);
+      const w = networkError(OPERATIONS.filesIndex, writing, ctx);
+      expect(w.retryable, code).toBe(true);
+      expect(w.message, code).not.toContain('could not reach');
+    }
+  });
+
+  it('an argument undici refuses is not retried', () => {
+    const e = networkError(OPERATIONS.filesIndex, Object.assign(new Error('invalid header'), { code: 'UND_ERR_INVALID_ARG' }), ctx);
+    expect(e.retryable).toBe(false);
   });
 
   it('an unknown host is not worth retrying', () => {

@@ -32,11 +32,26 @@ export interface FakeService {
   close(): Promise<void>;
 }
 
-export async function startFakeService(handler: (r: Seen) => Reply | Promise<Reply>): Promise<FakeService> {
+export interface FakeServiceOptions {
+  /**
+   * Called when a request's head arrives, before its body is read: 'drop' destroys the
+   * connection there and then (the client is still sending), and the request is not recorded.
+   */
+  onHead?(method: string, path: string): 'drop' | undefined;
+}
+
+export async function startFakeService(
+  handler: (r: Seen) => Reply | Promise<Reply>,
+  opts: FakeServiceOptions = {},
+): Promise<FakeService> {
   const seen: Seen[] = [];
   const repliedAt = new Map<number, number>();
   const server = http.createServer((req, res) => {
     const at = performance.now();
+    if (opts.onHead?.(req.method ?? '', new URL(req.url ?? '/', 'http://x').pathname) === 'drop') {
+      req.socket.destroy();
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlidingWindow, parseRetryAfter, type Slot } from '../../src/remote/ratelimit.js';
+import { SlidingWindow, parseRetryAfter, retryAfterDelay, type Slot } from '../../src/remote/ratelimit.js';
 
 const win = (limit: number, windowMs = 1000, marginMs = 0) => new SlidingWindow({ limit, windowMs, marginMs });
 const isSlot = (x: Slot | number): x is Slot => typeof x !== 'number';
@@ -158,5 +158,27 @@ describe('parseRetryAfter', () => {
   });
   it('takes the first of repeated headers', () => {
     expect(parseRetryAfter(['4', '9'], now)).toBe(4000);
+  });
+  it("measures an HTTP date against the response's own Date header when it has one", () => {
+    // The server's clock is an hour behind ours: by our clock the date is long past.
+    const serverDate = 'Tue, 31 Dec 2024 23:00:00 GMT';
+    expect(parseRetryAfter('Tue, 31 Dec 2024 23:00:03 GMT', now, serverDate)).toBe(3000);
+    expect(parseRetryAfter('Tue, 31 Dec 2024 23:00:03 GMT', now, 'garbage')).toBe(0);
+    expect(parseRetryAfter('7', now, serverDate)).toBe(7000);
+  });
+});
+
+describe('retryAfterDelay', () => {
+  const now = Date.parse('2025-01-01T00:00:00Z');
+  it.each([
+    [{ 'retry-after': '0' }, 1000],
+    [{ 'retry-after': 'Tue, 31 Dec 2024 23:59:00 GMT' }, 1000],
+    [{}, 1000],
+    [{ 'retry-after': 'soon' }, 1000],
+    [{ 'retry-after': '0.2' }, 200],
+    [{ 'retry-after': '3' }, 3000],
+    [{ 'retry-after': 'Wed, 01 Jan 2025 00:00:02 GMT', date: 'Wed, 01 Jan 2025 00:00:00 GMT' }, 2000],
+  ])('%j -> %i ms (fallback 1000)', (headers, ms) => {
+    expect(retryAfterDelay(headers, now, 1000)).toBe(ms);
   });
 });

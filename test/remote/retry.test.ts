@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
-import { backoffDelay, withRetry, type RetryPolicy } from '../../src/remote/retry.js';
+import { abortableSleep, backoffDelay, withRetry, type RetryPolicy } from '../../src/remote/retry.js';
 
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000, max429Retries: 3 };
 const err = (status: number, retryable = true, code?: string) =>
@@ -35,10 +35,13 @@ describe('withRetry', () => {
     expect(h.repeats).toEqual([false, true, true, true]);
   });
 
-  it('gives up after maxAttempts with the last error', async () => {
+  it('gives up after maxAttempts with the last error, saying how many attempts were made', async () => {
     const last = err(502);
     const h = harness([err(500), err(500), err(500), last, err(500)]);
-    await expect(h.run()).rejects.toBe(last);
+    const e = (await h.run().catch((x: unknown) => x)) as ApiError;
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e).toMatchObject({ status: 502, operation: 'files.index', retryable: true });
+    expect(e.message).toBe('e502. Gave up after 4 attempts.');
     expect(h.calls()).toBe(4);
   });
 
@@ -67,14 +70,66 @@ describe('withRetry', () => {
     await expect(h.run()).resolves.toBe('done');
     expect(h.sleeps).toEqual([100]);
     const h2 = harness([err(429), err(429), err(429), err(429)]);
-    await expect(h2.run()).rejects.toMatchObject({ status: 429 });
+    await expect(h2.run()).rejects.toMatchObject({ status: 429, message: 'e429. Still limited after 3 waits.' });
     expect(h2.calls()).toBe(4);
   });
+
+  it('waits out a 429 that carries its own Retry-After (a signed node URL)', async () => {
+    const limited = new ApiError('e429', { operation: 'files.upload', status: 429, serverMessage: '', retryable: true, retryAfterMs: 1500 });
+    const h = harness([limited, err(500)]);
+    await expect(h.run()).resolves.toBe('done');
+    expect(h.sleeps).toEqual([1500, 100]);
+  });
+
+  it('throws a 429 marked not retryable at once (a wait far beyond the window)', async () => {
+    const e = err(429, false);
+    const h = harness([e]);
+    await expect(h.run()).rejects.toBe(e);
+    expect(h.calls()).toBe(1);
+  });
+
 
   it('passes non-API errors straight through', async () => {
     const e = new TypeError('bug');
     const h = harness([e]);
     await expect(h.run()).rejects.toBe(e);
+  });
+});
+
+describe('withRetry cancellation', () => {
+  it('an abort ends a backoff wait at once, clears its timer and starts no further attempt', async () => {
+    const ac = new AbortController();
+    let calls = 0;
+    const cancelled = new ApiError('cancelled', { operation: 'files.index', status: 0, serverMessage: '', retryable: false, code: 'ECANCELLED' });
+    const run = withRetry(
+      { ...policy, baseDelayMs: 3_600_000, maxDelayMs: 3_600_000 },
+      async () => {
+        calls++;
+        throw err(503);
+      },
+      { signal: ac.signal, cancelled: () => cancelled, random: () => 1 },
+    );
+    const outcome = run.catch((x: unknown) => x);
+    while (calls === 0) await new Promise((r) => setImmediate(r));
+    ac.abort();
+    expect(await outcome).toBe(cancelled);
+    expect(calls).toBe(1);
+  });
+
+  it('an already aborted signal makes no attempt', async () => {
+    const ac = new AbortController();
+    ac.abort(new Error('gone'));
+    let calls = 0;
+    await expect(withRetry(policy, async () => ++calls, { signal: ac.signal })).rejects.toThrow('gone');
+    expect(calls).toBe(0);
+  });
+
+  it('abortableSleep rejects with the reason and keeps no timer alive', async () => {
+    const ac = new AbortController();
+    const p = abortableSleep(3_600_000, ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+    await expect(abortableSleep(1)).resolves.toBeUndefined();
   });
 });
 

@@ -1,0 +1,97 @@
+/**
+ * What the client does with a 429's Retry-After: never a zero wait (no hammering), an
+ * HTTP date read against the server's own clock, an absurd wait refused at once, and
+ * a 429 from a signed node URL waited out by that transfer alone.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
+import { ApiError } from '../../src/remote/errors.js';
+import { RETRY_AFTER_FALLBACK_MS } from '../../src/config/tunables.js';
+import { startFakeService, type FakeService, type Reply, type Seen } from './fake-service.js';
+
+const KEY = 'hs_test_Key_0123456789abcdef';
+let service: FakeService | undefined;
+const clients: HostingClient[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.destroy();
+  await service?.close();
+  service = undefined;
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function setup(handler: (r: Seen) => Reply | Promise<Reply>, opts: Partial<ClientOptions> = {}) {
+  service = await startFakeService(handler);
+  const client = new HostingClient({
+    baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1', retry: { baseDelayMs: 5, maxDelayMs: 20 }, ...opts,
+  });
+  clients.push(client);
+  return { service, client };
+}
+
+const limited = (headers: Record<string, string>): Reply => ({ status: 429, json: { error: 'slow down' }, headers });
+
+describe('Retry-After that would mean "no wait"', () => {
+  it('Retry-After: 0 still pauses for the fallback wait instead of hammering', async () => {
+    const { service, client } = await setup((r) => (r.n === 0 ? limited({ 'retry-after': '0' }) : { json: { ok: true } }));
+    await client.deployments.get();
+    expect(service.seen).toHaveLength(2);
+    expect(client.stats()).toMatchObject({ rateLimited: 1, retries: 1 });
+    expect(client.stats().waitedMs).toBeGreaterThanOrEqual(RETRY_AFTER_FALLBACK_MS);
+  });
+
+  it("an HTTP date is read against the response's Date, so a client clock ahead of the server still waits", async () => {
+    // The server's clock is an hour behind ours: its "2 s from now" is an hour in our past.
+    const serverNow = new Date(Date.now() - 3_600_000);
+    const { client } = await setup((r) =>
+      r.n === 0
+        ? limited({ date: serverNow.toUTCString(), 'retry-after': new Date(serverNow.getTime() + 2000).toUTCString() })
+        : { json: { ok: true } },
+    );
+    await client.deployments.get();
+    expect(client.stats().waitedMs).toBe(2000);
+  });
+});
+
+describe('Retry-After far beyond the window', () => {
+  it('fails at once with one line naming the wait and the clock time to try again', async () => {
+    const { service, client } = await setup(() => limited({ 'retry-after': '7200' }));
+    const e = (await client.deployments.get().catch((x: unknown) => x)) as ApiError;
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e).toMatchObject({ status: 429, retryable: false });
+    expect(e.message).toMatch(/^deployments\.get: rate limited by the service for 7200 s \(another tool using this key\?\); try again after \d\d:\d\d\.?$/);
+    expect(service.seen).toHaveLength(1);
+    expect(client.stats().waitedMs).toBe(0);
+  });
+
+  it('is measured against the configured window', async () => {
+    const { service, client } = await setup(() => limited({ 'retry-after': '3' }), { rateLimit: { requests: 5, windowMs: 1000 } });
+    await expect(client.deployments.get()).rejects.toThrow(/rate limited by the service for 3 s/);
+    expect(service.seen).toHaveLength(1);
+  });
+});
+
+describe('429 from a signed node URL', () => {
+  it('the upload waits Retry-After itself and does not pause the API queue', async () => {
+    const d = await mkdtemp(join(tmpdir(), 'hostsync-remote-ra-'));
+    dirs.push(d);
+    await writeFile(join(d, 'a.txt'), 'hello');
+    let uploads = 0;
+    const { service, client } = await setup((r) => {
+      if (r.path.endsWith('/upload-url')) return { json: { url: '/__node/upload/tok', field: 'files', expiresAt: '' } };
+      if (r.path.startsWith('/__node/upload/')) return uploads++ === 0 ? limited({ 'retry-after': '1' }) : { json: { ok: true } };
+      return { json: { ok: true } };
+    });
+    await client.files.upload('', [{ name: 'a.txt', localPath: join(d, 'a.txt'), size: 5 }]);
+    const node = service.seen.filter((s) => s.path.startsWith('/__node/'));
+    expect(node).toHaveLength(2);
+    // The repeat came no sooner than Retry-After after the 429 was written (less timer rounding).
+    expect(node[1]!.at - service.repliedAt.get(node[0]!.n)!).toBeGreaterThanOrEqual(950);
+    // The API queue was never paused for it.
+    expect(client.stats()).toMatchObject({ rateLimited: 1, waitedMs: 0 });
+  });
+});

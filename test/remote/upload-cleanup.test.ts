@@ -1,0 +1,79 @@
+/**
+ * A failed archive upload must not leave the archive's source files open or tar/gzip
+ * running: a daemon that retries pushes for hours would otherwise run out of file handles.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HostingClient } from '../../src/remote/client.js';
+import { OutcomeUnknownError } from '../../src/remote/errors.js';
+import { tarGzStream } from '../../src/remote/upload.js';
+import { startFakeService, type FakeService } from './fake-service.js';
+
+const KEY = 'hs_test_Key_0123456789abcdef';
+let service: FakeService | undefined;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  await service?.close();
+  service = undefined;
+});
+
+/** Open descriptors of this process that point into `dir`. */
+async function openUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(join('/proc/self/fd', fd)).catch(() => '');
+    if (target.startsWith(dir + '/')) out.push(target);
+  }
+  return out;
+}
+
+/** Incompressible files, large enough that tar is still reading them when the upload dies. */
+async function sourceTree(): Promise<{ dir: string; rel: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'hostsync-remote-fd-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const rel: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    await writeFile(join(dir, `f${i}.bin`), randomBytes(2 * 1024 * 1024));
+    rel.push(`f${i}.bin`);
+  }
+  return { dir, rel };
+}
+
+const linux = process.platform === 'linux';
+
+describe.runIf(linux)('archive upload cleanup', () => {
+  it('leaves no source file open after uploads that died mid-body', async () => {
+    const { dir, rel } = await sourceTree();
+    service = await startFakeService(
+      (r) => (r.path.endsWith('/upload-url') ? { json: { url: `/__node/upload/t${r.n}`, field: 'files', expiresAt: '' } } : { json: {} }),
+      // The node hangs up as soon as the upload's head arrives, while the client is still sending.
+      { onHead: (_m, path) => (path.startsWith('/__node/upload/') ? 'drop' : undefined) },
+    );
+    const client = new HostingClient({ baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1' });
+    cleanups.push(() => client.destroy());
+    for (let i = 0; i < 4; i++) {
+      const e = await client.files.uploadArchive(dir, rel, '', `a${i}.tar.gz`).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(OutcomeUnknownError);
+    }
+    // Closing is asynchronous (an fs.read in flight finishes first); it must reach zero.
+    await vi.waitFor(async () => expect(await openUnder(dir)).toEqual([]), { timeout: 10_000, interval: 20 });
+  });
+
+  it('destroy() on an archive nobody reads closes its files and stops producing', async () => {
+    const { dir, rel } = await sourceTree();
+    const archive = tarGzStream(dir, rel);
+    // Let tar open files and fill its buffers; nothing consumes the stream.
+    await vi.waitFor(async () => expect((await openUnder(dir)).length).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
+    archive.destroy();
+    expect(archive.stream.destroyed).toBe(true);
+    await vi.waitFor(async () => expect(await openUnder(dir)).toEqual([]), { timeout: 10_000, interval: 20 });
+    const produced = archive.bytes();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(archive.bytes()).toBe(produced);
+  });
+});
