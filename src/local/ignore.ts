@@ -27,6 +27,15 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   'id_ed25519*',
   '*.p12',
   '*.pfx',
+  // Editors' transient save files: they live for milliseconds during an atomic save and
+  // would only make a watch cycle send and then delete them.
+  '*.swp',
+  '*.swx',
+  '*~',
+  '4913',
+  '*___jb_tmp___',
+  '*___jb_old___',
+  '.#*',
 ]);
 
 /**

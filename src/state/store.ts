@@ -66,6 +66,16 @@ function unpack(packed: Record<string, PackedEntry>): Snapshot {
   return out;
 }
 
+/**
+ * `.hostsync/` keeps itself out of git (as a virtualenv does), so `git stash` or a branch
+ * switch never rewinds the base to an older one and fakes remote drift.
+ */
+async function ignoreFromGit(stateRoot: string): Promise<void> {
+  await writeFile(path.join(stateRoot, '.gitignore'), '*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+}
+
 function strings(v: unknown): string[] {
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error('bad list');
   return v as string[];
@@ -130,6 +140,7 @@ export class StateStore {
   /** Saves base and remote cache (applyPending has its own marker: setApplyPending). */
   async save(state: Pick<SyncState, 'base' | 'remote'>): Promise<void> {
     await mkdir(this.dir, { recursive: true });
+    await ignoreFromGit(path.dirname(this.dir));
     const file: StateFile = {
       version: VERSION,
       deploymentId: this.deploymentId,

@@ -4,6 +4,7 @@ import { DELETE_BATCH_PATHS } from '../config/tunables.js';
 import type { WriteFile } from '../remote/api-types.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
+import { xxh64Bytes } from '../local/hash.js';
 import { archiveName } from './remote-read.js';
 import type { Entry, Plan, Snapshot, Step } from './types.js';
 
@@ -29,6 +30,12 @@ export interface ExecResult {
   failures: StepFailure[];
   /** A non-idempotent step's outcome is unknown: the caller must re-read the remote and re-plan. */
   outcomeUnknown: boolean;
+  /**
+   * path -> XXH64 of the bytes actually sent by writeMany. A file edited between the scan
+   * and the send differs from its scanned entry; this tells the verify step that the
+   * remote's bytes are still ours.
+   */
+  sent: Map<string, string>;
 }
 
 export interface ExecuteOptions {
@@ -49,7 +56,7 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  * Stops at the first unknown outcome: continuing on a guess could clobber something.
  */
 export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<ExecResult> {
-  const result: ExecResult = { written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false };
+  const result: ExecResult = { written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false, sent: new Map() };
   const totalBytes = plan.bytes;
   let doneBytes = 0;
   let doneSteps = 0;
@@ -206,6 +213,7 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
     const landed = new Set(res.written.map((w) => strip(w.path)));
     const refused = new Map(res.failed.map((f) => [strip(f.path), f.error]));
     result.written += landed.size;
+    for (const w of payload) if (landed.has(w.path)) result.sent.set(w.path, await xxh64Bytes(w.content));
     for (const [p, error] of refused) fail(p, error);
     pending = payload.map((w) => pending.find((f) => f.path === w.path)!).filter((f) => !landed.has(f.path) && !refused.has(f.path));
     if (attempt === 1) for (const f of pending) fail(f.path, 'not written: the batch stopped at an earlier failure');

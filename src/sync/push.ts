@@ -10,8 +10,8 @@ import { reconcile } from './reconcile.js';
 import { readRemote, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';
-import { entriesEqual } from './snapshot.js';
-import type { Change, Conflict, Drift, Plan, Reconciliation, ReconcileOptions, Snapshot } from './types.js';
+import { entriesEqual, toBaseEntry } from './snapshot.js';
+import type { Change, Conflict, Drift, Entry, Plan, Reconciliation, ReconcileOptions, Snapshot } from './types.js';
 
 export interface PushOptions {
   dryRun?: boolean;
@@ -156,6 +156,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   // Execute, re-reading the remote and re-planning after an unknown outcome: the
   // three-way merge treats what already landed as L = R, so a re-plan never repeats it.
   const intended: Change[] = [];
+  const sent = new Map<string, string>();
   let stale = false; // the remote changed since `remote` was read
   for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
     if (remote.leftovers.length > 0) {
@@ -167,6 +168,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
     const result = await executePlan(plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
     addCounts(report.counts, result);
     report.failures.push(...result.failures);
+    for (const [p, h] of result.sent) sent.set(p, h);
     stale = true;
     if (!result.outcomeUnknown) break;
     remote = await readRemote(client, matcher, null);
@@ -187,17 +189,26 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   }
   // End to end: every change we meant to make is checked against the verified remote.
   const failed = new Set(report.failures.map((f) => f.path));
+  // A write that does not verify but whose remote bytes hash to exactly what we sent raced
+  // a local edit (the file changed between the scan and the read that sent it). Those bytes
+  // are ours, so they become its base entry: the next push sends the newer file as a plain
+  // modification instead of calling it a conflict with itself. Bytes we did not send
+  // (someone else wrote after us) stay a conflict: never adopted, never overwritten.
+  const raced = new Map<string, Entry>();
   for (const c of intended) {
     const p = c.kind === 'rename' ? c.to : c.path;
     if (!failed.has(p) && !verified(c, local, remote.snapshot)) {
       report.failures.push({ path: p, error: 'not as pushed on the deployment after the push (verification failed)' });
       failed.add(p);
+      const landed = remote.snapshot.get(p);
+      if (c.kind === 'write' && landed && landed.hash !== null && landed.hash === sent.get(p)) raced.set(p, landed);
     }
   }
-  report.conflicts = mergeConflicts(firstRec.conflicts, rec.conflicts);
+  report.conflicts = mergeConflicts(firstRec.conflicts, rec.conflicts.filter((c) => !raced.has(c.path)));
 
   // Whatever did not verify is still a pending change: its base entry stays as it was.
   const base = settleBase(state.base, rec);
+  for (const [p, landed] of raced) base.set(p, toBaseEntry(landed));
   // Our own archive left by a failed decompress: removed now, and the cache is not
   // trusted (its digest covers the archive we just deleted).
   const leftovers = remote.leftovers;

@@ -1,0 +1,387 @@
+/**
+ * `hostsync watch` as a library: lock -> initial full sync (a push, conflicts included)
+ * -> watcher -> one push per coalesced batch of changes, re-hashing only touched paths,
+ * plus a periodic drift poll. The daemon never prints: it reports WatchEvents, and the
+ * porcelain (src/cli/commands/watch.ts, render.ts here) turns them into lines.
+ *
+ * Invariants:
+ * - One daemon or push per root and deployment (the lock in .hostsync/<deployment>/).
+ * - Every cycle is a push() against the incrementally maintained local snapshot, so it
+ *   inherits push's safety: conflicts are reported and left alone, and the base is saved
+ *   only after verification, so a cycle killed at any instant (SIGKILL, abandoned on
+ *   SIGINT) is repaired by the next one.
+ * - A failed cycle loses nothing: its paths go back into the next batch. Only a
+ *   configuration error (rejected key, missing scope) stops the daemon. (An apply owed by
+ *   a cycle that failed after its files landed is push's own apply-pending marker.)
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  WATCH_CACHE_SAVE_MS,
+  WATCH_DEBOUNCE_MS,
+  WATCH_MAX_WAIT_MS,
+  WATCH_REMOTE_POLL_MS,
+  WATCH_RETRY_MAX_MS,
+  WATCH_RETRY_MIN_MS,
+  WATCH_SHUTDOWN_GRACE_MS,
+  WATCH_STORM_PATHS,
+} from '../config/tunables.js';
+import type { ExitCode } from '../cli/exit-codes.js';
+import { rescanPaths, scanTree } from '../local/scan.js';
+import type { Watcher } from '../local/watcher.js';
+import type { ClientStats } from '../remote/client.js';
+import type { ApplyResult } from '../remote/api-types.js';
+import { acquireLock, type Lock } from '../state/lock.js';
+import type { StepFailure } from '../sync/execute.js';
+import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
+import type { Session } from '../sync/session.js';
+import { entriesEqual } from '../sync/snapshot.js';
+import type { Change, Conflict, Drift, Snapshot } from '../sync/types.js';
+import { Backoff } from './backoff.js';
+import { classifyFailure } from './failure.js';
+import type { Batch } from './schedule.js';
+import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
+import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
+
+export interface WatchTunables {
+  debounceMs: number;
+  maxWaitMs: number;
+  pollMs: number;
+  retryMinMs: number;
+  retryMaxMs: number;
+  shutdownGraceMs: number;
+  stormPaths: number;
+  cacheSaveMs: number;
+}
+
+export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
+  debounceMs: WATCH_DEBOUNCE_MS,
+  maxWaitMs: WATCH_MAX_WAIT_MS,
+  pollMs: WATCH_REMOTE_POLL_MS,
+  retryMinMs: WATCH_RETRY_MIN_MS,
+  retryMaxMs: WATCH_RETRY_MAX_MS,
+  shutdownGraceMs: WATCH_SHUTDOWN_GRACE_MS,
+  stormPaths: WATCH_STORM_PATHS,
+  cacheSaveMs: WATCH_CACHE_SAVE_MS,
+};
+
+export type CycleTrigger = 'start' | 'change' | 'rescan' | 'poll';
+
+export interface CycleEvent {
+  type: 'cycle';
+  time: Date;
+  trigger: CycleTrigger;
+  changes: Change[];
+  counts: ChangeCounts;
+  /** Requests this cycle sent (API and node uploads), and how many met a 429. */
+  requests: number;
+  byOperation: Record<string, number>;
+  rateLimited: number;
+  apply: ApplyResult | null;
+  healthy: boolean | null;
+  conflicts: Conflict[];
+  drift: Drift[];
+  failures: StepFailure[];
+  warnings: string[];
+  /** From the batch's first watcher event to apply answering (or to the verified push, without apply); null for start-up and polls. */
+  ms: number | null;
+  /** The cycle alone: rescan + push + apply. */
+  cycleMs: number;
+  /** Nothing new to tell a human (a poll or rescan that found nothing); --json still prints it. */
+  quiet: boolean;
+}
+
+export type WatchEvent =
+  | CycleEvent
+  /** The watcher is watching (the initial sync may still be running: its cycle event follows). */
+  | { type: 'ready'; backend: 'native' | 'chokidar'; watcherMs: number }
+  | { type: 'waiting'; message: string; retryInMs: number; pending: number }
+  | { type: 'recovered'; afterMs: number }
+  | { type: 'error'; message: string; retryInMs: number }
+  | { type: 'refused'; message: string }
+  | { type: 'rescan'; reason: string }
+  | { type: 'fatal'; message: string; exitCode: ExitCode }
+  | { type: 'stopped'; result: StopResult };
+
+export interface WatchOptions {
+  noApply?: boolean;
+  backend?: WatcherBackend;
+  tunables?: Partial<WatchTunables>;
+  onEvent?: (event: WatchEvent) => void;
+  clock?: Clock;
+}
+
+export interface WatchEnd {
+  result: StopResult;
+  /** Set when a configuration error stopped the daemon. */
+  fatal?: { message: string; exitCode: ExitCode };
+}
+
+export interface WatchDaemon {
+  /** Which watcher runs. */
+  readonly backend: 'native' | 'chokidar';
+  /** Stops watching, lets the cycle in flight finish (bounded), saves state, releases the lock. Idempotent. */
+  stop(): Promise<StopResult>;
+  /** Settles when the daemon has stopped, by stop() or a fatal error. */
+  readonly done: Promise<WatchEnd>;
+  /** Resolves once no cycle runs and no change is pending (tests, benchmarks). */
+  whenIdle(): Promise<void>;
+  /** Cycles completed (any outcome). */
+  readonly cycles: number;
+}
+
+function diffOps(before: ClientStats, after: ClientStats): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [op, n] of Object.entries(after.byOperation)) {
+    const d = n - (before.byOperation[op] ?? 0);
+    if (d > 0) out[op] = d;
+  }
+  return out;
+}
+
+/** Drops `touched` paths, and whatever lies beneath them, from `set`. */
+function forgetUnder(set: Set<string>, touched: readonly string[]): void {
+  if (set.size === 0) return;
+  for (const t of touched) {
+    set.delete(t);
+    const prefix = `${t}/`;
+    for (const p of set) if (p.startsWith(prefix)) set.delete(p);
+  }
+}
+
+function sameSnapshot(a: Snapshot, b: Snapshot): boolean {
+  if (a.size !== b.size) return false;
+  for (const [p, e] of a) if (!entriesEqual(e, b.get(p))) return false;
+  return true;
+}
+
+/** Identifies the set of conflicts and drift, to tell a human only when it changes. */
+function remoteSignature(report: Pick<PushReport, 'conflicts' | 'drift'>): string {
+  return JSON.stringify([report.conflicts.map((c) => [c.path, c.reason]), report.drift.map((d) => [d.path, d.kind])]);
+}
+
+/**
+ * Takes the lock and starts: the initial full sync runs at once, the watcher starts
+ * beside it. Throws (exit 3) when another hostsync holds the lock.
+ */
+export async function startWatch(session: Session, opts: WatchOptions = {}): Promise<WatchDaemon> {
+  const lock = await acquireLock(session.stateDir, 'watch');
+  try {
+    const daemon = new Daemon(session, lock, opts);
+    await daemon.start();
+    return daemon;
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}
+
+class Daemon implements WatchDaemon {
+  backend: 'native' | 'chokidar' = 'chokidar';
+  cycles = 0;
+  readonly done: Promise<WatchEnd>;
+
+  private readonly t: WatchTunables;
+  private readonly emit: (e: WatchEvent) => void;
+  private readonly scheduler: CycleScheduler;
+  private readonly backoff: Backoff;
+  private watcher: Watcher | null = null;
+  private local: Snapshot | null = null;
+  /** The local snapshot of the last push that left nothing to retry: an identical rescan needs no request. */
+  private lastPushed: Snapshot | null = null;
+  /** Unreadable files of the local snapshot: push must not take their absence for a deletion. */
+  private skipped = new Set<string>();
+  private lastSignature = '';
+  private lastRefusal = '';
+  private scanStarted = false;
+  /** A push has completed: cycles after it are changes, rescans and polls, not the start-up sync. */
+  private synced = false;
+  private failingSince: number | null = null;
+  private cacheSavedAt = 0;
+  private stopping: Promise<StopResult> | null = null;
+  private fatal: WatchEnd['fatal'];
+  private resolveDone!: (end: WatchEnd) => void;
+
+  constructor(
+    private readonly session: Session,
+    private readonly lock: Lock,
+    private readonly opts: WatchOptions,
+  ) {
+    this.t = { ...DEFAULT_WATCH_TUNABLES, ...opts.tunables };
+    this.emit = opts.onEvent ?? (() => undefined);
+    this.backoff = new Backoff(this.t.retryMinMs, this.t.retryMaxMs);
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.scheduler = new CycleScheduler({
+      tunables: { debounceMs: this.t.debounceMs, maxWaitMs: this.t.maxWaitMs, pollMs: this.t.pollMs },
+      stormPaths: this.t.stormPaths,
+      run: (batch) => this.cycle(batch),
+      crashRetryMs: this.t.retryMaxMs,
+      onCrash: (err) => this.emit({ type: 'error', message: classifyFailure(err, this.session.config.apiKey).message, retryInMs: this.t.retryMaxMs }),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.scheduler.rescanAll();
+    this.scheduler.start();
+    const t0 = performance.now();
+    try {
+      const started = await startWatcherBackend(
+        {
+          root: this.session.config.root,
+          matcher: this.session.matcher,
+          onEvents: (paths) => this.scheduler.touch(paths),
+          onError: (err) => {
+            this.emit({ type: 'rescan', reason: `watcher error: ${err.message}` });
+            this.scheduler.rescanAll();
+          },
+          onRescan: (reason) => {
+            this.emit({ type: 'rescan', reason });
+            this.scheduler.rescanAll();
+          },
+        },
+        this.opts.backend ?? 'auto',
+      );
+      this.watcher = started.watcher;
+      this.backend = started.backend;
+    } catch (err) {
+      await this.scheduler.stop(this.t.shutdownGraceMs);
+      throw err;
+    }
+    // The initial scan may have read files before the watcher saw their edits: look again.
+    // With the stat cache this is a stat per file, and an unchanged tree costs no request.
+    if (this.scanStarted) this.scheduler.rescanAll();
+    this.emit({ type: 'ready', backend: this.backend, watcherMs: Math.round(performance.now() - t0) });
+  }
+
+  whenIdle(): Promise<void> {
+    return this.scheduler.whenIdle();
+  }
+
+  stop(): Promise<StopResult> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<StopResult> {
+    await this.watcher?.close().catch(() => undefined);
+    const result = await this.scheduler.stop(this.t.shutdownGraceMs);
+    // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
+    await this.session.cache.save().catch(() => undefined);
+    await this.lock.release();
+    this.emit({ type: 'stopped', result });
+    this.resolveDone({ result, ...(this.fatal ? { fatal: this.fatal } : {}) });
+    return result;
+  }
+
+  private async cycle(batch: Batch): Promise<CycleOutcome> {
+    const { session } = this;
+    const { client, config } = session;
+    const trigger: CycleTrigger = !this.synced ? 'start' : batch.poll ? 'poll' : batch.full ? 'rescan' : 'change';
+    const before = client.stats();
+    const t0 = performance.now();
+    const warnings: string[] = [];
+    try {
+      const scanOpts = { root: config.root, matcher: session.matcher, cache: session.cache };
+      if (batch.full || this.local === null) {
+        this.scanStarted = true;
+        const scanned = await scanTree(scanOpts);
+        this.local = scanned.snapshot;
+        this.skipped = new Set(scanned.skipped);
+        warnings.push(...scanned.warnings);
+      } else if (batch.paths.length > 0) {
+        const scanned = await rescanPaths(scanOpts, this.local, batch.paths);
+        this.local = scanned.snapshot;
+        forgetUnder(this.skipped, batch.paths);
+        for (const p of scanned.skipped) this.skipped.add(p);
+        warnings.push(...scanned.warnings);
+      }
+      await this.maybeSaveCache();
+      if (!batch.poll && this.lastPushed !== null && sameSnapshot(this.local, this.lastPushed)) {
+        // Saved with the same content (editors' temp-and-rename), or a rescan that found nothing.
+        this.cycles++;
+        return { kind: 'done', reachedService: false };
+      }
+      const report = await push(session, { local: this.local, skipped: [...this.skipped], noApply: this.opts.noApply ?? false });
+      const failed = report.failures.length > 0;
+      // Something did not land (or did not verify): look at the same paths again soon,
+      // backing off if it keeps failing, rather than waiting for the next save or poll.
+      const retryInMs = failed ? this.backoff.next() : 0;
+      if (!failed) this.recovered();
+      this.lastPushed = failed ? null : this.local;
+      this.lastRefusal = '';
+      this.synced = true;
+      this.cycles++;
+
+      const after = client.stats();
+      const landed = report.counts.written + report.counts.deleted + report.counts.moved + report.counts.chmod;
+      const signature = remoteSignature(report);
+      const news = signature !== this.lastSignature;
+      this.lastSignature = signature;
+      this.emit({
+        type: 'cycle',
+        time: new Date(),
+        trigger,
+        changes: report.changes,
+        counts: report.counts,
+        requests: after.total - before.total,
+        byOperation: diffOps(before, after),
+        rateLimited: after.rateLimited - before.rateLimited,
+        apply: report.apply,
+        healthy: report.healthy,
+        conflicts: report.conflicts,
+        drift: report.drift,
+        failures: report.failures,
+        warnings: [...warnings, ...report.warnings],
+        ms: batch.firstAt === null || trigger === 'start' ? null : Math.round(this.now() - batch.firstAt),
+        cycleMs: Math.round(performance.now() - t0),
+        quiet: (trigger === 'poll' || trigger === 'rescan') && landed === 0 && report.apply === null && !news && !failed && warnings.length === 0,
+      });
+      return failed ? { kind: 'retry', afterMs: retryInMs } : { kind: 'done', reachedService: true };
+    } catch (err) {
+      this.cycles++;
+      this.lastPushed = null;
+      const failure = classifyFailure(err, config.apiKey);
+      switch (failure.kind) {
+        case 'refused':
+          if (failure.message !== this.lastRefusal) this.emit({ type: 'refused', message: failure.message });
+          this.lastRefusal = failure.message;
+          return { kind: 'done', reachedService: true };
+        case 'fatal':
+          this.fatal = { message: failure.message, exitCode: failure.exitCode };
+          this.emit({ type: 'fatal', message: failure.message, exitCode: failure.exitCode });
+          void this.stop();
+          return { kind: 'done', reachedService: false };
+        case 'transient': {
+          const retryInMs = this.backoff.next();
+          this.failingSince ??= performance.now();
+          this.emit({ type: 'waiting', message: failure.message, retryInMs, pending: batch.paths.length });
+          return { kind: 'retry', afterMs: retryInMs };
+        }
+        case 'error': {
+          const retryInMs = this.backoff.next();
+          this.emit({ type: 'error', message: failure.message, retryInMs });
+          return { kind: 'retry', afterMs: retryInMs };
+        }
+      }
+    }
+  }
+
+  private recovered(): void {
+    this.backoff.reset();
+    if (this.failingSince !== null) {
+      this.emit({ type: 'recovered', afterMs: Math.round(performance.now() - this.failingSince) });
+      this.failingSince = null;
+    }
+  }
+
+  private async maybeSaveCache(): Promise<void> {
+    const now = performance.now();
+    if (this.cacheSavedAt !== 0 && now - this.cacheSavedAt < this.t.cacheSaveMs) return;
+    this.cacheSavedAt = now;
+    await this.session.cache.save().catch(() => undefined);
+  }
+
+  private now(): number {
+    return (this.opts.clock ?? { now: () => performance.now() }).now();
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Shared by the watch integration tests: a session against the emulator, an event
+ * recorder, and "wait until the volume equals the local tree" (bounded only by the
+ * test timeout: no timing assertions).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
+import { openSession, type Session } from '../../src/sync/session.js';
+import type { CycleEvent, WatchDaemon, WatchEvent } from '../../src/watch/daemon.js';
+import { fileDigests } from '../helpers/tree.js';
+
+/** Paths the default ignore rules keep local: they must never reach the volume. */
+export const ignoredLocally = (rel: string): boolean =>
+  rel === '.hostsync' || rel === 'node_modules' || rel.endsWith('/node_modules') || rel === '.git';
+
+export function cliEnv(emu: RunningEmulator, deploymentId: string): Record<string, string> {
+  return { HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: deploymentId };
+}
+
+/** A session for `dir`; `client` overrides build the client with other limits (a shortened rate window, quick retries). */
+export async function watchSession(emu: RunningEmulator, dir: string, deploymentId: string, client?: Partial<ClientOptions>): Promise<Session> {
+  const config = await loadConfig({ flags: { dir }, env: cliEnv(emu, deploymentId) });
+  const session = await openSession(config);
+  if (!client) return session;
+  await session.client.close();
+  const custom = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId, ...client });
+  return { ...session, client: custom, close: () => custom.close() };
+}
+
+export class Recorder {
+  readonly events: WatchEvent[] = [];
+  onEvent = (e: WatchEvent): void => {
+    this.events.push(e);
+  };
+  cycles(): CycleEvent[] {
+    return this.events.filter((e): e is CycleEvent => e.type === 'cycle');
+  }
+  /** Cycles recorded after `mark` (an earlier events.length). */
+  cyclesSince(mark: number): CycleEvent[] {
+    return this.events.slice(mark).filter((e): e is CycleEvent => e.type === 'cycle');
+  }
+  /** Resolves once an event matching `pred` has been recorded (the test timeout bounds it). */
+  async waitFor(pred: (e: WatchEvent) => boolean, from = 0): Promise<WatchEvent> {
+    for (;;) {
+      const hit = this.events.slice(from).find(pred);
+      if (hit) return hit;
+      await sleep(20);
+    }
+  }
+}
+
+/** Waits until the daemon is idle and the volume holds exactly the local tree (minus ignored paths), then asserts it. */
+export async function converged(daemon: WatchDaemon, root: string, volume: string): Promise<Map<string, string>> {
+  for (;;) {
+    await daemon.whenIdle();
+    let local: Map<string, string>;
+    let remote: Map<string, string>;
+    try {
+      [local, remote] = await Promise.all([fileDigests(root, ignoredLocally), fileDigests(volume)]);
+    } catch (err) {
+      // A file vanished while it was read (the daemon or the test is still changing things).
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await sleep(30);
+      continue;
+    }
+    if (sameMap(local, remote)) {
+      expect(remote).toEqual(local);
+      return local;
+    }
+    await sleep(30);
+  }
+}
+
+function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}
+
+export function requestsOf(cycles: readonly CycleEvent[]): number {
+  return cycles.reduce((n, c) => n + c.requests, 0);
+}
