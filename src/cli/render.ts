@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { ApplyResult } from '../remote/api-types.js';
 import type { PushReport } from '../sync/push.js';
 import type { Change, Conflict, Drift } from '../sync/types.js';

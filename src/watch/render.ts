@@ -3,7 +3,7 @@
  * state and HTTP status, save-to-live ms), or with --json one JSON object per line.
  * Pure: events in, text out; the command writes it.
  */
-import pc from 'picocolors';
+import { pc } from '../cli/colors.js';
 import { changeLine, conflictReason } from '../cli/render.js';
 import { changedPaths } from '../sync/push.js';
 import type { Change } from '../sync/types.js';
