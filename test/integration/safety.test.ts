@@ -118,3 +118,33 @@ describe('push --json when the push is refused', () => {
     expect(out.error).toMatch(/allow-mass-delete/);
   });
 });
+
+describe('a file edited between the scan and its send', () => {
+  it('is reported once, then converges without a conflict with itself', async () => {
+    const { loadConfig } = await import('../../src/config/config.js');
+    const { openSession } = await import('../../src/sync/session.js');
+    const { push } = await import('../../src/sync/push.js');
+    const { scanTree } = await import('../../src/local/scan.js');
+    await writeTree(work.dir, { 'a.txt': 'v1\n' });
+    await pushOnce(emu, work.dir);
+
+    await writeFile(path.join(work.dir, 'a.txt'), 'v2\n');
+    const session = await openSession(await loadConfig({ flags: { dir: work.dir }, env: envFor(emu) }));
+    try {
+      const scanned = await scanTree({ root: work.dir, matcher: session.matcher });
+      await writeFile(path.join(work.dir, 'a.txt'), 'v3, saved while the push ran\n');
+      const raced = await push(session, { local: scanned.snapshot, noApply: true });
+      expect(raced.failures.map((f) => f.path)).toEqual(['a.txt']);
+      expect(raced.conflicts).toEqual([]);
+    } finally {
+      await session.close();
+    }
+    // The remote holds v3, which this push sent; a further local edit is a plain
+    // modification of it, not a conflict (the base must have become v3, not stayed v1).
+    await writeFile(path.join(work.dir, 'a.txt'), 'v4\n');
+    const next = await pushOnce(emu, work.dir);
+    expect(next.report.conflicts).toEqual([]);
+    expect(next.report.failures).toEqual([]);
+    expect(await readFile(path.join(emu.volume, 'a.txt'), 'utf8')).toBe('v4\n');
+  });
+});
