@@ -8,18 +8,8 @@
 // generated file is part of the push.
 import fs from 'node:fs';
 import path from 'node:path';
+import { mulberry32 } from '../../dist/emulator/prng.js';
 
-/** mulberry32: small, fast, seedable. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ('const let function return import export from async await if else for while class new this ' +
   'true false null undefined module value index result error data config path props state render ' +
@@ -55,7 +45,7 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
  * editTarget is the relative path of the source file the edit scenario changes (the middle one generated).
  */
 export function generateWebProject(root, { files = 3000, seed = 7 } = {}) {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const text = corpus(rand, 1 << 20);
   const dirs = new Set();
   const out = { files: 0, bytes: 0, textFiles: 0, textBytes: 0, binaryFiles: 0, binaryBytes: 0, editTarget: '' };

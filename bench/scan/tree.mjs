@@ -3,18 +3,8 @@
 // Deterministic (seeded PRNG), so two runs measure the same tree.
 import fs from 'node:fs';
 import path from 'node:path';
+import { mulberry32 } from '../../dist/emulator/prng.js';
 
-/** mulberry32: small, fast, seedable. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'const let function return import export from async await if else for while class new this true false null undefined module require value index result error data config path file hash tree sync push remote local'.split(' ');
 
@@ -34,7 +24,7 @@ function corpus(rand, bytes) {
  * `nodeModulesFiles` more under root/node_modules. Returns { files, dirs, bytes }.
  */
 export function generateTree(root, { files, nodeModulesFiles = Math.ceil(files / 10), seed = 42 }) {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const text = corpus(rand, 1 << 20);
   let bytes = 0;
   const dirs = new Set();

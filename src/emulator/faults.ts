@@ -2,6 +2,7 @@
  * Fault injection for tests and benchmarks (DESIGN.md, `--faults SPEC`).
  * SPEC is comma-separated `kind=probability`; each request rolls each kind once.
  */
+import { mulberry32 } from './prng.js';
 
 export const FAULT_KINDS = ['5xx', 'reset', '429', 'partial'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -28,18 +29,6 @@ export function parseFaultSpec(spec: string): FaultSpec {
     out[kind as FaultKind] = p;
   }
   return out;
-}
-
-/** mulberry32: tiny, seedable, good enough to make fault sequences reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export class FaultInjector {
