@@ -60,7 +60,7 @@ export class ApiError extends Error {
       operation: this.operation, status: this.status, serverMessage: this.serverMessage, retryable: this.retryable,
       code: this.code, host: this.host, cause: this.cause, retryAfterMs: this.retryAfterMs,
     };
-    const text = `${this.message.replace(/\.?$/, '.')} ${note}`;
+    const text = `${/[.?!]$/.test(this.message) ? this.message : `${this.message}.`} ${note}`;
     return this instanceof OutcomeUnknownError ? new OutcomeUnknownError(text, init) : new ApiError(text, init);
   }
 }
