@@ -4,7 +4,7 @@
  * Two entries are equal when their content is (same size and same known hash) and their
  * executable bit is. Other mode bits never travel, so they never make entries differ.
  */
-import type { Entry } from './types.js';
+import type { Entry, Snapshot } from './types.js';
 
 /**
  * Same bytes. Size is the cheap pre-check (different sizes prove different content); a null
@@ -39,4 +39,15 @@ export function toBaseEntry(entry: Entry): Entry {
 export function resolveRemote(remote: Entry, base: Entry | undefined): Entry {
   if (remote.hash !== null || !base || base.hash === null || base.size !== remote.size) return remote;
   return { ...remote, hash: base.hash };
+}
+
+/** Two snapshots hold the same paths with equal entries (content, size and executable bit). */
+export function snapshotsEqual(a: Snapshot | null, b: Snapshot | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.size !== b.size) return false;
+  for (const [p, e] of a) {
+    const o = b.get(p);
+    if (!o || o.size !== e.size || !entriesEqual(e, o)) return false;
+  }
+  return true;
 }

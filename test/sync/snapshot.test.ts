@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ancestors, baseName, comparePaths, parentDir } from '../../src/sync/paths.js';
-import { entriesEqual, resolveRemote, toBaseEntry } from '../../src/sync/snapshot.js';
+import { entriesEqual, resolveRemote, snapshotsEqual, toBaseEntry } from '../../src/sync/snapshot.js';
 import type { Entry } from '../../src/sync/types.js';
-import { file } from './fixtures.js';
+import { file, snap } from './fixtures.js';
 
 const a = file('p', 'one');
 const unknown = (e: Entry): Entry => ({ ...e, hash: null });
@@ -57,5 +57,18 @@ describe('paths', () => {
 
   it('orders by code units, not locale', () => {
     expect(['é', 'b', 'B', 'a/b', 'a', 'a b', '文'].sort(comparePaths)).toEqual(['B', 'a', 'a b', 'a/b', 'b', 'é', '文']);
+  });
+});
+
+describe('snapshotsEqual', () => {
+  it.each([
+    { name: 'both null', a: null, b: null, equal: true },
+    { name: 'null and empty', a: null, b: snap(), equal: false },
+    { name: 'same entries', a: snap(file('a', '1'), file('b', '2')), b: snap(file('b', '2'), file('a', '1')), equal: true },
+    { name: 'one more path', a: snap(file('a', '1')), b: snap(file('a', '1'), file('b', '2')), equal: false },
+    { name: 'content differs', a: snap(file('a', '1')), b: snap(file('a', '2')), equal: false },
+    { name: 'exec bit differs', a: snap(file('a', '1')), b: snap(file('a', '1', { x: true })), equal: false },
+  ])('$name', ({ a, b, equal }) => {
+    expect(snapshotsEqual(a, b)).toBe(equal);
   });
 });
