@@ -114,7 +114,33 @@ export class StateStore {
     }
   }
 
+  /**
+   * The state this process last read or wrote, with the file's identity at that moment.
+   * A watch cycle loads the state each time; re-parsing megabytes of JSON when the file
+   * is still the one we wrote is waste. Another process writing it changes mtime/size.
+   */
+  private memo: { key: string; base: Snapshot | null; remote: RemoteCache | null } | null = null;
+
+  private async fileKey(): Promise<string | null> {
+    try {
+      const st = await stat(this.file, { bigint: true });
+      return `${st.ino}:${st.size}:${st.mtimeNs}`;
+    } catch {
+      return null;
+    }
+  }
+
   async load(): Promise<SyncState> {
+    const key = await this.fileKey();
+    if (key !== null && this.memo?.key === key) {
+      return { base: this.memo.base, remote: this.memo.remote, applyPending: await this.applyPending() };
+    }
+    const state = await this.parse();
+    if (key !== null) this.memo = { key, base: state.base, remote: state.remote };
+    return state;
+  }
+
+  private async parse(): Promise<SyncState> {
     let raw: string;
     try {
       raw = await readFile(this.file, 'utf8');
@@ -157,6 +183,8 @@ export class StateStore {
         : null,
     };
     await writeFileAtomic(this.file, JSON.stringify(file));
+    const key = await this.fileKey();
+    this.memo = key === null ? null : { key, base: state.base, remote: state.remote };
   }
 
   /** One JSON line per push or watch cycle: an audit trail a human can grep. */
