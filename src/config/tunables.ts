@@ -83,6 +83,14 @@ export const WATCH_STORM_PATHS = 5_000;
  */
 export const WATCH_NATIVE_MAX_ROUNDS = 10;
 /**
+ * Native watcher: a re-subscription that fails (ENOSPC once the inotify watch limit is
+ * reached) is retried after this delay, doubling up to the max: a watcher that stays
+ * unsubscribed would silently never see a local change again, and retrying at once would
+ * only spin while the limit is still exhausted.
+ */
+export const WATCH_NATIVE_RESUBSCRIBE_MIN_MS = 1_000;
+export const WATCH_NATIVE_RESUBSCRIBE_MAX_MS = 30_000;
+/**
  * File system timestamps come from a coarse kernel clock (one tick, up to 10 ms, behind the
  * real time), so "born at or after T" is tested against T minus this slack.
  */

@@ -77,7 +77,8 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
  * that is now a directory is walked, a missing one is removed together with anything
  * `previous` held beneath it, a file is stat'ed and hashed (through the cache). A path
  * under an ignored directory, a symlink, or anything else not a real directory is
- * dropped. Returns the whole updated snapshot; `previous` is not modified.
+ * dropped. A path lstat cannot answer for (EACCES, EIO) is listed in `skipped` with a
+ * warning, never thrown. Returns the whole updated snapshot; `previous` is not modified.
  */
 export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched: readonly string[]): Promise<ScanResult> {
   const t0 = performance.now();
@@ -100,16 +101,29 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
     files.push(f);
   };
 
+  /**
+   * A path lstat could not answer for (EACCES, EIO) is unknown, not absent: skipped, so a
+   * push leaves it alone, and never thrown (a throw would re-queue the whole batch forever).
+   * A folder is skipped with everything beneath it, as is a path that may have been one.
+   */
+  const unreadable = (rel: string, code: string | undefined, mayBeFile: boolean): void => {
+    warnings.push(describeSkipped('unreadable', rel || '.', path.join(root, rel), code));
+    if (mayBeFile && rel !== '') skipped.push(rel);
+    skipped.push(`${rel}/`);
+  };
+
   /** Whether `dirRel` is a real (non-symlink) directory that is not ignored, all the way up. */
   const realDir = (dirRel: string): boolean => {
     if (dirRel === '') return true;
     let ok = dirOk.get(dirRel);
     if (ok === undefined) {
       const slash = dirRel.lastIndexOf('/');
-      ok =
-        realDir(slash === -1 ? '' : dirRel.slice(0, slash)) &&
-        !matcher.ignores(dirRel, true) &&
-        lstatKind(path.join(root, dirRel)).kind === 'dir';
+      ok = realDir(slash === -1 ? '' : dirRel.slice(0, slash)) && !matcher.ignores(dirRel, true);
+      if (ok) {
+        const now = lstatKind(path.join(root, dirRel));
+        if (now.kind === 'unreadable') unreadable(dirRel, now.code, false);
+        ok = now.kind === 'dir';
+      }
       if (!ok) staleDirs.add(dirRel);
       dirOk.set(dirRel, ok);
     }
@@ -129,6 +143,13 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
     const abs = rel === '' ? root : path.join(root, rel);
     const now = lstatKind(abs);
     if (now.kind === 'gone') continue;
+    if (now.kind === 'unreadable') {
+      if (rel !== '' && matcher.ignores(rel, false)) continue;
+      // Not known to be a file: whatever `previous` held beneath it is unknown now too.
+      staleDirs.add(rel);
+      unreadable(rel, now.code, true);
+      continue;
+    }
     if (now.kind === 'dir') {
       if (rel !== '' && matcher.ignores(rel, true)) continue;
       staleDirs.add(rel);

@@ -75,7 +75,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
     for (const d of dirents) {
       const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
       const abs = dirAbs + path.sep + d.name;
-      const kind = direntKind(d, abs);
+      const { kind, code } = direntKind(d, abs);
       if (kind === 'gone') continue;
       if (kind === 'dir') {
         if (!matcher.ignores(rel, true)) subdirs.push(rel);
@@ -83,16 +83,20 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
       }
       if (matcher.ignores(rel, false)) continue;
       if (kind === 'file') {
-        const st = fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
-        if (st === undefined) {
+        const now = lstatKind(abs);
+        if (now.kind === 'gone') {
           if (d.name.includes('\uFFFD')) warnings.push(`file name is not valid UTF-8, skipped: ${rel}`);
           continue;
         }
-        if (st.isFile()) files.push({ rel, abs, stat: fileStatOf(st) });
+        if (now.kind === 'file') files.push({ rel, abs, stat: now.stat! });
+        else if (now.kind === 'unreadable') {
+          warnings.push(describeSkipped(now.kind, rel, abs, now.code));
+          skipped.push(rel);
+        }
         // Otherwise it changed type since readdir; a rescan will see what it is now.
         continue;
       }
-      warnings.push(describeSkipped(kind, rel, abs));
+      warnings.push(describeSkipped(kind, rel, abs, code));
       skipped.push(rel);
     }
     // Reverse so the stack pops them in name order.
@@ -101,11 +105,22 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
   return { files, warnings, skipped, dirs };
 }
 
-export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device' | 'gone';
+export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device' | 'unreadable' | 'gone';
 
-/** What is at `abs` without following a symlink; 'gone' when nothing is. */
-export function lstatKind(abs: string): { kind: EntryKind; stat?: FileStat } {
-  const st = fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+/**
+ * What is at `abs` without following a symlink. Never throws: 'gone' when nothing is
+ * (ENOENT, or ENOTDIR: a folder on the way was replaced by a file, as in a branch switch);
+ * 'unreadable', with the error code, when lstat fails otherwise (EACCES on a parent
+ * folder, EIO): the path may well exist, so callers must treat it as unknown, not absent.
+ */
+export function lstatKind(abs: string): { kind: EntryKind; stat?: FileStat; code?: string } {
+  let st: fs.BigIntStats | undefined;
+  try {
+    st = fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    return code === 'ENOTDIR' || code === 'ENOENT' ? { kind: 'gone' } : { kind: 'unreadable', code };
+  }
   if (st === undefined) return { kind: 'gone' };
   if (st.isFile()) return { kind: 'file', stat: fileStatOf(st) };
   if (st.isDirectory()) return { kind: 'dir' };
@@ -115,8 +130,9 @@ export function lstatKind(abs: string): { kind: EntryKind; stat?: FileStat } {
   return { kind: 'device' };
 }
 
-/** The warning for a path that is neither a regular file nor a directory. */
-export function describeSkipped(kind: EntryKind, rel: string, abs: string): string {
+/** The warning for a path that is neither a regular file nor a directory (`code`: why an 'unreadable' one failed). */
+export function describeSkipped(kind: EntryKind, rel: string, abs: string, code?: string): string {
+  if (kind === 'unreadable') return `unreadable path skipped: ${rel} (${code ?? 'unknown error'})`;
   if (kind === 'symlink') {
     let target = '?';
     try {
@@ -129,15 +145,15 @@ export function describeSkipped(kind: EntryKind, rel: string, abs: string): stri
   return `special file skipped (${kind}): ${rel}`;
 }
 
-function direntKind(d: Dirent, abs: string): EntryKind {
-  if (d.isFile()) return 'file';
-  if (d.isDirectory()) return 'dir';
-  if (d.isSymbolicLink()) return 'symlink';
-  if (d.isFIFO()) return 'fifo';
-  if (d.isSocket()) return 'socket';
-  if (d.isBlockDevice() || d.isCharacterDevice()) return 'device';
+function direntKind(d: Dirent, abs: string): { kind: EntryKind; code?: string } {
+  if (d.isFile()) return { kind: 'file' };
+  if (d.isDirectory()) return { kind: 'dir' };
+  if (d.isSymbolicLink()) return { kind: 'symlink' };
+  if (d.isFIFO()) return { kind: 'fifo' };
+  if (d.isSocket()) return { kind: 'socket' };
+  if (d.isBlockDevice() || d.isCharacterDevice()) return { kind: 'device' };
   // DT_UNKNOWN: some file systems do not report the type in readdir.
-  return lstatKind(abs).kind;
+  return lstatKind(abs);
 }
 
 function byName(a: Dirent, b: Dirent): number {

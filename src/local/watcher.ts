@@ -39,30 +39,48 @@ export interface WatcherOptions {
   onReady?: () => void;
 }
 
-/** Starts watching; resolves once the initial tree is being watched ('ready'). */
-export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
-  const root = path.resolve(opts.root);
-  if (!fs.statSync(root).isDirectory()) throw new Error(`not a directory: ${root}`);
-  const { matcher } = opts;
+/**
+ * lstat for a path a watcher event named; undefined when it is gone or cannot be stat'ed.
+ * Never throws: it runs inside watcher callbacks, where a throw ends the process, and late
+ * events routinely name paths whose parent folder has since become a file (ENOTDIR, a
+ * branch switch) or become unreadable (EACCES). Such a path is reported like a deleted one;
+ * the rescan that follows decides what it is.
+ */
+export function lstatOrGone(abs: string): Stats | undefined {
+  try {
+    return fs.lstatSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
 
-  /** POSIX path relative to root; null for anything outside it. */
-  const relOf = (p: string): string | null => {
-    const rel = path.relative(root, path.resolve(root, p));
-    if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return null;
-    return path.sep === '/' ? rel : rel.split(path.sep).join('/');
-  };
+/** POSIX path of `p` relative to `root` (absolute); null for anything outside it. */
+function relativeTo(root: string, p: string): string | null {
+  const rel = path.relative(root, path.resolve(root, p));
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return null;
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+}
 
-  const ignored = (p: string, stats?: Stats): boolean => {
-    const rel = relOf(p);
+/** chokidar's `ignored` predicate for `root` (absolute): the scan's matcher; never throws on a vanished path. Exported for tests. */
+export function ignoredPredicate(root: string, matcher: IgnoreMatcher): (p: string, stats?: Stats) => boolean {
+  return (p, stats) => {
+    const rel = relativeTo(root, p);
     if (rel === null || rel === '') return false;
     if (stats) return matcher.ignores(rel, stats.isDirectory());
     if (matcher.ignores(rel, false)) return true;
     if (!matcher.ignores(rel, true)) return false;
     // Only a directory pattern matches and chokidar did not say what this is: ask.
     // (A path that is gone is not watched either way; reporting it lets a rescan drop it.)
-    const st = fs.lstatSync(p, { throwIfNoEntry: false });
-    return st?.isDirectory() ?? false;
+    return lstatOrGone(p)?.isDirectory() ?? false;
   };
+}
+
+/** Starts watching; resolves once the initial tree is being watched ('ready'). */
+export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
+  const root = path.resolve(opts.root);
+  if (!fs.statSync(root).isDirectory()) throw new Error(`not a directory: ${root}`);
+  const relOf = (p: string): string | null => relativeTo(root, p);
+  const ignored = ignoredPredicate(root, opts.matcher);
 
   const fsw: FSWatcher = watch(root, {
     ignored,
@@ -81,7 +99,13 @@ export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
     if (closed || pending.size === 0) return;
     const paths = [...pending];
     pending = new Set();
-    opts.onEvents(paths);
+    // Thrown from a setImmediate callback it would end the process; the caller's onError
+    // (a full rescan) is the recovery for anything that goes wrong on the event path.
+    try {
+      opts.onEvents(paths);
+    } catch (err) {
+      opts.onError(err instanceof Error ? err : new Error(String(err)));
+    }
   };
   const report = (p: string): void => {
     if (closed) return;

@@ -20,6 +20,12 @@ export type ProgressFn = (event: ProgressEvent) => void;
 export interface StepFailure {
   path: string;
   error: string;
+  /**
+   * The service refused it for a reason retrying will not change (a folder in the way, a
+   * taken name, a 4xx). Watch mode reports it like a conflict instead of backing off, and
+   * it does not hold back the apply of everything else.
+   */
+  permanent?: boolean;
 }
 
 export interface ExecResult {
@@ -36,6 +42,8 @@ export interface ExecResult {
    * remote's bytes are still ours.
    */
   sent: Map<string, string>;
+  /** Files that vanished locally between the scan and the send: not sent, not a failure (the deletion is the next push's). */
+  vanished: string[];
 }
 
 export interface ExecuteOptions {
@@ -56,7 +64,7 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  * Stops at the first unknown outcome: continuing on a guess could clobber something.
  */
 export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<ExecResult> {
-  const result: ExecResult = { written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false, sent: new Map() };
+  const result: ExecResult = { written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false, sent: new Map(), vanished: [] };
   const totalBytes = plan.bytes;
   let doneBytes = 0;
   let doneSteps = 0;
@@ -84,7 +92,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
           }
           // A refused key or missing scope fails every step alike: the whole push stops with it.
           if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
-          for (const p of stepPaths(step)) result.failures.push({ path: p, error: message(err) });
+          const permanent = err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429;
+          for (const p of stepPaths(step)) result.failures.push({ path: p, error: message(err), permanent });
         }
       }),
     );
@@ -155,7 +164,7 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Pr
       // files.move never overwrites: a taken name comes back in `failed`, per file.
       const res = await client.files.move(step.files, step.to === '' ? '/' : step.to);
       result.moved += res.moved.length;
-      for (const f of res.failed) result.failures.push({ path: f.from.replace(/^\/+/, ''), error: f.reason });
+      for (const f of res.failed) result.failures.push({ path: f.from.replace(/^\/+/, ''), error: f.reason, permanent: true });
       return;
     }
     case 'chmod':
@@ -194,8 +203,8 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Pr
  * that vanished locally since the scan is dropped from the batch and reported.
  */
 async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
-  const fail = (p: string, error: string): void => {
-    result.failures.push({ path: p, error });
+  const fail = (p: string, error: string, permanent = false): void => {
+    result.failures.push({ path: p, error, permanent });
   };
   let pending = files;
   for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
@@ -204,7 +213,9 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
       try {
         payload.push({ path: f.path, content: await readFile(localPath(opts.root, f.path), 'utf8'), mode: 'overwrite' });
       } catch (err) {
-        fail(f.path, `could not read the local file (${(err as NodeJS.ErrnoException).code ?? message(err)}); the next push picks it up`);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') result.vanished.push(f.path);
+        else fail(f.path, `could not read the local file (${code ?? message(err)}); the next push picks it up`);
       }
     }
     if (payload.length === 0) return;
@@ -214,7 +225,7 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
     const refused = new Map(res.failed.map((f) => [strip(f.path), f.error]));
     result.written += landed.size;
     for (const w of payload) if (landed.has(w.path)) result.sent.set(w.path, await xxh64Bytes(w.content));
-    for (const [p, error] of refused) fail(p, error);
+    for (const [p, error] of refused) fail(p, error, true);
     pending = payload.map((w) => pending.find((f) => f.path === w.path)!).filter((f) => !landed.has(f.path) && !refused.has(f.path));
     if (attempt === 1) for (const f of pending) fail(f.path, 'not written: the batch stopped at an earlier failure');
   }
@@ -237,7 +248,7 @@ async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: E
     try {
       const listing = await opts.client.files.list(dir);
       if (listing.entries.length > 0) {
-        result.failures.push({ path: dir, error: `the deployment has a non-empty folder at ${dir}; move its contents away, then push again` });
+        result.failures.push({ path: dir, error: `the deployment has a non-empty folder at ${dir}; move its contents away, then push again`, permanent: true });
         blocked.add(dir);
         continue;
       }

@@ -157,6 +157,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   // three-way merge treats what already landed as L = R, so a re-plan never repeats it.
   const intended: Change[] = [];
   const sent = new Map<string, string>();
+  const vanished = new Set<string>();
   let stale = false; // the remote changed since `remote` was read
   for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
     if (remote.leftovers.length > 0) {
@@ -169,6 +170,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
     addCounts(report.counts, result);
     report.failures.push(...result.failures);
     for (const [p, h] of result.sent) sent.set(p, h);
+    for (const p of result.vanished) vanished.add(p);
     stale = true;
     if (!result.outcomeUnknown) break;
     remote = await readRemote(client, matcher, null);
@@ -188,7 +190,8 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
     rec = merge();
   }
   // End to end: every change we meant to make is checked against the verified remote.
-  const failed = new Set(report.failures.map((f) => f.path));
+  const failed = new Set([...report.failures.map((f) => f.path), ...vanished]);
+  for (const p of vanished) warnings.push(`${p} disappeared locally during the push: not sent (the next push handles its deletion)`);
   // A write that does not verify but whose remote bytes hash to exactly what we sent raced
   // a local edit (the file changed between the scan and the read that sent it). Those bytes
   // are ours, so they become its base entry: the next push sends the newer file as a plain
@@ -225,7 +228,9 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
 
   // A half-applied change set is not restarted into: the failures are reported (exit 1)
   // and the apply stays pending for the push that completes it.
-  if (applyPending && !opts.noApply && report.failures.length === 0) {
+  // Permanent refusals (a folder in the way) will not be fixed by waiting, so they do not
+  // hold back the apply of everything else.
+  if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
     opts.onProgress?.({ phase: 'apply', done: 0, total: 1 });
     const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : firstRec.changes), config.applyWaitSeconds);
     const applied = await client.deployments.apply(req);
@@ -234,6 +239,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
     report.healthy = isHealthy(applied);
   }
   report.durationMs = Date.now() - started;
+  if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
   await store.appendLog({
     command: 'push',
     ...report.counts,

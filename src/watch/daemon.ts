@@ -243,6 +243,11 @@ class Daemon implements WatchDaemon {
       );
       this.watcher = started.watcher;
       this.backend = started.backend;
+      if (this.stopping) {
+        // Stopped (a signal, a fatal error) while the watcher was starting: it is ours to close.
+        await this.watcher.close().catch(() => undefined);
+        return;
+      }
     } catch (err) {
       await this.scheduler.stop(this.t.shutdownGraceMs);
       throw err;
@@ -263,8 +268,16 @@ class Daemon implements WatchDaemon {
   }
 
   private async shutdown(): Promise<StopResult> {
+    // Stop the scheduler first (it refuses new cycles at once), then the watcher.
+    const stopped = this.scheduler.stop(this.t.shutdownGraceMs);
     await this.watcher?.close().catch(() => undefined);
-    const result = await this.scheduler.stop(this.t.shutdownGraceMs);
+    const result = await stopped;
+    if (result === 'abandoned') {
+      // The cycle in flight must not go on pushing once the lock is released: cancel its
+      // requests (push then throws before saving anything) and let it unwind.
+      await this.session.client.destroy().catch(() => undefined);
+      await Promise.race([this.scheduler.settled(), new Promise((r) => setTimeout(r, this.t.shutdownGraceMs).unref())]);
+    }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
     await this.session.cache.save().catch(() => undefined);
     await this.lock.release();
@@ -302,7 +315,8 @@ class Daemon implements WatchDaemon {
         return { kind: 'done', reachedService: false };
       }
       const report = await push(session, { local: this.local, skipped: [...this.skipped], noApply: this.opts.noApply ?? false });
-      const failed = report.failures.length > 0;
+      // Permanent refusals are reported every cycle like conflicts; only the rest is retried.
+      const failed = report.failures.some((f) => !f.permanent);
       // Something did not land (or did not verify): look at the same paths again soon,
       // backing off if it keeps failing, rather than waiting for the next save or poll.
       const retryInMs = failed ? this.backoff.next() : 0;

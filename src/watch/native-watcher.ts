@@ -22,9 +22,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { FS_TIMESTAMP_SLACK_MS, WATCH_NATIVE_MAX_ROUNDS } from '../config/tunables.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  FS_TIMESTAMP_SLACK_MS,
+  WATCH_NATIVE_MAX_ROUNDS,
+  WATCH_NATIVE_RESUBSCRIBE_MAX_MS,
+  WATCH_NATIVE_RESUBSCRIBE_MIN_MS,
+} from '../config/tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
-import type { Watcher, WatcherOptions } from '../local/watcher.js';
+import { lstatOrGone, type Watcher, type WatcherOptions } from '../local/watcher.js';
 
 interface ParcelEvent {
   path: string;
@@ -85,6 +91,11 @@ export function nativeIgnoreList(root: string, matcher: IgnoreMatcher): string[]
 export interface NativeWatcherOptions extends WatcherOptions {
   /** The watcher re-subscribed and may have missed events meanwhile: rescan fully (falls back to onError). */
   onRescan?: (reason: string) => void;
+  /**
+   * How a failed re-subscription waits `ms` before the next attempt; must reject once
+   * `signal` aborts (close()). Default: a timer. Tests pass one that does not sleep.
+   */
+  resubscribeWait?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 }
 
 export async function startNativeWatcher(api: ParcelWatcherModule, opts: NativeWatcherOptions): Promise<Watcher> {
@@ -119,6 +130,8 @@ class NativeWatcher implements Watcher {
   /** Folders (relative) that arrived holding subfolders, awaiting a round. */
   private suspects = new Set<string>();
   private repairing = false;
+  /** Aborted by close(): ends a re-subscription backoff wait at once. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly api: ParcelWatcherModule,
@@ -133,6 +146,7 @@ class NativeWatcher implements Watcher {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
     const current = this.current;
     this.current = null;
     await current?.unsubscribe();
@@ -151,12 +165,25 @@ class NativeWatcher implements Watcher {
     return path.sep === '/' ? rel : rel.split(path.sep).join('/');
   }
 
+  /**
+   * @parcel/watcher's callback: anything thrown here would be an uncaught exception that
+   * ends the process, so whatever goes wrong is handed to onError (a full rescan) instead.
+   */
   private onBatch(err: Error | null, events: ParcelEvent[]): void {
     if (this.closed) return;
-    if (err) {
-      this.opts.onError(err);
-      return;
+    try {
+      if (err) this.opts.onError(err);
+      else this.handle(events);
+    } catch (caught) {
+      this.fail(caught);
     }
+  }
+
+  private fail(err: unknown): void {
+    if (!this.closed) this.opts.onError(err instanceof Error ? err : new Error(String(err)));
+  }
+
+  private handle(events: ParcelEvent[]): void {
     const { matcher } = this.opts;
     const paths = new Set<string>();
     for (const ev of events) {
@@ -167,8 +194,8 @@ class NativeWatcher implements Watcher {
         continue;
       }
       if (matcher.ignores(rel, false)) continue;
-      const st = fs.lstatSync(ev.path, { throwIfNoEntry: false });
-      const isDir = st?.isDirectory() ?? false;
+      // Late events often name paths under a folder that is now a file (ENOTDIR): gone.
+      const isDir = lstatOrGone(ev.path)?.isDirectory() ?? false;
       // Only a directory rule may still match: ignored if it is a directory now. A path that
       // is gone is reported, so a rescan drops whatever the snapshot held there.
       if (isDir && matcher.ignores(rel, true)) continue;
@@ -190,26 +217,58 @@ class NativeWatcher implements Watcher {
           this.opts.onError(new Error(`the native watcher keeps meeting new folders (${suspects.slice(0, 3).join(', ')}); changes inside them may go unseen until the next restart`));
           break;
         }
-        const crawlStart = Date.now();
         const old = this.current;
         this.current = null;
-        await old?.unsubscribe();
-        const fresh = await this.subscribe();
-        if (this.closed) {
-          await fresh.unsubscribe();
-          return;
+        try {
+          await old?.unsubscribe();
+        } catch (err) {
+          this.fail(err); // the old one is no use either way: go on to a fresh one
         }
-        this.current = fresh;
+        const fresh = await this.resubscribe();
+        if (fresh === null) return; // closed meanwhile
+        this.current = fresh.subscription;
         const reason = `new folders with subfolders (${suspects.slice(0, 3).join(', ')}${suspects.length > 3 ? ', ...' : ''}): the native watcher re-read the tree`;
         if (this.opts.onRescan) this.opts.onRescan(reason);
         else this.opts.onError(new Error(reason));
-        for (const d of foldersBornSince(this.root, this.opts.matcher, crawlStart - FS_TIMESTAMP_SLACK_MS)) this.suspects.add(d);
+        for (const d of foldersBornSince(this.root, this.opts.matcher, fresh.crawlStart - FS_TIMESTAMP_SLACK_MS)) this.suspects.add(d);
       }
     } catch (err) {
-      if (!this.closed) this.opts.onError(err instanceof Error ? err : new Error(String(err)));
+      this.fail(err);
     } finally {
       this.repairing = false;
     }
+  }
+
+  /**
+   * Subscribes anew, retrying until it works or the watcher is closed (null then). Each
+   * failure (ENOSPC: inotify watches exhausted) goes to onError and the next attempt waits
+   * WATCH_NATIVE_RESUBSCRIBE_MIN_MS, doubling up to _MAX_MS: the watcher is never left
+   * unsubscribed without saying so, nor for good. `crawlStart` is taken just before the
+   * attempt that succeeded.
+   */
+  private async resubscribe(): Promise<{ subscription: ParcelSubscription; crawlStart: number } | null> {
+    const wait = this.opts.resubscribeWait ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }));
+    for (let waitMs = WATCH_NATIVE_RESUBSCRIBE_MIN_MS; !this.closed; waitMs = Math.min(waitMs * 2, WATCH_NATIVE_RESUBSCRIBE_MAX_MS)) {
+      const crawlStart = Date.now();
+      try {
+        const subscription = await this.subscribe();
+        if (this.closed) {
+          await subscription.unsubscribe();
+          return null;
+        }
+        return { subscription, crawlStart };
+      } catch (err) {
+        if (this.closed) return null;
+        const reason = err instanceof Error ? err.message : String(err);
+        this.fail(new Error(`the native watcher could not re-subscribe (${reason}); local changes go unseen until it can, retrying in ${waitMs} ms`));
+      }
+      try {
+        await wait(waitMs, this.closing.signal);
+      } catch {
+        if (this.closed) return null; // close() aborted the wait
+      }
+    }
+    return null;
   }
 }
 
@@ -232,7 +291,7 @@ function foldersBornSince(root: string, matcher: IgnoreMatcher, sinceMs: number)
       const rel = relDir ? `${relDir}/${d.name}` : d.name;
       if (matcher.ignores(rel, true)) continue;
       const abs = path.join(absDir, d.name);
-      const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+      const st = lstatOrGone(abs);
       if (st && (st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs) >= sinceMs) out.push(rel);
       walk(abs, rel);
     }

@@ -96,6 +96,11 @@ export class CycleScheduler {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Resolves when the cycle in flight (if any) has ended, whatever its outcome. */
+  settled(): Promise<void> {
+    return this.current ? this.current.then(() => undefined, () => undefined) : Promise.resolve();
+  }
+
   /**
    * No new cycle starts. A running one gets `graceMs` to finish; past that it is left
    * behind (the caller exits; abandoning is safe because the base is only saved after

@@ -7,6 +7,7 @@ import { HASH_STREAM_THRESHOLD_BYTES } from '../../src/config/tunables.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, loadIgnoreMatcher } from '../../src/local/ignore.js';
 import { rescanPaths, scanTree } from '../../src/local/scan.js';
 import { StatCache } from '../../src/local/statcache.js';
+import { lstatKind } from '../../src/local/walk.js';
 import type { Snapshot } from '../../src/sync/types.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';
@@ -255,5 +256,66 @@ describe('rescanPaths', () => {
     } finally {
       await chmod(path.join(root, 'locked'), 0o755);
     }
+  });
+});
+
+/**
+ * Makes fs.lstatSync fail with `code` for exactly `abs` (tests run as root, where chmod 000
+ * stops nothing). walk.ts and scan.ts call it through the same node:fs object.
+ */
+function failLstat(abs: string, code: string): void {
+  const real = fs.lstatSync.bind(fs) as (p: fs.PathLike, o?: fs.StatSyncOptions) => unknown;
+  vi.spyOn(fs, 'lstatSync').mockImplementation(((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+    if (String(p) === abs) throw Object.assign(new Error(`${code}: simulated, lstat '${abs}'`), { code });
+    return real(p, o);
+  }) as typeof fs.lstatSync);
+}
+
+describe('paths lstat cannot answer for', () => {
+  beforeEach(async () => {
+    await writeTree(root, { 'keep.txt': 'keep', 'd/one.txt': '1', 'd/sub/two.txt': '2', 'f': 'a file, once a folder' });
+  });
+
+  it('lstatKind: a path under what is now a file (ENOTDIR) is gone; any other failure is unreadable, never thrown', async () => {
+    expect(lstatKind(path.join(root, 'f', 'b', 'x.txt'))).toEqual({ kind: 'gone' });
+    failLstat(path.join(root, 'd', 'one.txt'), 'EACCES');
+    expect(lstatKind(path.join(root, 'd', 'one.txt'))).toEqual({ kind: 'unreadable', code: 'EACCES' });
+    expect(lstatKind(path.join(root, 'keep.txt')).kind).toBe('file');
+  });
+
+  it('rescanPaths skips an unreadable touched path (with a warning) and still applies the rest of the batch', async () => {
+    const before = (await scanTree({ root, matcher: defaults })).snapshot;
+    await writeFile(path.join(root, 'keep.txt'), 'changed');
+    failLstat(path.join(root, 'd', 'one.txt'), 'EACCES');
+    const r = await rescanPaths({ root, matcher: defaults }, before, ['d/one.txt', 'keep.txt', 'f/x']);
+    expect(r.skipped).toContain('d/one.txt');
+    expect(r.warnings).toContainEqual(expect.stringMatching(/d\/one\.txt.*EACCES/));
+    expect(r.snapshot.get('keep.txt')!.hash).toBe(await refHash(path.join(root, 'keep.txt')));
+    expect(r.snapshot.has('d/sub/two.txt')).toBe(true);
+  });
+
+  it('rescanPaths skips everything under a folder it cannot lstat', async () => {
+    const before = (await scanTree({ root, matcher: defaults })).snapshot;
+    failLstat(path.join(root, 'd', 'sub'), 'EIO');
+    const r = await rescanPaths({ root, matcher: defaults }, before, ['d/sub/two.txt', 'd/sub/new.txt']);
+    expect(r.skipped).toContain('d/sub/');
+    expect(r.warnings.filter((w) => w.includes('d/sub'))).toHaveLength(1);
+    expect(r.snapshot.has('d/one.txt')).toBe(true);
+  });
+
+  it('a touched path whose folder became a file between checks (ENOTDIR) is gone, not thrown', async () => {
+    const before = (await scanTree({ root, matcher: defaults })).snapshot;
+    failLstat(path.join(root, 'd', 'one.txt'), 'ENOTDIR');
+    const r = await rescanPaths({ root, matcher: defaults }, before, ['d/one.txt']);
+    expect(r.snapshot.has('d/one.txt')).toBe(false);
+    expect(r.skipped).toEqual([]);
+  });
+
+  it('scanTree skips a file it cannot lstat, with a warning, instead of throwing', async () => {
+    failLstat(path.join(root, 'd', 'one.txt'), 'EACCES');
+    const r = await scanTree({ root, matcher: defaults });
+    expect(r.skipped).toEqual(['d/one.txt']);
+    expect(r.warnings).toContainEqual(expect.stringMatching(/d\/one\.txt.*EACCES/));
+    expect([...r.snapshot.keys()].sort()).toEqual(['d/sub/two.txt', 'f', 'keep.txt']);
   });
 });

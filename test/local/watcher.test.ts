@@ -2,7 +2,7 @@ import { appendFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
-import { startWatcher, type Watcher } from '../../src/local/watcher.js';
+import { ignoredPredicate, lstatOrGone, startWatcher, type Watcher } from '../../src/local/watcher.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 const matcher = createIgnoreMatcher([...DEFAULT_IGNORE_PATTERNS, 'dist/', '*.log']);
@@ -122,5 +122,40 @@ describe('startWatcher', () => {
       await w2.close();
     }
     expect(rec.seen).not.toContain('after-close.txt');
+  });
+});
+
+describe('watcher callbacks never throw', () => {
+  it('the ignore predicate takes a path under what is now a file (ENOTDIR) as gone, not ignored', async () => {
+    await writeFile(path.join(root, 'f'), 'a file where a folder was\n');
+    const ignored = ignoredPredicate(root, matcher);
+    // Only the directory rule "dist/" matches, so the predicate must lstat: ENOTDIR.
+    expect(ignored(path.join(root, 'f', 'dist'))).toBe(false);
+    expect(ignored(path.join(root, 'dist'))).toBe(true);
+    expect(lstatOrGone(path.join(root, 'f', 'dist', 'x.js'))).toBeUndefined();
+    expect(lstatOrGone(path.join(root, 'f'))?.isFile()).toBe(true);
+  });
+
+  it('an onEvents that throws reaches onError instead of ending the process', async () => {
+    await watcher!.close();
+    const errors: Error[] = [];
+    const failed = new Promise<void>((resolve) => {
+      void startWatcher({
+        root,
+        matcher,
+        onEvents: () => {
+          throw new Error('consumer failed');
+        },
+        onError: (err) => {
+          errors.push(err);
+          resolve();
+        },
+      }).then((w) => {
+        watcher = w;
+        return writeFile(path.join(root, 'index.html'), 'changed\n');
+      });
+    });
+    await failed;
+    expect(errors.map((e) => e.message)).toContain('consumer failed');
   });
 });

@@ -35,7 +35,14 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   const onSignal = (): void => {
     signals++;
     if (signals > 1) process.exit(130);
-    void daemon?.stop();
+    if (daemon) {
+      void daemon.stop();
+      return;
+    }
+    // Still starting (the initial sync can take a while): cancel its requests and leave.
+    // A push cut short is safe by design, and the lock it leaves is recognised as stale.
+    void session.client.destroy().catch(() => undefined);
+    setTimeout(() => process.exit(EXIT.ok), 200).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
