@@ -34,7 +34,7 @@ import { acquireLock, type Lock } from '../state/lock.js';
 import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
-import { entriesEqual } from '../sync/snapshot.js';
+import { snapshotsEqual } from '../sync/snapshot.js';
 import type { Change, Conflict, Drift, Snapshot } from '../sync/types.js';
 import { Backoff } from './backoff.js';
 import { classifyFailure } from './failure.js';
@@ -146,12 +146,6 @@ function forgetUnder(set: Set<string>, touched: readonly string[]): void {
     const prefix = `${t}/`;
     for (const p of set) if (p.startsWith(prefix)) set.delete(p);
   }
-}
-
-function sameSnapshot(a: Snapshot, b: Snapshot): boolean {
-  if (a.size !== b.size) return false;
-  for (const [p, e] of a) if (!entriesEqual(e, b.get(p))) return false;
-  return true;
 }
 
 /** Identifies the set of conflicts and drift, to tell a human only when it changes. */
@@ -309,7 +303,7 @@ class Daemon implements WatchDaemon {
         warnings.push(...scanned.warnings);
       }
       await this.maybeSaveCache();
-      if (!batch.poll && this.lastPushed !== null && sameSnapshot(this.local, this.lastPushed)) {
+      if (!batch.poll && this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed)) {
         // Saved with the same content (editors' temp-and-rename), or a rescan that found nothing.
         this.cycles++;
         return { kind: 'done', reachedService: false };
