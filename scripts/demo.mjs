@@ -23,6 +23,15 @@ const emulator = await startEmulator({});
 // Each demo run talks to a brand-new emulator: old state would only describe a volume that no longer exists.
 await rm(path.join(project, '.hostsync'), { recursive: true, force: true });
 
+// Ctrl-C reaches the CLI child and this script alike: stop the emulator (and the app it
+// runs, which lives in its own process group) before leaving, so nothing is left behind.
+const shutdown = async () => {
+  await emulator.close();
+  process.exit(0);
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);
+
 const env = {
   ...process.env,
   HOSTSYNC_BASE_URL: emulator.baseUrl,
