@@ -13,7 +13,6 @@ export interface ProgressEvent {
   phase: 'scan' | 'index' | 'transfer' | 'verify' | 'apply';
   done: number;
   total: number;
-  bytes?: number;
 }
 export type ProgressFn = (event: ProgressEvent) => void;
 
@@ -67,11 +66,9 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const result: ExecResult = { written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false, sent: new Map(), vanished: [] };
   const totalBytes = plan.bytes;
   let doneBytes = 0;
-  let doneSteps = 0;
   const tick = (bytes = 0): void => {
-    doneSteps++;
     doneBytes += bytes;
-    opts.onProgress?.({ phase: 'transfer', done: doneBytes, total: totalBytes, bytes: doneSteps });
+    opts.onProgress?.({ phase: 'transfer', done: doneBytes, total: totalBytes });
   };
 
   const groups = groupSteps(plan.steps);

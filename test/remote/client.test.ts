@@ -1,42 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, readdir, rm, writeFile, chmod, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { readFile, readdir, writeFile, chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import busboy from 'busboy';
 import * as tar from 'tar';
 import { pino } from 'pino';
-import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
+import { HostingClient } from '../../src/remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
-import { ServerWindow, startFakeService, type FakeService, type Reply, type Seen } from './fake-service.js';
+import { ServerWindow, startFakeService, type Reply, type Seen } from './fake-service.js';
+import { clientHarness, KEY } from './client-harness.js';
 
-const KEY = 'hs_test_Key_0123456789abcdef';
 const API = '/api/v1/deployments/dep-1';
-let service: FakeService | undefined;
-const clients: HostingClient[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-  await service?.close();
-  service = undefined;
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-
-async function setup(handler: (r: Seen) => Reply | Promise<Reply>, opts: Partial<ClientOptions> = {}) {
-  service = await startFakeService(handler);
-  const client = new HostingClient({
-    baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1', retry: { baseDelayMs: 5, maxDelayMs: 20 }, ...opts,
-  });
-  clients.push(client);
-  return { service, client };
-}
-
-async function tmp(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'hostsync-remote-'));
-  dirs.push(d);
-  return d;
-}
+const { setup, tmp, track } = clientHarness('close');
 
 function logCapture() {
   const lines: string[] = [];
@@ -188,7 +163,7 @@ describe('errors', () => {
     const { port, baseUrl } = s;
     await s.close();
     const client = new HostingClient({ baseUrl, apiKey: KEY, deploymentId: 'dep-1', retry: { maxAttempts: 2, baseDelayMs: 1 } });
-    clients.push(client);
+    track(client);
     const e = (await client.files.move(['a'], 'b').catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
     expect(e).not.toBeInstanceOf(OutcomeUnknownError); // never sent, so not unknown

@@ -3,35 +3,15 @@
  * HTTP date read against the server's own clock, an absurd wait refused at once, and
  * a 429 from a signed node URL waited out by that transfer alone.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
 import { ApiError } from '../../src/remote/errors.js';
 import { RETRY_AFTER_FALLBACK_MS } from '../../src/config/tunables.js';
-import { startFakeService, type FakeService, type Reply, type Seen } from './fake-service.js';
+import type { Reply } from './fake-service.js';
+import { clientHarness } from './client-harness.js';
 
-const KEY = 'hs_test_Key_0123456789abcdef';
-let service: FakeService | undefined;
-const clients: HostingClient[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.destroy();
-  await service?.close();
-  service = undefined;
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-
-async function setup(handler: (r: Seen) => Reply | Promise<Reply>, opts: Partial<ClientOptions> = {}) {
-  service = await startFakeService(handler);
-  const client = new HostingClient({
-    baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1', retry: { baseDelayMs: 5, maxDelayMs: 20 }, ...opts,
-  });
-  clients.push(client);
-  return { service, client };
-}
+const { setup, tmp } = clientHarness('destroy');
 
 const limited = (headers: Record<string, string>): Reply => ({ status: 429, json: { error: 'slow down' }, headers });
 
@@ -77,8 +57,7 @@ describe('Retry-After far beyond the window', () => {
 
 describe('429 from a signed node URL', () => {
   it('the upload waits Retry-After itself and does not pause the API queue', async () => {
-    const d = await mkdtemp(join(tmpdir(), 'hostsync-remote-ra-'));
-    dirs.push(d);
+    const d = await tmp();
     await writeFile(join(d, 'a.txt'), 'hello');
     let uploads = 0;
     const { service, client } = await setup((r) => {

@@ -66,6 +66,19 @@ class WatchProcess {
   }
 }
 
+/** A fresh daemon on the project (after whatever the test did to the last one) converges; then clean up. */
+async function restartConverges(p: Awaited<ReturnType<typeof project>>): Promise<void> {
+  const session = await watchSession(emu, p.root, p.dep.id);
+  const daemon = await startWatch(session, { noApply: true });
+  try {
+    await converged(daemon, p.root, p.dep.volume);
+  } finally {
+    await daemon.stop();
+    await session.close();
+    await p.cleanup();
+  }
+}
+
 describe('one daemon per root and deployment', () => {
   it('refuses a second watch (library and CLI) and a push, with a clear message; frees the lock on stop', async () => {
     const p = await project();
@@ -181,15 +194,7 @@ describe('signals (built CLI)', () => {
     } finally {
       emu.setLatency(0);
     }
-    const session = await watchSession(emu, p.root, p.dep.id);
-    const daemon = await startWatch(session, { noApply: true });
-    try {
-      await converged(daemon, p.root, p.dep.volume);
-    } finally {
-      await daemon.stop();
-      await session.close();
-      await p.cleanup();
-    }
+    await restartConverges(p);
   });
 
   it('SIGKILL during a cycle, then a restart, converges (the stale lock is taken over)', async () => {
@@ -211,15 +216,7 @@ describe('signals (built CLI)', () => {
     }
     expect(existsSync(p.lockFile)).toBe(true); // left behind by the killed process
 
-    const session = await watchSession(emu, p.root, p.dep.id);
-    const daemon = await startWatch(session, { noApply: true });
-    try {
-      await converged(daemon, p.root, p.dep.volume);
-    } finally {
-      await daemon.stop();
-      await session.close();
-      await p.cleanup();
-    }
+    await restartConverges(p);
   });
 });
 
