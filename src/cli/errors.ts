@@ -1,33 +1,13 @@
 import { CommanderError } from 'commander';
-import { ApiError } from '../remote/errors.js';
-import { EXIT, HostsyncError, type ExitCode } from './exit-codes.js';
+import { describeError as describeCoreError } from '../sync/describe-error.js';
+import { EXIT, type ExitCode } from '../errors.js';
 
-/**
- * Turns anything thrown into one line and an exit code. The API key is scrubbed from
- * the line as a last defence (no layer below should ever have put it there).
- */
+/** describeError, plus the parser's own errors (bad flags, --help), which only the CLI sees. */
 export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KEY): { message: string; exitCode: ExitCode } {
-  let message: string;
-  let exitCode: ExitCode = EXIT.failed;
-  if (err instanceof HostsyncError) {
-    message = err.message;
-    exitCode = err.exitCode;
-  } else if (err instanceof ApiError) {
-    message = err.message;
-    // A refused key or a missing scope is a configuration problem the user fixes.
-    if (err.status === 401 || err.status === 403) exitCode = EXIT.usage;
-    else if (err.status === 404 && err.operation.startsWith('deployments.get')) exitCode = EXIT.usage;
-  } else if (err instanceof CommanderError) {
-    message = err.message.replace(/^error: /, '');
-    exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  } else if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code;
-    message = code ? `${err.message}` : err.message;
-  } else {
-    message = String(err);
+  if (err instanceof CommanderError) {
+    return { message: err.message.replace(/^error: /, '').split('\n')[0] ?? '', exitCode: err.exitCode === 0 ? EXIT.ok : EXIT.usage };
   }
-  if (apiKey && apiKey.length >= 4) message = message.split(apiKey).join('[redacted]');
-  return { message: message.split('\n')[0] ?? message, exitCode };
+  return describeCoreError(err, apiKey);
 }
 
 /** Errors a command already reported on stdout as JSON: main must not print a second object. */

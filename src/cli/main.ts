@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { describeError, wasReported } from './errors.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../errors.js';
 import { pushCommand } from './commands/push.js';
 import { statusCommand } from './commands/status.js';
 import { initCommand } from './commands/init.js';

@@ -1,5 +1,5 @@
 import type { PushReport } from '../sync/push.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { EXIT, type ExitCode } from '../errors.js';
 
 /**
  * The exit code a push ends with. A failure outranks a refusal (something we meant to

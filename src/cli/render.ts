@@ -1,7 +1,7 @@
 import { pc } from './colors.js';
-import type { ApplyResult } from '../remote/api-types.js';
+import type { ApplyResult } from '../api/types.js';
 import type { PushReport } from '../sync/push.js';
-import type { Change, Conflict, Drift } from '../sync/types.js';
+import type { Change, Conflict, Drift } from '../model/types.js';
 
 export interface RequestStats {
   total: number;

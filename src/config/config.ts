@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { usageError } from '../cli/exit-codes.js';
+import { usageError } from '../errors.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.

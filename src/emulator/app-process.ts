@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { EMULATOR_PORT_POLL_FIRST_MS, EMULATOR_PORT_POLL_MS } from '../config/tunables.js';
+import { EMULATOR_PORT_POLL_FIRST_MS, EMULATOR_PORT_POLL_MS } from './tunables.js';
 import { killGroup, trackGroup, untrackGroup } from './child-reaper.js';
 import type { ConsoleLog } from './console-log.js';
 import { canConnect } from './probe.js';

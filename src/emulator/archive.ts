@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import * as tar from 'tar';
 import yauzl from 'yauzl';
-import type { CompressResult, DecompressResult } from '../remote/api-types.js';
+import type { CompressResult, DecompressResult } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
 import type { EmulatedDeployment } from './deployment.js';
 import { ApiError, badRequest, fromFsError } from './errors.js';

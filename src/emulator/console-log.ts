@@ -1,4 +1,4 @@
-import { EMULATOR_LOG_MAX_LINE_CHARS, EMULATOR_LOG_MAX_LINES } from '../config/tunables.js';
+import { EMULATOR_LOG_MAX_LINE_CHARS, EMULATOR_LOG_MAX_LINES } from './tunables.js';
 
 /**
  * CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and the

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Deployment, StartupConfig } from '../remote/api-types.js';
+import type { Deployment, StartupConfig } from '../api/types.js';
 import { HashCache } from './hash-cache.js';
 import { HistoryStore } from './history.js';
 import { DeploymentRunner } from './runner.js';

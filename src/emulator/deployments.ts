@@ -3,15 +3,9 @@
  * diagnose, apply, power, command, logs, searchLogs, account.get. How a
  * deployment behaves when run comes from runner.ts; this file is the API face.
  */
-import {
-  EMULATOR_LOGS_DEFAULT_SIZE,
-  EMULATOR_LOG_MAX_LINES,
-  SEARCH_LOGS_DEFAULT_CONTEXT,
-  SEARCH_LOGS_DEFAULT_LINES,
-  SEARCH_LOGS_MAX_LINES,
-  SEARCH_LOGS_MAX_MATCHES,
-} from '../config/tunables.js';
-import type { Account, PowerAction } from '../remote/api-types.js';
+import { EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_LOG_MAX_LINES, SEARCH_LOGS_MAX_MATCHES } from './tunables.js';
+import { SEARCH_LOGS_DEFAULT_CONTEXT, SEARCH_LOGS_DEFAULT_LINES, SEARCH_LOGS_MAX_LINES } from '../api/limits.js';
+import type { Account, PowerAction } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
 import { EMULATED_USER, EmulatedDeployment } from './deployment.js';
 import { ApiError, badRequest } from './errors.js';

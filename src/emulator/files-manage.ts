@@ -6,7 +6,7 @@
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import { chmod as fsChmod, copyFile, mkdir as fsMkdir, rename as fsRename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { DeleteResult, MoveResult, OkResult } from '../remote/api-types.js';
+import type { DeleteResult, MoveResult, OkResult } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
 import type { EmulatedDeployment } from './deployment.js';
 import { badRequest, fromFsError, notFound } from './errors.js';

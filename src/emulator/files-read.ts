@@ -2,16 +2,11 @@
 import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  EMULATOR_TEXT_FILE_MAX_BYTES,
-  READ_DEFAULT_LIMIT_LINES,
-  READ_MANY_DEFAULT_MAX_BYTES,
-  TREE_DEFAULT_DEPTH,
-  TREE_DEFAULT_MAX_ENTRIES,
-} from '../config/tunables.js';
+import { EMULATOR_TEXT_FILE_MAX_BYTES } from './tunables.js';
+import { READ_DEFAULT_LIMIT_LINES, READ_MANY_DEFAULT_MAX_BYTES, TREE_DEFAULT_DEPTH, TREE_DEFAULT_MAX_ENTRIES } from '../api/limits.js';
 import type {
   FileEntry, HistoryResult, ListResult, ReadManyResult, ReadResult, SignedUrl, TreeResult,
-} from '../remote/api-types.js';
+} from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
 import type { EmulatedDeployment } from './deployment.js';
 import { badRequest, fromFsError, tooLarge } from './errors.js';

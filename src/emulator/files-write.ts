@@ -6,8 +6,8 @@
 import { statSync, type Stats } from 'node:fs';
 import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { WRITE_MANY_MAX_BYTES } from '../config/tunables.js';
-import type { EditResult, RestoreResult, WriteManyResult, WriteResult } from '../remote/api-types.js';
+import { WRITE_MANY_MAX_BYTES } from '../api/limits.js';
+import type { EditResult, RestoreResult, WriteManyResult, WriteResult } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
 import type { EmulatedDeployment } from './deployment.js';
 import { ApiError, badRequest, conflict, fromFsError, notFound, tooLarge } from './errors.js';

@@ -7,7 +7,7 @@
  * (a rewrite inside the same timestamp tick would otherwise go unnoticed).
  */
 import type { BigIntStats } from 'node:fs';
-import { EMULATOR_HASH_CACHE_MAX_ENTRIES, EMULATOR_HASH_CACHE_RACY_MS } from '../config/tunables.js';
+import { EMULATOR_HASH_CACHE_MAX_ENTRIES, EMULATOR_HASH_CACHE_RACY_MS } from './tunables.js';
 import { xxh64File } from './hash.js';
 
 interface Entry {

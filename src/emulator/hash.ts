@@ -5,7 +5,7 @@
  */
 import { createReadStream, readFileSync } from 'node:fs';
 import xxhash from 'xxhash-wasm';
-import { HASH_STREAM_THRESHOLD_BYTES } from '../config/tunables.js';
+import { HASH_STREAM_THRESHOLD_BYTES } from './tunables.js';
 
 const api = xxhash();
 

@@ -9,8 +9,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EMULATOR_HISTORY_MAX_VERSIONS } from '../config/tunables.js';
-import type { FileVersion } from '../remote/api-types.js';
+import { EMULATOR_HISTORY_MAX_VERSIONS } from './tunables.js';
+import type { FileVersion } from '../api/types.js';
 
 interface Meta {
   path: string;

@@ -1,6 +1,6 @@
 /** Reading JSON requests and writing JSON answers, strictly. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EMULATOR_JSON_BODY_MAX_BYTES } from '../config/tunables.js';
+import { EMULATOR_JSON_BODY_MAX_BYTES } from './tunables.js';
 import { ApiError, badRequest, tooLarge } from './errors.js';
 
 /**

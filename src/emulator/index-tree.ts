@@ -12,8 +12,8 @@
 import { lstatSync, readdirSync, readlinkSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import ignore from 'ignore';
-import { INDEX_DEFAULT_HASH_MAX_BYTES } from '../config/tunables.js';
-import type { FileIndexEntry, IndexResult } from '../remote/api-types.js';
+import { INDEX_DEFAULT_HASH_MAX_BYTES } from '../api/limits.js';
+import type { FileIndexEntry, IndexResult } from '../api/types.js';
 import type { EmulatedDeployment } from './deployment.js';
 import { fromFsError } from './errors.js';
 import { xxh64Lines } from './hash.js';

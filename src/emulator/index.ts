@@ -7,13 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  EMULATOR_INDEX_MAX_ENTRIES,
-  EMULATOR_UPLOAD_MAX_BYTES,
-  RATE_LIMIT_REQUESTS,
-  RATE_LIMIT_USER_REQUESTS,
-  RATE_LIMIT_WINDOW_MS,
-} from '../config/tunables.js';
+import { EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
+import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
 import { archiveRoutes } from './archive.js';
 import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
 import type { EmulatorCore } from './context.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import type { UploadUrlResult } from '../remote/api-types.js';
+import type { UploadUrlResult } from '../api/types.js';
 import { depRoute, type Ctx, type EmulatorCore, type Route } from './context.js';
 import type { EmulatedDeployment } from './deployment.js';
 import { ApiError, badRequest, forbidden, fromFsError, tooLarge } from './errors.js';

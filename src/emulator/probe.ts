@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import type { HttpProbe } from '../remote/api-types.js';
-import { EMULATOR_BODY_EXCERPT_CHARS, EMULATOR_PROBE_MAX_BODY_BYTES } from '../config/tunables.js';
+import type { HttpProbe } from '../api/types.js';
+import { EMULATOR_BODY_EXCERPT_CHARS, EMULATOR_PROBE_MAX_BODY_BYTES } from './tunables.js';
 
 /** True when something accepts a TCP connection on 127.0.0.1:port within `timeoutMs`. */
 export function canConnect(port: number, timeoutMs: number): Promise<boolean> {

@@ -8,19 +8,8 @@ import type {
   LogsResult,
   PowerAction,
   PowerResult,
-} from '../remote/api-types.js';
-import {
-  EMULATOR_IDLE_MS,
-  EMULATOR_LOG_MAX_LINES,
-  EMULATOR_LOG_TAIL_LINES,
-  EMULATOR_LOGS_DEFAULT_SIZE,
-  EMULATOR_MAX_WAIT_SECONDS,
-  EMULATOR_PROBE_TIMEOUT_MS,
-  EMULATOR_RAM_LIMIT_MB,
-  EMULATOR_SETTLE_WAIT_SECONDS,
-  EMULATOR_STOP_GRACE_MS,
-  EMULATOR_WAIT_POLL_MS,
-} from '../config/tunables.js';
+} from '../api/types.js';
+import { EMULATOR_IDLE_MS, EMULATOR_LOG_MAX_LINES, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_RAM_LIMIT_MB, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
 import { AppProcess } from './app-process.js';
 import { ConsoleLog } from './console-log.js';
 import { allocatePort, isPortFree } from './ports.js';

@@ -6,7 +6,7 @@
  * outcome, so a URL works exactly once; an expired token is refused the same way.
  */
 import { randomBytes } from 'node:crypto';
-import { SIGNED_URL_TTL_MS } from '../config/tunables.js';
+import { SIGNED_URL_TTL_MS } from '../api/limits.js';
 
 export type SignedKind = 'upload' | 'download';
 

@@ -8,11 +8,7 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import xxhash, { type XXHashAPI } from 'xxhash-wasm';
-import {
-  HASH_STABLE_MAX_ATTEMPTS,
-  HASH_STREAM_CHUNK_BYTES,
-  HASH_STREAM_THRESHOLD_BYTES,
-} from '../config/tunables.js';
+import { HASH_STABLE_MAX_ATTEMPTS, HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from './tunables.js';
 import { fileStatOf, sameFileStat, type FileStat } from './filestat.js';
 import { isTextBuffer, TextSniffer } from './text.js';
 

@@ -11,7 +11,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { IGNORE_CACHE_MAX_PATHS } from '../config/tunables.js';
+import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
 
 /** What never leaves the machine unless `.syncignore` or config re-includes it with `!`. */
 export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([

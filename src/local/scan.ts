@@ -12,9 +12,9 @@
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Entry, Snapshot } from '../sync/types.js';
+import type { Entry, Snapshot } from '../model/types.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from '../config/tunables.js';
+import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
 import { digestLargeFile, digestSmallFileSync, xxhashApi, type FileDigest } from './hash.js';
 import { isExecutableMode, nowNs } from './filestat.js';
 import type { IgnoreMatcher } from './ignore.js';

@@ -16,7 +16,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { STAT_CACHE_RACY_WINDOW_MS } from '../config/tunables.js';
+import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { nowNs, sameFileStat, type FileStat } from './filestat.js';
 

@@ -14,19 +14,8 @@ import { posix } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import {
-  MAX_IN_FLIGHT,
-  RATE_LIMIT_MAX_RETRIES,
-  RATE_LIMIT_REQUESTS,
-  RATE_LIMIT_WINDOW_MS,
-  RATE_WINDOW_MARGIN_MS,
-  REQUEST_TIMEOUT_MS,
-  RETRY_AFTER_FALLBACK_MS,
-  RETRY_AFTER_MAX_WINDOWS,
-  RETRY_BASE_DELAY_MS,
-  RETRY_MAX_ATTEMPTS,
-  RETRY_MAX_DELAY_MS,
-} from '../config/tunables.js';
+import { MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, REQUEST_TIMEOUT_MS, RETRY_AFTER_FALLBACK_MS, RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS } from './tunables.js';
+import { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
 import type {
   Account,
   ApplyRequest,
@@ -54,7 +43,7 @@ import type {
   WriteFile,
   WriteManyResult,
   WriteResult,
-} from './api-types.js';
+} from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';

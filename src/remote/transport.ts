@@ -16,7 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type FormData } from 'undici';
 import type { Logger } from 'pino';
-import { CONNECT_TIMEOUT_MS } from '../config/tunables.js';
+import { CONNECT_TIMEOUT_MS } from './tunables.js';
 import { cancelledError, networkError } from './errors.js';
 import type { Operation } from './operations.js';
 import type { Redactor } from './redact.js';

@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { FormData } from 'undici';
 import * as tar from 'tar';
-import { ARCHIVE_READ_CHUNK_BYTES } from '../config/tunables.js';
+import { ARCHIVE_READ_CHUNK_BYTES } from './tunables.js';
 
 export interface UploadFile {
   /** Remote name: only the basename is used; the URL fixes the directory. */

@@ -1,8 +1,8 @@
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { refusal } from '../cli/exit-codes.js';
-import { TORN_LOCK_GRACE_MS } from '../config/tunables.js';
+import { refusal } from '../errors.js';
+import { TORN_LOCK_GRACE_MS } from './tunables.js';
 
 /**
  * One hostsync process per root and deployment: a watch and a push at once would

@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Entry, Snapshot } from '../sync/types.js';
+import type { Entry, Snapshot } from '../model/types.js';
 import { writeFileAtomic } from '../local/atomic-write.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { RestartPolicy } from '../config/config.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
-import type { ApplyRequest, ApplyResult } from '../remote/api-types.js';
+import type { ApplyRequest, ApplyResult } from '../api/types.js';
 
 /**
  * What to ask deployments.apply for. `auto` lets the runtime decide, except that a

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DELETE_BATCH_PATHS } from '../config/tunables.js';
-import type { WriteFile } from '../remote/api-types.js';
+import { DELETE_BATCH_PATHS } from './tunables.js';
+import type { WriteFile } from '../api/types.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { xxh64Bytes } from '../local/hash.js';
 import { archiveName } from './remote-read.js';
-import type { Entry, Plan, Snapshot, Step } from './types.js';
+import type { Entry, Plan, Snapshot, Step } from '../model/types.js';
 
 /** Progress reported to the porcelain; the engine itself never prints. */
 export interface ProgressEvent {

@@ -2,8 +2,8 @@
  * Pure safety rules applied around reconcile, for what the three-way table cannot see:
  * paths the local scan could not read, and symlinks on the remote.
  */
-import { ancestors } from './paths.js';
-import type { Change, Conflict, Reconciliation, Snapshot } from './types.js';
+import { ancestors } from '../model/paths.js';
+import type { Change, Conflict, Reconciliation, Snapshot } from '../model/types.js';
 
 /**
  * A path the scan skipped (a link, a special or unreadable file, an unreadable folder

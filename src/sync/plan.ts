@@ -30,16 +30,9 @@
  * archive also carrying chmod-only files) and keeps the cheapest; on a tie the earlier,
  * simpler candidate wins.
  */
-import {
-  ARCHIVE_MIN_FILES,
-  MASS_DELETE_FRACTION,
-  MASS_DELETE_MIN_FILES,
-  REQUEST_COST_BYTES,
-  TEXT_UPLOAD_THRESHOLD_BYTES,
-  WRITE_MANY_BATCH_BYTES,
-} from '../config/tunables.js';
-import { baseName, comparePaths, parentDir } from './paths.js';
-import type { Change, Entry, Plan, Snapshot, Step } from './types.js';
+import { ARCHIVE_MIN_FILES, MASS_DELETE_FRACTION, MASS_DELETE_MIN_FILES, REQUEST_COST_BYTES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from './tunables.js';
+import { baseName, comparePaths, parentDir } from '../model/paths.js';
+import type { Change, Entry, Plan, Snapshot, Step } from '../model/types.js';
 
 type Write = Extract<Change, { kind: 'write' }>;
 type Delete = Extract<Change, { kind: 'delete' }>;

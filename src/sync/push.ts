@@ -1,7 +1,7 @@
-import { MAX_PLAN_ROUNDS } from '../config/tunables.js';
-import { refusal } from '../cli/exit-codes.js';
+import { MAX_PLAN_ROUNDS } from './tunables.js';
+import { refusal } from '../errors.js';
 import { scanTree } from '../local/scan.js';
-import type { ApplyResult } from '../remote/api-types.js';
+import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, isHealthy } from './apply.js';
 import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
 import { guardRemoteSymlinks, protectSkipped } from './guards.js';
@@ -10,8 +10,8 @@ import { reconcile } from './reconcile.js';
 import { readRemote, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';
-import { entriesEqual, snapshotsEqual, toBaseEntry } from './snapshot.js';
-import type { Change, Conflict, Drift, Entry, Plan, Reconciliation, ReconcileOptions, Snapshot } from './types.js';
+import { entriesEqual, snapshotsEqual, toBaseEntry } from '../model/snapshot.js';
+import type { Change, Conflict, Drift, Entry, Plan, Reconciliation, ReconcileOptions, Snapshot } from '../model/types.js';
 
 export interface PushOptions {
   dryRun?: boolean;

@@ -21,9 +21,9 @@
  * callers get them already paired; the planner may still send a rename as delete + write
  * when that is cheaper.
  */
-import { comparePaths } from './paths.js';
+import { comparePaths } from '../model/paths.js';
 import { detectRenames } from './renames.js';
-import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from './snapshot.js';
+import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from '../model/snapshot.js';
 import type {
   Change,
   Conflict,
@@ -33,7 +33,7 @@ import type {
   ReconcileOptions,
   Reconciliation,
   Snapshot,
-} from './types.js';
+} from '../model/types.js';
 
 export function reconcile(
   base: Snapshot | null,

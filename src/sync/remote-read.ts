@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
-import type { FileIndexEntry } from '../remote/api-types.js';
-import { INDEX_HASH_MAX_BYTES } from '../config/tunables.js';
+import type { FileIndexEntry } from '../api/types.js';
+import { INDEX_HASH_MAX_BYTES } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
-import type { Entry, Snapshot } from './types.js';
+import type { Entry, Snapshot } from '../model/types.js';
 
 /** The remote tree R as of one files.index. */
 export interface RemoteRead {

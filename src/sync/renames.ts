@@ -19,8 +19,8 @@
  * - The executable bit is not compared: a rename keeps the source's remote mode and the
  *   planner adds the chmod when local differs.
  */
-import { ancestors, baseName, comparePaths, parentDir } from './paths.js';
-import type { Change, Snapshot } from './types.js';
+import { ancestors, baseName, comparePaths, parentDir } from '../model/paths.js';
+import type { Change, Snapshot } from '../model/types.js';
 
 type Delete = Extract<Change, { kind: 'delete' }>;
 type Write = Extract<Change, { kind: 'write' }>;

@@ -1,4 +1,4 @@
-import type { Reconciliation, Snapshot } from './types.js';
+import type { Reconciliation, Snapshot } from '../model/types.js';
 
 /**
  * The base to store after a push, from a reconcile against the VERIFIED remote:

@@ -15,27 +15,18 @@
  *   a cycle that failed after its files landed is push's own apply-pending marker.)
  */
 import { performance } from 'node:perf_hooks';
-import {
-  WATCH_CACHE_SAVE_MS,
-  WATCH_DEBOUNCE_MS,
-  WATCH_MAX_WAIT_MS,
-  WATCH_REMOTE_POLL_MS,
-  WATCH_RETRY_MAX_MS,
-  WATCH_RETRY_MIN_MS,
-  WATCH_SHUTDOWN_GRACE_MS,
-  WATCH_STORM_PATHS,
-} from '../config/tunables.js';
-import type { ExitCode } from '../cli/exit-codes.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS } from './tunables.js';
+import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
-import type { ApplyResult } from '../remote/api-types.js';
+import type { ApplyResult } from '../api/types.js';
 import { acquireLock, type Lock } from '../state/lock.js';
 import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
-import { snapshotsEqual } from '../sync/snapshot.js';
-import type { Change, Conflict, Drift, Snapshot } from '../sync/types.js';
+import { snapshotsEqual } from '../model/snapshot.js';
+import type { Change, Conflict, Drift, Snapshot } from '../model/types.js';
 import { Backoff } from './backoff.js';
 import { classifyFailure } from './failure.js';
 import type { Batch } from './schedule.js';

@@ -4,8 +4,8 @@
  * out and retried, because a daemon left running all day must survive a lost network,
  * a restarting service or a file that vanished mid-read.
  */
-import { describeError } from '../cli/errors.js';
-import { EXIT, HostsyncError, type ExitCode } from '../cli/exit-codes.js';
+import { describeError } from '../sync/describe-error.js';
+import { EXIT, HostsyncError, type ExitCode } from '../errors.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 
 export type FailureKind =

@@ -23,12 +23,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import {
-  FS_TIMESTAMP_SLACK_MS,
-  WATCH_NATIVE_MAX_ROUNDS,
-  WATCH_NATIVE_RESUBSCRIBE_MAX_MS,
-  WATCH_NATIVE_RESUBSCRIBE_MIN_MS,
-} from '../config/tunables.js';
+import { FS_TIMESTAMP_SLACK_MS, WATCH_NATIVE_MAX_ROUNDS, WATCH_NATIVE_RESUBSCRIBE_MAX_MS, WATCH_NATIVE_RESUBSCRIBE_MIN_MS } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import { lstatOrGone, type Watcher, type WatcherOptions } from '../local/watcher.js';
 

@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { WATCH_NATIVE_MIN_FILES } from '../config/tunables.js';
+import { WATCH_NATIVE_MIN_FILES } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import { startWatcher as startChokidarWatcher, type Watcher } from '../local/watcher.js';
 import { loadNativeWatcher, startNativeWatcher, type NativeWatcherOptions } from './native-watcher.js';

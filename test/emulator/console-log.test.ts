@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConsoleLog, stripAnsi } from '../../src/emulator/console-log.js';
-import { EMULATOR_LOG_MAX_LINE_CHARS } from '../../src/config/tunables.js';
+import { EMULATOR_LOG_MAX_LINE_CHARS } from '../../src/emulator/tunables.js';
 
 describe('ConsoleLog', () => {
   it('splits chunks into lines and keeps each stream\'s partial line apart', () => {

@@ -4,7 +4,7 @@ import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from '../../src/config/tunables.js';
+import { HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from '../../src/local/tunables.js';
 import { digestFile, digestSmallFileSync, xxh64Bytes, xxh64File, xxhashApi } from '../../src/local/hash.js';
 import { tempDir } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';

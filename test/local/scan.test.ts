@@ -3,12 +3,12 @@ import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/
 import path from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HASH_STREAM_THRESHOLD_BYTES } from '../../src/config/tunables.js';
+import { HASH_STREAM_THRESHOLD_BYTES } from '../../src/local/tunables.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, loadIgnoreMatcher } from '../../src/local/ignore.js';
 import { rescanPaths, scanTree } from '../../src/local/scan.js';
 import { StatCache } from '../../src/local/statcache.js';
 import { lstatKind } from '../../src/local/walk.js';
-import type { Snapshot } from '../../src/sync/types.js';
+import type { Snapshot } from '../../src/model/types.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../src/remote/errors.js';
-import { RETRY_AFTER_FALLBACK_MS } from '../../src/config/tunables.js';
+import { RETRY_AFTER_FALLBACK_MS } from '../../src/remote/tunables.js';
 import type { Reply } from './fake-service.js';
 import { clientHarness } from './client-harness.js';
 

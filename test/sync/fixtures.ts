@@ -2,7 +2,7 @@
  * Builders for the pure-core tables: entries from literal contents, so a row reads as the
  * files it describes. The hash is a stand-in (FNV-1a 64), as good as XXH64 for equality.
  */
-import type { Change, Entry, Snapshot } from '../../src/sync/types.js';
+import type { Change, Entry, Snapshot } from '../../src/model/types.js';
 
 export function fakeHash(content: string): string {
   let h = 0xcbf29ce484222325n;

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ARCHIVE_MIN_FILES,
-  MASS_DELETE_MIN_FILES,
-  TEXT_UPLOAD_THRESHOLD_BYTES,
-  WRITE_MANY_BATCH_BYTES,
-} from '../../src/config/tunables.js';
+import { ARCHIVE_MIN_FILES, MASS_DELETE_MIN_FILES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from '../../src/sync/tunables.js';
 import { massDeleteGuard, planChanges } from '../../src/sync/plan.js';
-import type { Change, Entry, Plan, Step } from '../../src/sync/types.js';
+import type { Change, Entry, Plan, Step } from '../../src/model/types.js';
 import { file, MiB, sized, snap } from './fixtures.js';
 
 // ---- builders: local entries (with text flag) and the changes reconcile would emit ----

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/sync/reconcile.js';
-import type { Entry, ReconcileOptions } from '../../src/sync/types.js';
+import type { Entry, ReconcileOptions } from '../../src/model/types.js';
 import { file, show, sized, snap } from './fixtures.js';
 
 const none: ReconcileOptions = { force: false, mirror: false };

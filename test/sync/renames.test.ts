@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectRenames } from '../../src/sync/renames.js';
-import type { Change, Entry } from '../../src/sync/types.js';
+import type { Change, Entry } from '../../src/model/types.js';
 import { file, show, snap } from './fixtures.js';
 
 const del = (e: Entry): Change => ({ kind: 'delete', path: e.path, base: e });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ancestors, baseName, comparePaths, parentDir } from '../../src/sync/paths.js';
-import { entriesEqual, resolveRemote, snapshotsEqual, toBaseEntry } from '../../src/sync/snapshot.js';
-import type { Entry } from '../../src/sync/types.js';
+import { ancestors, baseName, comparePaths, parentDir } from '../../src/model/paths.js';
+import { entriesEqual, resolveRemote, snapshotsEqual, toBaseEntry } from '../../src/model/snapshot.js';
+import type { Entry } from '../../src/model/types.js';
 import { file, snap } from './fixtures.js';
 
 const a = file('p', 'one');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { startWatch } from '../../src/watch/daemon.js';
-import { renderCycle, watchEventJson } from '../../src/watch/render.js';
+import { renderCycle, watchEventJson } from '../../src/cli/watch-render.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { converged, Recorder, watchSession } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT, HostsyncError, refusal, usageError } from '../../src/cli/exit-codes.js';
+import { EXIT, HostsyncError, refusal, usageError } from '../../src/errors.js';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
 import { classifyFailure } from '../../src/watch/failure.js';
 

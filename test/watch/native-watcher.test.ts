@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FS_TIMESTAMP_SLACK_MS } from '../../src/config/tunables.js';
+import { FS_TIMESTAMP_SLACK_MS } from '../../src/watch/tunables.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import type { Watcher } from '../../src/local/watcher.js';
 import { loadNativeWatcher, nativeIgnoreList, startNativeWatcher, type NativeWatcherOptions } from '../../src/watch/native-watcher.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ApplyResult } from '../../src/remote/api-types.js';
+import type { ApplyResult } from '../../src/api/types.js';
 import type { CycleEvent } from '../../src/watch/daemon.js';
-import { renderCycle, renderWatchEvent, watchEventJson } from '../../src/watch/render.js';
+import { renderCycle, renderWatchEvent, watchEventJson } from '../../src/cli/watch-render.js';
 
 process.env.NO_COLOR = '1';
 

@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostsyncError } from '../../src/cli/exit-codes.js';
+import { HostsyncError } from '../../src/errors.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { deploymentStateDir } from '../../src/state/paths.js';
 import { startWatch, type WatchEvent } from '../../src/watch/daemon.js';

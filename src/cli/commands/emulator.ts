@@ -1,6 +1,6 @@
 import { runEmulatorCommand } from '../../emulator/main.js';
 import type { EmulatorOptions } from '../../emulator/index.js';
-import { usageError } from '../exit-codes.js';
+import { usageError } from '../../errors.js';
 import { parseFaultSpec, parseKeySpec } from '../../emulator/index.js';
 
 export interface EmulatorFlags {

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { startWatch, type WatchEvent } from '../../watch/daemon.js';
-import { renderWatchEvent, watchEventJson } from '../../watch/render.js';
+import { renderWatchEvent, watchEventJson } from '../watch-render.js';
 import type { WatcherBackend } from '../../watch/watcher-backend.js';
 import { globalFlags, sessionFor, targetName } from '../context.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../errors.js';
 
 export interface WatchFlags {
   /** commander's `--no-apply` */

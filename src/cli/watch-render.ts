@@ -3,11 +3,11 @@
  * state and HTTP status, save-to-live ms), or with --json one JSON object per line.
  * Pure: events in, text out; the command writes it.
  */
-import { pc } from '../cli/colors.js';
-import { changeLine, conflictReason } from '../cli/render.js';
+import { pc } from './colors.js';
+import { changeLine, conflictReason } from './render.js';
 import { changedPaths } from '../sync/push.js';
-import type { Change } from '../sync/types.js';
-import type { CycleEvent, WatchEvent } from './daemon.js';
+import type { Change } from '../model/types.js';
+import type { CycleEvent, WatchEvent } from '../watch/daemon.js';
 
 /** Changes named on the cycle line before "+N more". */
 const LINE_CHANGES = 3;

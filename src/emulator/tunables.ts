@@ -1,0 +1,101 @@
+/** The emulator's own tunables, each with its reason. It depends only on api/, so it keeps its own copies. */
+
+/** Files at or above this size are hashed by streaming, so xxhash-wasm's memory (which never shrinks) stays small. */
+export const HASH_STREAM_THRESHOLD_BYTES = 8 * 1024 * 1024;
+
+// ---- emulator: the deployment runner ----
+
+/** Console lines kept per deployment: searchLogs reads up to 5000 (hosting-api.md, Limits). */
+export const EMULATOR_LOG_MAX_LINES = 5_000;
+
+/** One console line is cut at this many characters, and a child that never prints a newline is split there, so the buffer stays bounded. */
+export const EMULATOR_LOG_MAX_LINE_CHARS = 8_192;
+
+/** Lines of console tail in diagnose, apply and power answers. */
+export const EMULATOR_LOG_TAIL_LINES = 50;
+
+/** deployments.logs default size (hosting-api.md, Limits). */
+export const EMULATOR_LOGS_DEFAULT_SIZE = 100;
+
+/** A process with no console output for this long counts as idle: logs/diagnose stop waiting. */
+export const EMULATOR_IDLE_MS = 1_000;
+
+/** Default wait for power start/restart and for apply after a restart (hosting-api.md, Limits). */
+export const EMULATOR_SETTLE_WAIT_SECONDS = 20;
+
+/** Upper bound on any waitSeconds, so a request cannot hold the emulator (and the client's 120 s timeout) forever. */
+export const EMULATOR_MAX_WAIT_SECONDS = 90;
+
+/** How often a waiter re-checks time-based conditions (idleness); state changes wake it at once. */
+export const EMULATOR_WAIT_POLL_MS = 50;
+
+/**
+ * A starting process's port is tried first after EMULATOR_PORT_POLL_FIRST_MS, then at
+ * doubling intervals up to EMULATOR_PORT_POLL_MS: node binds within ~50 ms, and apply's
+ * latency is what watch mode feels on every save.
+ */
+export const EMULATOR_PORT_POLL_FIRST_MS = 15;
+export const EMULATOR_PORT_POLL_MS = 100;
+
+/** stop sends SIGTERM, then SIGKILL to the process group after this grace (Wings does the same with its stop timeout). */
+export const EMULATOR_STOP_GRACE_MS = 5_000;
+
+/** The HTTP probe in diagnose/apply gives up after this long; a slow app reports status 0 rather than stalling the call. */
+export const EMULATOR_PROBE_TIMEOUT_MS = 3_000;
+
+/** The probe reads at most this much of the body: enough to find a <title> in any sane page head. */
+export const EMULATOR_PROBE_MAX_BODY_BYTES = 64 * 1024;
+
+/** Characters of body shown in the probe's bodyExcerpt. */
+export const EMULATOR_BODY_EXCERPT_CHARS = 300;
+
+/** The RAM limit reported by resources(): a typical plan slot (the docs' guidance for npm installs). */
+export const EMULATOR_RAM_LIMIT_MB = 512;
+
+/**
+ * Large files (streamed, >= HASH_STREAM_THRESHOLD_BYTES) hashed at once during a scan.
+ * Small files are read synchronously instead: measured on a 100k-file tree (Node 20,
+ * 2 cores, page cache warm) sync open+fstat+read+fstat+close hashed all of them in 0.97 s,
+ * while bounded async reads took 4.0-10.6 s (concurrency 4-32) because each file costs
+ * several threadpool round trips. Unbounded async reads hit EMFILE (DESIGN.md).
+ */
+export const HASH_CONCURRENCY = 2;
+
+/** deployments.searchLogs answers at most this many matches, then says truncated. */
+export const SEARCH_LOGS_MAX_MATCHES = 200;
+
+/**
+ * files.index entry cap before the emulator answers `truncated: true`. The document
+ * gives no number; 20 000 keeps one answer under a few MB of JSON while forcing
+ * clients to handle truncation on realistic monorepos (node_modules excluded).
+ */
+export const EMULATOR_INDEX_MAX_ENTRIES = 20_000;
+
+/** Per-file upload limit of the node under the API (Wings default: 100 MB). */
+export const EMULATOR_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+
+/**
+ * Largest JSON request body the emulator parses. writeMany caps content at 5 MB, but
+ * JSON escaping can expand it up to 6x (\u0000 forms); past this the body is refused
+ * with 413 before parsing, so a runaway client cannot exhaust the emulator's memory.
+ */
+export const EMULATOR_JSON_BODY_MAX_BYTES = 40 * 1024 * 1024;
+
+/** Versions kept per path in the emulator's history store; the oldest are dropped past it. */
+export const EMULATOR_HISTORY_MAX_VERSIONS = 50;
+
+/** The emulator caches file hashes by (ino, size, mtime, ctime); past this many entries the cache is cleared. */
+export const EMULATOR_HASH_CACHE_MAX_ENTRIES = 200_000;
+
+/**
+ * A cached hash is trusted only if the file's mtime was at least this much older than
+ * the moment it was hashed (git's racy-index rule): a same-size rewrite inside one
+ * timestamp tick would otherwise keep a stale hash.
+ */
+export const EMULATOR_HASH_CACHE_RACY_MS = 2_000;
+
+/** files.read and edit load a whole file; beyond this they refuse (413) rather than balloon memory. */
+export const EMULATOR_TEXT_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Connect timeout for the API and node hosts: a host that does not answer in this long is down. */
+export const CONNECT_TIMEOUT_MS = 15_000;

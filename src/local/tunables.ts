@@ -1,0 +1,36 @@
+/** Tunables of the local side (walk, hash, stat cache, ignore), each with its reason. */
+
+/** The `ignore` package caches every answer forever; a daemon rebuilds its matcher past this many distinct paths. */
+export const IGNORE_CACHE_MAX_PATHS = 200_000;
+
+/** Files at or above this size are hashed by streaming, so xxhash-wasm's memory (which never shrinks) stays small. */
+export const HASH_STREAM_THRESHOLD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Large files (streamed, >= HASH_STREAM_THRESHOLD_BYTES) hashed at once during a scan.
+ * Small files are read synchronously instead: measured on a 100k-file tree (Node 20,
+ * 2 cores, page cache warm) sync open+fstat+read+fstat+close hashed all of them in 0.97 s,
+ * while bounded async reads took 4.0-10.6 s (concurrency 4-32) because each file costs
+ * several threadpool round trips. Unbounded async reads hit EMFILE (DESIGN.md).
+ */
+export const HASH_CONCURRENCY = 2;
+
+/**
+ * Synchronous small-file hashing yields to the event loop after this long, so a daemon
+ * stays responsive (watcher events, timers, HTTP) during a cold scan.
+ */
+export const HASH_SYNC_SLICE_MS = 20;
+
+/** Read size when hashing a large file by streaming; xxhash-wasm's memory grows to the largest chunk it is given. */
+export const HASH_STREAM_CHUNK_BYTES = 1024 * 1024;
+
+/** A file that keeps changing while it is hashed is re-read this many times, then reported with the last read and not cached. */
+export const HASH_STABLE_MAX_ATTEMPTS = 3;
+
+/**
+ * Stat cache racy window: an entry whose mtime is within this much of the time it was
+ * recorded (or later) is re-hashed. File system timestamps are coarser than the clock
+ * (ext4 ticks by jiffies, FAT by 2 s), so a write in the same tick as the hash keeps the
+ * same mtime; git's exact "mtime >= index time" rule is widened to cover that.
+ */
+export const STAT_CACHE_RACY_WINDOW_MS = 2_000;

@@ -1,0 +1,47 @@
+/** Tunables of the API client and its queue, each with its reason. */
+
+/**
+ * Requests in flight at once. The node serialises file operations per deployment
+ * anyway; a few in flight hide latency without reordering dependent steps.
+ */
+export const MAX_IN_FLIGHT = 4;
+
+/** Retries for idempotent calls on 5xx / dropped connections: jittered exponential backoff, capped. */
+export const RETRY_MAX_ATTEMPTS = 5;
+export const RETRY_BASE_DELAY_MS = 200;
+export const RETRY_MAX_DELAY_MS = 5_000;
+
+/** Per-request timeout. deployments.apply waits up to waitSeconds (default 20) on the server side, so we allow well beyond it. */
+export const REQUEST_TIMEOUT_MS = 120_000;
+
+/**
+ * Remote client (src/remote). Our window forgets a request this long after its
+ * answer arrived, on top of the window itself: covers clock granularity between
+ * our monotonic clock and the server's, so pacing never lands a request one tick early.
+ */
+export const RATE_WINDOW_MARGIN_MS = 50;
+
+/** 429s tolerated for one call before it fails: a server that never lets up must still end the run. */
+export const RATE_LIMIT_MAX_RETRIES = 20;
+
+/**
+ * Pause after a 429 whose Retry-After is missing, unreadable, 0 or a date already past:
+ * repeating at once would only meet another 429 (and spend the budget of whoever shares the key).
+ */
+export const RETRY_AFTER_FALLBACK_MS = 1_000;
+
+/**
+ * A 429 asking to wait more than this many windows fails at once: our pacing never needs
+ * more than one window to recover, so a longer wait means someone else is spending the key
+ * (or the service throttles it), and silently sleeping that long would look like a hang.
+ */
+export const RETRY_AFTER_MAX_WINDOWS = 2;
+
+/** Connect timeout for the API and node hosts: a host that does not answer in this long is down. */
+export const CONNECT_TIMEOUT_MS = 15_000;
+
+/**
+ * Read size for files streamed into an upload archive. tar's default is 16 MiB per
+ * read; at 1 MiB a 200 MB file archives with a small, flat memory footprint.
+ */
+export const ARCHIVE_READ_CHUNK_BYTES = 1024 * 1024;

@@ -1,0 +1,41 @@
+/** Tunables of the sync engine (planner, guards), each with its reason. */
+
+/**
+ * We fill a writeMany batch only to this many bytes of content, so the JSON
+ * framing (escaped quotes, backslashes, paths) can never push the body over the cap
+ * whichever way the server counts "content".
+ */
+export const WRITE_MANY_BATCH_BYTES = 4.5 * 1024 * 1024;
+
+/** A text file larger than this goes by upload: writeMany could carry it alone, but one request and no JSON escaping is cheaper. */
+export const TEXT_UPLOAD_THRESHOLD_BYTES = 4 * 1024 * 1024;
+
+/** files.index hashes files up to 4 MiB by default; we ask for more so large files compare by hash too. */
+export const INDEX_HASH_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A change set with at least this many files to write goes as one tar.gz through
+ * uploadUrl + decompress when that costs fewer requests than writeMany batches.
+ */
+export const ARCHIVE_MIN_FILES = 50;
+
+/** Mass-deletion guard (DESIGN.md): refuse to delete more than half of tracked files when that is more than 20. */
+export const MASS_DELETE_MIN_FILES = 20;
+export const MASS_DELETE_FRACTION = 0.5;
+
+/** Paths per files.delete call: one call normally; very large deletions are split so no body grows unbounded. */
+export const DELETE_BATCH_PATHS = 1000;
+
+/**
+ * A push re-reads the remote and re-plans after an unknown outcome (a dropped move,
+ * a decompress that timed out). Bounded, so a flapping network fails instead of looping.
+ */
+export const MAX_PLAN_ROUNDS = 3;
+
+/**
+ * The planner weighs one API request as this many content bytes when choices trade one for
+ * the other (a rename against re-sending the file, an archive against chmod calls). At the
+ * sustained budget of 120 requests a minute a request costs 0.5 s, about what 1 MiB takes on
+ * a modest uplink; requests still dominate for small files, bytes for large ones.
+ */
+export const REQUEST_COST_BYTES = 1024 * 1024;
