@@ -24,7 +24,7 @@ const { loadIgnoreMatcher } = await import(dist('ignore.js'));
 const { scanTree } = await import(dist('scan.js'));
 const { StatCache } = await import(dist('statcache.js'));
 const { startWatcher } = await import(dist('watcher.js'));
-const { STAT_CACHE_RACY_WINDOW_MS } = await import(new URL('../../dist/config/tunables.js', import.meta.url).href);
+const { STAT_CACHE_RACY_WINDOW_MS } = await import(new URL('../../dist/local/tunables.js', import.meta.url).href);
 
 const { values: args } = parseArgs({
   options: {
