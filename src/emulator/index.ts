@@ -20,6 +20,7 @@ import { fileReadRoutes } from './files-read.js';
 import { fileWriteRoutes } from './files-write.js';
 import { nodeFileRoutes } from './node-files.js';
 import { RateLimiter } from './ratelimit.js';
+import type { RunSettings } from './runner.js';
 import { createEmulatorServer } from './server.js';
 import { SignedUrls } from './signed-urls.js';
 import { Stats, type StatsSnapshot } from './stats.js';
@@ -54,6 +55,8 @@ export interface EmulatorOptions {
   entryFile?: string;
   /** PRNG seed for faults, for reproducible tests. */
   seed?: number;
+  /** Seconds a process must stay alive to count as running without listening (`--boot-grace`); default 1.5. */
+  bootGraceSeconds?: number;
 }
 
 export interface RunningEmulator {
@@ -90,6 +93,10 @@ function validate(opts: EmulatorOptions): void {
   checkInt('latency', '--latency', opts.latencyMs, 0);
   checkInt('index entry cap', 'indexMaxEntries', opts.indexMaxEntries, 1);
   checkInt('upload limit', 'uploadMaxBytes', opts.uploadMaxBytes, 1);
+  const grace = opts.bootGraceSeconds;
+  if (grace !== undefined && (!Number.isFinite(grace) || grace < 0 || grace > 600)) {
+    throw new Error(`bad boot grace ${grace}: use a number of seconds from 0 to 600 (--boot-grace)`);
+  }
 }
 
 function listen(server: ReturnType<typeof createEmulatorServer>, port: number): Promise<number> {
@@ -123,6 +130,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   mkdirSync(dataDir, { recursive: true });
 
   const deployments = new Map<string, EmulatedDeployment>();
+  const run: RunSettings = opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 };
   const core: EmulatorCore = {
     baseUrl: '',
     indexMaxEntries: opts.indexMaxEntries ?? EMULATOR_INDEX_MAX_ENTRIES,
@@ -131,7 +139,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     signed: new SignedUrls(),
     deployments,
     createDeployment(spec: DeploymentSpec): EmulatedDeployment {
-      const dep = new EmulatedDeployment(dataDir, spec);
+      const dep = new EmulatedDeployment(dataDir, spec, run);
       deployments.set(dep.id, dep);
       return dep;
     },
