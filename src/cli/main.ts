@@ -15,6 +15,14 @@ function integer(name: string, min: number, max: number) {
   };
 }
 
+function seconds(name: string, min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number of seconds from ${min} to ${max}`);
+    return n;
+  };
+}
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(setExit: (code: number) => void): Command {
@@ -57,6 +65,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
 
   program
+    .command('exec')
+    .description('run a command in the deployment (deployments.shell) and exit with its exit code, e.g. hostsync exec -- npm run migrate')
+    .argument('<command...>', 'the command; one argument is a whole shell line, several are quoted word by word')
+    .option('--timeout <seconds>', 'stop the command after this long (the service default is 90, the most is about 100)', integer('--timeout', 1, 3600))
+    .option('--cwd <dir>', 'absolute directory in the container to run in (default /home/container)')
+    .action(async (words: string[], opts, cmd: Command) => setExit(await (await import('./commands/exec.js')).execCommand(words, opts, cmd)));
+
+  program
     .command('emulator')
     .description('run a local emulator of the Hosting API (prints one JSON ready line)')
     .option('--port <n>', 'port on 127.0.0.1 (default: any free port)', integer('--port', 0, 65535))
@@ -68,6 +84,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
+    .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
     .action(async (opts) => setExit(await emulatorCommand(opts)));
 
   return program;
