@@ -21,8 +21,8 @@ export interface FailureFields {
   exitCode: ExitCode;
 }
 
-/** A command's result: its shape, and on failure `error` and `exitCode` too. */
-export type Outcome<T extends { ok: boolean }> = T & Partial<FailureFields>;
+/** A command's result: its shape, and on failure `error` and `exitCode` too (exec's own exitCode is any number). */
+export type Outcome<T extends { ok: boolean }> = T & { error?: string; exitCode?: number };
 
 /** Requests a command sent, as every result reports them. */
 export interface RequestsSummary {

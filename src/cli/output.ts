@@ -1,4 +1,4 @@
-import { EXIT, type ExitCode } from '../errors.js';
+import { EXIT } from '../errors.js';
 import type { Outcome } from '../app/result.js';
 
 /**
@@ -10,7 +10,7 @@ export function emitResult<T extends { ok: boolean }>(
   outcome: { result: Outcome<T>; thrown: boolean },
   json: boolean,
   human: (result: T) => string,
-): ExitCode {
+): number {
   const { result, thrown } = outcome;
   if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else if (thrown) process.stderr.write(`hostsync: ${result.error}\n`);
