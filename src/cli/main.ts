@@ -57,6 +57,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
 
   program
+    .command('exec')
+    .description('run a command in the deployment (deployments.shell) and exit with its exit code, e.g. hostsync exec -- npm run migrate')
+    .argument('<command...>', 'the command; one argument is a whole shell line, several are quoted word by word')
+    .option('--timeout <seconds>', 'stop the command after this long (the service default is 90, the most is about 100)', integer('--timeout', 1, 3600))
+    .option('--cwd <dir>', 'absolute directory in the container to run in (default /home/container)')
+    .action(async (words: string[], opts, cmd: Command) => setExit(await (await import('./commands/exec.js')).execCommand(words, opts, cmd)));
+
+  program
     .command('emulator')
     .description('run a local emulator of the Hosting API (prints one JSON ready line)')
     .option('--port <n>', 'port on 127.0.0.1 (default: any free port)', integer('--port', 0, 65535))

@@ -4,6 +4,7 @@
  * call, as the service reads state live from the node.
  */
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Deployment, StartupConfig } from '../api/types.js';
 import { HashCache } from './hash-cache.js';
@@ -14,8 +15,28 @@ import { Volume } from './volume.js';
 /** Owner of every emulated deployment: the one user all keys belong to. */
 export const EMULATED_USER = { id: 'usr_emulator', username: 'emulator' } as const;
 export const EMULATED_PROJECT_ID = 'prj_default';
-/** Plausible sizes for a deployment record; nothing enforces them. */
+/** Size of a new deployment when create names none; resize changes it, drawing on the account's pool. */
 const RESOURCES = { ramMB: 512, cpuPercent: 100, storageMB: 5120 } as const;
+
+export interface DeploymentResources {
+  ramMB: number;
+  cpuPercent: number;
+  storageMB: number;
+}
+
+/** Domains of one deployment: the subdomain is assigned by enableDomains; slug and custom domain are optional. */
+export interface DomainState {
+  subdomainEnabled: boolean;
+  slug: string | null;
+  custom: { domain: string; token: string; verified: boolean } | null;
+}
+
+/** The git source linked to a deployment (getGit / setAutoPull / sync). */
+export interface GitLink {
+  repo: string;
+  branch: string;
+  autoPull: boolean;
+}
 
 export interface DeploymentSpec {
   name: string;
@@ -30,6 +51,10 @@ export class EmulatedDeployment {
   readonly history: HistoryStore;
   readonly hashes = new HashCache();
   readonly runner: DeploymentRunner;
+  projectId = EMULATED_PROJECT_ID;
+  resources: DeploymentResources = { ...RESOURCES };
+  readonly domains: DomainState = { subdomainEnabled: false, slug: null, custom: null };
+  git: GitLink | null = null;
 
   constructor(dataDir: string, readonly spec: DeploymentSpec) {
     this.id = `dep_${randomBytes(6).toString('hex')}`;
@@ -52,17 +77,17 @@ export class EmulatedDeployment {
       state: this.runner.state,
       status: 'active',
       createdAt: this.createdAt,
-      projectId: EMULATED_PROJECT_ID,
+      projectId: this.projectId,
       owned: true,
       owner: { ...EMULATED_USER },
       shared: [],
-      resources: { ...RESOURCES },
+      resources: { ...this.resources },
       runtime: this.spec.runtime,
       entryFile: this.spec.entryFile,
       domains: {
         subdomain: `${slug}.apps`,
-        slug: null,
-        custom: null,
+        slug: this.domains.slug,
+        custom: this.domains.custom?.domain ?? null,
         url: port === null ? null : `http://127.0.0.1:${port}`,
       },
       node: { name: 'emulator-node', fqdn: '127.0.0.1', region: 'local' },
@@ -80,6 +105,12 @@ export class EmulatedDeployment {
   }
 
   static readonly resources = RESOURCES;
+
+  /** Removes the volume and the history from disk (after dispose, for deployments.delete). */
+  async destroyFiles(): Promise<void> {
+    await rm(this.volume.root, { recursive: true, force: true });
+    await rm(this.history.dir, { recursive: true, force: true });
+  }
 
   dispose(): Promise<void> {
     return this.runner.dispose();

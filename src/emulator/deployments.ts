@@ -9,6 +9,7 @@ import type { Account, PowerAction } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
 import { EMULATED_USER, EmulatedDeployment } from './deployment.js';
 import { ApiError, badRequest } from './errors.js';
+import { EMULATED_POOL, quotaUsed } from './quota.js';
 import { optBool, optNumber, optString, queryBool, queryInt, queryNumber, reqString } from './validate.js';
 
 const POWER_ACTIONS: readonly PowerAction[] = ['start', 'stop', 'restart', 'kill'];
@@ -109,8 +110,7 @@ async function searchLogs(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
 }
 
 function account(ctx: Ctx): Account {
-  const n = ctx.core.deployments.size;
-  const r = EmulatedDeployment.resources;
+  const used = quotaUsed(ctx.core);
   return {
     id: EMULATED_USER.id,
     username: EMULATED_USER.username,
@@ -119,8 +119,8 @@ function account(ctx: Ctx): Account {
     creditsCents: 0,
     plan: { tier: 'emulated', name: 'Emulator', source: 'catalog', status: 'active' },
     quota: {
-      pool: { ramMB: 8192, cpuPct: 800, storageMB: 81920, slots: 16 },
-      used: { ramMB: r.ramMB * n, cpuPct: r.cpuPercent * n, storageMB: r.storageMB * n, slots: n },
+      pool: { ramMB: EMULATED_POOL.ramMB, cpuPct: EMULATED_POOL.cpuPercent, storageMB: EMULATED_POOL.storageMB, slots: EMULATED_POOL.slots },
+      used: { ramMB: used.ramMB, cpuPct: used.cpuPercent, storageMB: used.storageMB, slots: used.slots },
     },
   };
 }
@@ -148,14 +148,8 @@ const NOT_EMULATED: Array<[Route['method'], string, string, string]> = [
   ['GET', '/deployments/:id/backups', 'backups.list', 'backups:read'],
   ['GET', '/deployments/:id/backups/:backupId', 'backups.get', 'backups:read'],
   ['POST', '/deployments/:id/backups/:backupId/restore', 'backups.restore', 'backups:write'],
-  ['PATCH', '/deployments/:id', 'deployments.update', 'deployments:write'],
-  ['DELETE', '/deployments/:id', 'deployments.delete', 'deployments:write'],
-  ['POST', '/deployments/:id/move', 'deployments.move', 'deployments:write'],
-  ['PATCH', '/deployments/:id/resize', 'deployments.resize', 'deployments:write'],
   ['GET', '/deployments/:id/resources', 'deployments.resources', 'deployments:read'],
   ['GET', '/deployments/:id/check', 'deployments.check', 'deployments:read'],
-  ['POST', '/deployments/:id/shell', 'deployments.shell', 'deployments:shell'],
-  ['GET', '/deployments/:id/sftp', 'deployments.sftp', 'deployments:read'],
   ['PATCH', '/deployments/:id/startup', 'deployments.updateStartup', 'deployments:write'],
   ['GET', '/deployments/:id/git', 'deployments.getGit', 'deployments:read'],
   ['PATCH', '/deployments/:id/git', 'deployments.setAutoPull', 'deployments:write'],
@@ -175,9 +169,6 @@ const NOT_EMULATED: Array<[Route['method'], string, string, string]> = [
   ['GET', '/deployments/:id/packages', 'packages.list', 'packages:read'],
   ['POST', '/deployments/:id/packages', 'packages.add', 'packages:write'],
   ['POST', '/deployments/:id/packages/remove', 'packages.remove', 'packages:write'],
-  ['GET', '/projects', 'projects.list', 'projects:read'],
-  ['POST', '/projects', 'projects.create', 'projects:write'],
-  ['DELETE', '/projects/:id', 'projects.delete', 'projects:write'],
   ['GET', '/runtimes', 'runtimes.list', 'deployments:read'],
   ['GET', '/docs/:slug', 'docs.get', 'docs:read'],
 ];

@@ -11,14 +11,16 @@ import { EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_UPLOAD_MAX_BYTES } from './tunable
 import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
 import { archiveRoutes } from './archive.js';
 import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
-import type { EmulatorCore } from './context.js';
-import { EmulatedDeployment, type DeploymentSpec } from './deployment.js';
+import type { EmulatorCore, ProjectRecord } from './context.js';
+import { EMULATED_PROJECT_ID, EMULATED_USER, EmulatedDeployment, type DeploymentSpec } from './deployment.js';
 import { deploymentRoutes, notEmulatedRoutes } from './deployments.js';
 import { FaultInjector } from './faults.js';
 import { fileManageRoutes } from './files-manage.js';
 import { fileReadRoutes } from './files-read.js';
 import { fileWriteRoutes } from './files-write.js';
 import { nodeFileRoutes } from './node-files.js';
+import { projectRoutes } from './projects.js';
+import { shellRoutes } from './shell.js';
 import { RateLimiter } from './ratelimit.js';
 import { createEmulatorServer } from './server.js';
 import { SignedUrls } from './signed-urls.js';
@@ -54,6 +56,8 @@ export interface EmulatorOptions {
   entryFile?: string;
   /** PRNG seed for faults, for reproducible tests. */
   seed?: number;
+  /** verifyCustomDomain answers verified: true (the DNS "is right"); default false. */
+  dnsVerified?: boolean;
 }
 
 export interface RunningEmulator {
@@ -73,6 +77,15 @@ export interface RunningEmulator {
   resetStats(): void;
   /** Stops the server AND every child process the runners started. */
   close(): Promise<void>;
+}
+
+/** The default project, and one shared with the user by someone else (so "owner only" has something to refuse). */
+function seedProjects(): ProjectRecord[] {
+  const createdAt = new Date().toISOString();
+  return [
+    { id: EMULATED_PROJECT_ID, name: 'Default', ownerId: EMULATED_USER.id, createdAt },
+    { id: 'prj_shared', name: 'Shared with you', ownerId: 'usr_teammate', createdAt },
+  ];
 }
 
 function checkInt(name: string, flag: string, v: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
@@ -123,7 +136,20 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   mkdirSync(dataDir, { recursive: true });
 
   const deployments = new Map<string, EmulatedDeployment>();
+  const projects = new Map<string, ProjectRecord>(seedProjects().map((p) => [p.id, p]));
+  const teardowns = new Set<Promise<void>>();
   const core: EmulatorCore = {
+    dataDir,
+    projects,
+    outside: { dnsVerified: opts.dnsVerified ?? false },
+    removeDeployment(id: string): void {
+      const dep = deployments.get(id);
+      if (!dep) return;
+      deployments.delete(id);
+      // The document: delete answers at once, teardown continues in the background.
+      const t = dep.dispose().then(() => dep.destroyFiles()).catch(() => undefined).finally(() => teardowns.delete(t));
+      teardowns.add(t);
+    },
     baseUrl: '',
     indexMaxEntries: opts.indexMaxEntries ?? EMULATOR_INDEX_MAX_ENTRIES,
     uploadMaxBytes: opts.uploadMaxBytes ?? EMULATOR_UPLOAD_MAX_BYTES,
@@ -152,11 +178,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     ...archiveRoutes,
     ...nodeFileRoutes,
     ...deploymentRoutes,
+    ...projectRoutes,
+    ...shellRoutes,
     ...notEmulatedRoutes,
   ]);
 
   const disposeAll = async (): Promise<void> => {
     await Promise.all([...deployments.values()].map((d) => d.dispose()));
+    await Promise.all([...teardowns]);
   };
   let port: number;
   try {

@@ -96,6 +96,8 @@ export class DeploymentRunner {
   private readonly wakers = new Set<() => void>();
   /** Transitions queued or running. While one is, the state is about to change: nothing has settled. */
   private pending = 0;
+  /** The deployment's RAM (deployments.resize changes it); the app sees it as SERVER_MEMORY. */
+  private memoryLimitMB = EMULATOR_RAM_LIMIT_MB;
 
   constructor(private readonly opts: RunnerOptions) {
     this.plan = planFor(opts);
@@ -233,12 +235,12 @@ export class DeploymentRunner {
     const instance = this.instance;
     // The static server lives inside the emulator's own process: it has no figures of its own.
     if (instance?.kind !== 'process' || !instance.proc.alive || instance.proc.pid === null) {
-      return { ramMB: 0, ramLimitMB: EMULATOR_RAM_LIMIT_MB, cpuPercent: 0 };
+      return { ramMB: 0, ramLimitMB: this.memoryLimitMB, cpuPercent: 0 };
     }
     const sample = sampleProcessGroup(instance.proc.pid);
     return {
       ramMB: Math.round((sample.rssKB / 1024) * 10) / 10,
-      ramLimitMB: EMULATOR_RAM_LIMIT_MB,
+      ramLimitMB: this.memoryLimitMB,
       cpuPercent: instance.cpu.percent(sample.cpuTicks),
     };
   }
@@ -343,6 +345,15 @@ export class DeploymentRunner {
     return this.appPort;
   }
 
+  setMemoryLimit(mb: number): void {
+    this.memoryLimitMB = mb;
+  }
+
+  /** The environment the app runs with (deployments.shell runs beside it with the same). */
+  appEnv(): Record<string, string> {
+    return this.childEnv(this.appPort ?? 0);
+  }
+
   private childEnv(port: number): Record<string, string> {
     const env: Record<string, string> = {};
     for (const name of INHERITED_ENV) {
@@ -355,7 +366,7 @@ export class DeploymentRunner {
     env.HOME = this.opts.volume;
     Object.assign(env, this.opts.env ?? {});
     // What the node sets for every server; the user's variables cannot override them.
-    Object.assign(env, { SERVER_PORT: String(port), PORT: String(port), SERVER_IP: '0.0.0.0', SERVER_MEMORY: String(EMULATOR_RAM_LIMIT_MB) });
+    Object.assign(env, { SERVER_PORT: String(port), PORT: String(port), SERVER_IP: '0.0.0.0', SERVER_MEMORY: String(this.memoryLimitMB) });
     return env;
   }
 

@@ -103,6 +103,8 @@ async function api(parts: ServerParts, router: Router, url: URL, req: IncomingMe
       throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${API_PREFIX}${rel}`, { Allow: m.allow.join(', ') });
     }
     keys.requireScope(key, m.route.scope);
+    for (const extra of m.route.alsoScopes ?? []) keys.requireScope(key, extra);
+    if (m.route.destructive) headers['X-Destructive'] = 'true';
     let body: Promise<JsonObject> | undefined;
     const ctx: Ctx = {
       core,

@@ -99,3 +99,8 @@ export const EMULATOR_TEXT_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Connect timeout for the API and node hosts: a host that does not answer in this long is down. */
 export const CONNECT_TIMEOUT_MS = 15_000;
+
+/** deployments.shell: the document's default maxChars. */
+export const EMULATOR_SHELL_DEFAULT_MAX_CHARS = 20_000;
+/** The service cuts an API request after about 100 s, so no command runs longer over the API. */
+export const EMULATOR_SHELL_MAX_TIMEOUT_S = 100;

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, REQUEST_TIMEOUT_MS, RETRY_AFTER_FALLBACK_MS, RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS } from './tunables.js';
-import { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
+import { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_MS, SHELL_DEFAULT_TIMEOUT_S } from '../api/limits.js';
 import type {
   Account,
   ApplyRequest,
@@ -43,6 +43,8 @@ import type {
   WriteFile,
   WriteManyResult,
   WriteResult,
+  ShellRequest,
+  ShellResult,
 } from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
@@ -137,6 +139,8 @@ export class HostingClient {
     diagnose(waitSeconds?: number): Promise<DiagnoseResult>;
     logs(size?: number, waitSeconds?: number): Promise<LogsResult>;
     power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
+    /** Runs one shell line in the container; not idempotent, so never repeated on an unknown outcome. */
+    shell(req: ShellRequest): Promise<ShellResult>;
   };
 
   readonly account: { get(): Promise<Account> };
@@ -237,6 +241,7 @@ export class HostingClient {
           json: { action, waitSeconds },
           extraTimeoutMs: waitMs(waitSeconds, action === 'start' || action === 'restart' ? 20 : 0),
         }),
+      shell: (req) => this.call<ShellResult>(O.deploymentsShell, { json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
     };
     this.account = { get: () => this.call<Account>(O.accountGet) };
   }
