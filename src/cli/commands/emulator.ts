@@ -13,6 +13,7 @@ export interface EmulatorFlags {
   key?: string[];
   runtime?: string;
   entry?: string;
+  bootGrace?: number;
 }
 
 /** `hostsync emulator`: validates flags into one-line usage errors, then runs until SIGINT/SIGTERM. */
@@ -33,6 +34,7 @@ export async function emulatorCommand(flags: EmulatorFlags): Promise<number> {
     ...(flags.key ? { keys: flags.key } : {}),
     ...(flags.runtime ? { runtime: flags.runtime } : {}),
     ...(flags.entry ? { entryFile: flags.entry } : {}),
+    ...(flags.bootGrace !== undefined ? { bootGraceSeconds: flags.bootGrace } : {}),
   };
   await runEmulatorCommand(opts);
   return 0;
