@@ -13,6 +13,9 @@ export interface EmulatorFlags {
   key?: string[];
   runtime?: string;
   entry?: string;
+  dnsVerified?: boolean;
+  backups?: boolean;
+  backupInterval?: number;
 }
 
 /** `hostsync emulator`: validates flags into one-line usage errors, then runs until SIGINT/SIGTERM. */
@@ -33,6 +36,9 @@ export async function emulatorCommand(flags: EmulatorFlags): Promise<number> {
     ...(flags.key ? { keys: flags.key } : {}),
     ...(flags.runtime ? { runtime: flags.runtime } : {}),
     ...(flags.entry ? { entryFile: flags.entry } : {}),
+    ...(flags.dnsVerified ? { dnsVerified: true } : {}),
+    ...(flags.backups === false ? { autoBackups: false } : {}),
+    ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),
   };
   await runEmulatorCommand(opts);
   return 0;
