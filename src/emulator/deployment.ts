@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Deployment, StartupConfig } from '../api/types.js';
 import { HashCache } from './hash-cache.js';
 import { HistoryStore } from './history.js';
-import { DeploymentRunner } from './runner.js';
+import { DeploymentRunner, type RunSettings } from './runner.js';
 import { Volume } from './volume.js';
 
 /** Owner of every emulated deployment: the one user all keys belong to. */
@@ -56,11 +56,11 @@ export class EmulatedDeployment {
   readonly domains: DomainState = { subdomainEnabled: false, slug: null, custom: null };
   git: GitLink | null = null;
 
-  constructor(dataDir: string, readonly spec: DeploymentSpec) {
+  constructor(dataDir: string, readonly spec: DeploymentSpec, run: RunSettings = {}) {
     this.id = `dep_${randomBytes(6).toString('hex')}`;
     this.volume = Volume.open(path.join(dataDir, 'volumes', this.id));
     this.history = new HistoryStore(path.join(dataDir, 'history', this.id));
-    this.runner = new DeploymentRunner({ volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile });
+    this.runner = new DeploymentRunner({ ...run, volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile });
   }
 
   startupConfig(): StartupConfig {

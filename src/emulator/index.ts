@@ -29,6 +29,7 @@ import { outlineRoutes } from './outline.js';
 import { packageRoutes } from './packages.js';
 import { shellRoutes } from './shell.js';
 import { RateLimiter } from './ratelimit.js';
+import type { RunSettings } from './runner.js';
 import { createEmulatorServer } from './server.js';
 import { SignedUrls } from './signed-urls.js';
 import { Stats, type StatsSnapshot } from './stats.js';
@@ -63,6 +64,8 @@ export interface EmulatorOptions {
   entryFile?: string;
   /** PRNG seed for faults, for reproducible tests. */
   seed?: number;
+  /** Seconds a process must stay alive to count as running without listening (`--boot-grace`); default 1.5. */
+  bootGraceSeconds?: number;
   /** verifyCustomDomain answers verified: true (the DNS "is right"); default false. */
   dnsVerified?: boolean;
   /** Restore points on a schedule and before destructive calls; default true. */
@@ -115,6 +118,10 @@ function validate(opts: EmulatorOptions): void {
   checkInt('index entry cap', 'indexMaxEntries', opts.indexMaxEntries, 1);
   checkInt('upload limit', 'uploadMaxBytes', opts.uploadMaxBytes, 1);
   checkInt('backup interval', '--backup-interval', opts.backupIntervalSeconds, 0);
+  const grace = opts.bootGraceSeconds;
+  if (grace !== undefined && (!Number.isFinite(grace) || grace < 0 || grace > 600)) {
+    throw new Error(`bad boot grace ${grace}: use a number of seconds from 0 to 600 (--boot-grace)`);
+  }
 }
 
 function listen(server: ReturnType<typeof createEmulatorServer>, port: number): Promise<number> {
@@ -148,6 +155,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   mkdirSync(dataDir, { recursive: true });
 
   const deployments = new Map<string, EmulatedDeployment>();
+  const run: RunSettings = opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 };
   const projects = new Map<string, ProjectRecord>(seedProjects().map((p) => [p.id, p]));
   const teardowns = new Set<Promise<void>>();
   const backups = new BackupStore(path.join(dataDir, 'backups'), () => deployments.values(), {
@@ -174,7 +182,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     signed: new SignedUrls(),
     deployments,
     createDeployment(spec: DeploymentSpec): EmulatedDeployment {
-      const dep = new EmulatedDeployment(dataDir, spec);
+      const dep = new EmulatedDeployment(dataDir, spec, run);
       deployments.set(dep.id, dep);
       return dep;
     },
