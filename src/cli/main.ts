@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { describeError, wasReported } from './errors.js';
+import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
 import { pushCommand } from './commands/push.js';
 import { statusCommand } from './commands/status.js';
@@ -110,7 +110,7 @@ export async function main(argv: string[]): Promise<number> {
     const { message, exitCode } = describeError(err);
     // commander already printed its own usage errors
     if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
-    if (argv.includes('--json') && !(err instanceof CommanderError) && !wasReported(err)) {
+    if (argv.includes('--json') && !(err instanceof CommanderError)) {
       process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
     }
     return exitCode;
