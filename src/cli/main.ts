@@ -84,6 +84,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
+    .option('--dns-verified', 'verifyCustomDomain treats DNS as right (the emulator reaches no DNS)')
+    .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
+    .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
     .action(async (opts) => setExit(await emulatorCommand(opts)));
 
