@@ -86,6 +86,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
 
   program
+    .command('link')
+    .description('pick the deployment this directory syncs with, from those the key can see, and write it into hostsync.json')
+    .option('--name <name>', 'link the deployment with this name (else --deployment ID, or a choice on a terminal)')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/link.js')).linkCommand(opts, cmd)));
+
+  program
     .command('exec')
     .description('run a command in the deployment (deployments.shell) and exit with its exit code, e.g. hostsync exec -- npm run migrate')
     .argument('<command...>', 'the command; one argument is a whole shell line, several are quoted word by word')

@@ -29,11 +29,10 @@ describe('help', () => {
     expect(tail).toMatch(/README\.md/);
   });
 
-  it('every command in `hostsync --help` exists', async () => {
+  it('`hostsync --help` lists exactly the registered commands (nothing it cannot run)', async () => {
     const r = await runCli(['--help'], {});
     const listed = [...r.stdout.slice(r.stdout.indexOf('Commands:'), r.stdout.indexOf('Exit codes:')).matchAll(/^  (\w[\w-]*)/gm)].map((m) => m[1]!);
-    expect(listed.length).toBeGreaterThan(4);
-    for (const name of listed) expect((await runCli([name, '--help'], {})).code, name).toBe(0);
+    expect(listed.sort()).toEqual([...commands.map((c) => c.name()), 'help'].sort());
   });
 
   it('`watch --help` mentions --json output', async () => {
