@@ -3,12 +3,7 @@ import { CONFIG_FILE } from '../config/config.js';
 
 /** One line saying what a command did to hostsync.json: "updated hostsync.json: deployment dep_a -> dep_b". */
 export function configEditLine(r: ConfigEditResult): string {
-  const what = r.changes.map((c) => (c.from === undefined ? `${c.key} set to ${c.to}` : `${c.key} ${c.from} -> ${c.to}`)).join(', ');
+  const what = r.changes.map((c) => (c.from === null ? `${c.key} set to ${c.to}` : `${c.key} ${c.from} -> ${c.to}`)).join(', ');
   if (r.created) return `wrote ${CONFIG_FILE}${what ? ` (${what})` : ''}`;
   return r.changes.length > 0 ? `updated ${CONFIG_FILE}: ${what}` : `${CONFIG_FILE} already says so; unchanged`;
-}
-
-/** The same, for --json. */
-export function configEditJson(r: ConfigEditResult): Record<string, unknown> {
-  return { path: r.path, created: r.created, changes: r.changes.map((c) => ({ key: c.key, from: c.from ?? null, to: c.to })) };
 }

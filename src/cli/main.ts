@@ -2,7 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { describeError, wasReported } from './errors.js';
+import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
 import { pushCommand } from './commands/push.js';
 import { statusCommand } from './commands/status.js';
@@ -111,6 +111,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
+    .option('--dns-verified', 'verifyCustomDomain treats DNS as right (the emulator reaches no DNS)')
+    .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
+    .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
     .action(async (opts) => setExit(await emulatorCommand(opts)));
 
@@ -134,7 +137,7 @@ export async function main(argv: string[]): Promise<number> {
     const { message, exitCode } = describeError(err);
     // commander already printed its own usage errors
     if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
-    if (argv.includes('--json') && !(err instanceof CommanderError) && !wasReported(err)) {
+    if (argv.includes('--json') && !(err instanceof CommanderError)) {
       process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
     }
     return exitCode;

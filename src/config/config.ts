@@ -149,6 +149,8 @@ export interface LoadOptions {
   requireRemote?: boolean;
   /** With requireRemote: false lets the deployment be missing (`link` is what picks one). Default true. */
   requireDeployment?: boolean;
+  /** The library's `apiKey` option; the CLI has none (a flag would show in `ps`), so it reads the environment only. */
+  apiKey?: string;
 }
 
 export async function loadConfig(opts: LoadOptions): Promise<Config> {
@@ -160,7 +162,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   // `||`, not `??`: an exported-but-empty variable must not hide hostsync.json.
   const baseUrlRaw = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl;
   const deploymentId = opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT || file.deployment || '';
-  const apiKey = env.HOSTSYNC_API_KEY ?? '';
+  const apiKey = opts.apiKey || env.HOSTSYNC_API_KEY || '';
   const logLevelRaw = opts.flags.logLevel || env.HOSTSYNC_LOG_LEVEL || 'warn';
 
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {

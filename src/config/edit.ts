@@ -19,8 +19,8 @@ export type EditableField = 'deployment' | 'baseUrl';
 
 export interface FieldChange {
   key: EditableField;
-  /** undefined when the field was not set before. */
-  from: string | undefined;
+  /** null when the field was not set before. */
+  from: string | null;
   to: string;
 }
 
@@ -49,13 +49,13 @@ export async function setConfigFields(root: string, fields: Partial<Record<Edita
   if (present === null) {
     const config = { ...Object.fromEntries(wanted), ...CONFIG_TEMPLATE };
     await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
-    return { path: file, created: true, changes: wanted.map(([key, to]) => ({ key, from: undefined, to })) };
+    return { path: file, created: true, changes: wanted.map(([key, to]) => ({ key, from: null, to })) };
   }
   await readConfigFile(root); // throws the one-line usage error naming what is wrong
   const raw = JSON.parse(present.replace(/^\uFEFF/, '')) as Record<string, unknown>;
   const changes: FieldChange[] = [];
   for (const [key, to] of wanted) {
-    const from = typeof raw[key] === 'string' ? (raw[key] as string) : undefined;
+    const from = typeof raw[key] === 'string' ? (raw[key] as string) : null;
     if (from === to) continue;
     raw[key] = to;
     changes.push({ key, from, to });

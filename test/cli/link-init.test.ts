@@ -2,7 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { chooseDeployment } from '../../src/cli/commands/link.js';
+import { chooseDeployment } from '../../src/app/link.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 
@@ -32,7 +32,7 @@ describe('link', () => {
   it('against two deployments writes the one chosen by name, then by id, keeping the rest of the file', async () => {
     const byName = await runCli(['link', '--name', 'BOT', '--dir', work.dir], env());
     expect(byName.code).toBe(0);
-    expect(byName.stdout).toMatch(/Linked .* to bot/);
+    expect(byName.stdout).toMatch(/Linked to bot/);
     expect(await readConfig()).toMatchObject({ deployment: second.id, baseUrl: emu.baseUrl, restart: 'auto' });
 
     const cfg = await readConfig();
@@ -66,10 +66,10 @@ describe('link', () => {
   it('chooses the only deployment, refuses an ambiguous name, and asks when it can', async () => {
     const a = { id: 'a', name: 'web', state: 'running' };
     const b = { id: 'b', name: 'web', state: 'offline' };
-    expect(await chooseDeployment([a], {}, null)).toBe(a);
-    await expect(chooseDeployment([a, b], { name: 'web' }, null)).rejects.toThrow(/2 deployments are named "web"/);
+    expect(await chooseDeployment([a], {})).toBe(a);
+    await expect(chooseDeployment([a, b], { name: 'web' })).rejects.toThrow(/2 deployments are named "web"/);
     expect(await chooseDeployment([a, b], {}, async () => 1)).toBe(b);
-    await expect(chooseDeployment([], {}, null)).rejects.toThrow(/sees no deployment/);
+    await expect(chooseDeployment([], {})).rejects.toThrow(/sees no deployment/);
   });
 });
 
