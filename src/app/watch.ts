@@ -8,7 +8,8 @@
 import type { Config } from '../config/config.js';
 import type { ExitCode } from '../errors.js';
 import type { StepFailure } from '../sync/execute.js';
-import { changedPaths, type ChangeCounts } from '../sync/push.js';
+import { changedPaths } from '../model/change.js';
+import type { ChangeCounts } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import { startWatch, type CycleEvent, type WatchDaemon, type WatchEvent as DaemonEvent } from '../watch/daemon.js';
 import type { StopResult } from '../watch/scheduler.js';
