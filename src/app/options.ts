@@ -32,7 +32,7 @@ export interface ConnectionOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export async function resolveConfig(opts: ConnectionOptions, requireRemote = true): Promise<Config> {
+export async function resolveConfig(opts: ConnectionOptions, requireRemote = true, requireDeployment = true): Promise<Config> {
   return loadConfig({
     flags: {
       ...(opts.dir !== undefined ? { dir: opts.dir } : {}),
@@ -41,6 +41,7 @@ export async function resolveConfig(opts: ConnectionOptions, requireRemote = tru
       ...(opts.logLevel !== undefined ? { logLevel: opts.logLevel } : {}),
     },
     requireRemote,
+    requireDeployment,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
   });
