@@ -127,5 +127,8 @@ export function renderPush(report: PushResult): string {
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   if (report.apply) out.push(...renderApply(report.apply, report.healthy));
+  if (report.apply && report.leftOut.length > 0) {
+    out.push(pc.yellow(`applied without ${report.leftOut.length} file(s) that could not land: ${report.leftOut.slice(0, LIST_LIMIT).join(', ')}`));
+  }
   return out.join('\n');
 }

@@ -48,6 +48,11 @@ export interface PushReport {
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   apply: ApplyResult | null;
   healthy: boolean | null;
+  /**
+   * Files the apply went ahead without: permanent refusals and files that vanished locally
+   * (nothing retrying could land). Empty when nothing was applied or nothing was left out.
+   */
+  leftOut: string[];
   durationMs: number;
 }
 
@@ -168,6 +173,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     massDelete: guard,
     apply: null,
     healthy: null,
+    leftOut: [],
     durationMs: 0,
   };
   if (opts.dryRun) {
@@ -232,6 +238,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     await store.setApplyPending(false);
     report.apply = applied;
     report.healthy = isHealthy(applied);
+    report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...sent.vanished])].sort();
   }
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
