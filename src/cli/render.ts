@@ -117,6 +117,8 @@ export function renderPush(report: PushResult): string {
   const requests = `${stats.total} request${stats.total === 1 ? '' : 's'}${stats.rateLimited ? `, ${stats.rateLimited} rate-limited` : ''}`;
   if (report.dryRun) {
     out.push(`dry run: would push ${report.planned.length} change(s) to ${target} in about ${report.plannedRequests} request(s); nothing was sent`);
+  } else if (report.planned.length === 0 && report.conflicts.length > 0) {
+    out.push(`Nothing pushed to ${target}: ${report.conflicts.length} conflict(s) need a decision (${requests}, ${seconds} s)`);
   } else if (report.planned.length === 0) {
     out.push(`Up to date with ${target} (${requests}, ${seconds} s)`);
   } else {

@@ -58,12 +58,6 @@ export interface PushReport {
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
 
-function addCounts(into: ChangeCounts, r: ExecResult): void {
-  into.written += r.written;
-  into.deleted += r.deleted;
-  into.moved += r.moved;
-  into.chmod += r.chmod;
-}
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
 async function localTree(session: Session, opts: PushOptions): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
@@ -107,7 +101,6 @@ async function transfer(
     if (decision.plan.steps.length === 0) break;
     out.intended.push(...decision.rec.changes);
     const result = await executePlan(decision.plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-    addCounts(report.counts, result);
     report.failures.push(...result.failures);
     for (const [p, h] of result.sent) out.sent.set(p, h);
     for (const p of result.vanished) out.vanished.add(p);
@@ -211,6 +204,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   report.failures.push(...verdict.failures);
   warnings.push(...verdict.warnings);
   report.conflicts = verdict.conflicts;
+  report.counts = verdict.counts;
   const base = verdict.base;
 
   // Our own archive left by a failed decompress: removed now, and the cache is not
