@@ -1,6 +1,5 @@
 import type { ApplyResult } from '../api/types.js';
 import { EXIT, type ExitCode } from '../errors.js';
-import { acquireLock, type Lock } from '../state/lock.js';
 import type { ProgressFn, StepFailure } from '../sync/execute.js';
 import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
@@ -145,8 +144,8 @@ export function pushResult(report: PushReport, session: Session): PushResult {
 }
 
 /**
- * `hostsync push` as a function: resolves the configuration, takes the lock (not for a
- * dry run), pushes, applies, and resolves to the object `push --json` prints. It never
+ * `hostsync push` as a function: resolves the configuration, pushes (under the lock,
+ * see Session.hold), applies, and resolves to the object `push --json` prints. It never
  * rejects for anything the push met (bad configuration, a refused key, a refusal, an
  * unreachable service): those come back as `ok: false` with `error` and `exitCode`.
  */
@@ -163,9 +162,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
     }),
     async () => {
       session = await connect(opts);
-      let lock: Lock | null = null;
       try {
-        lock = opts.dryRun ? null : await acquireLock(session.stateDir, 'push');
         const report = await pushCore(session, {
           dryRun: opts.dryRun ?? false,
           force: opts.force ?? false,
@@ -176,7 +173,6 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
         });
         return pushResult(report, session);
       } finally {
-        await lock?.release();
         await session.close();
       }
     },

@@ -127,6 +127,16 @@ async function transfer(
  * an apply-pending marker, so the next push applies even if nothing is left to send.
  */
 export async function push(session: Session, opts: PushOptions = {}): Promise<PushReport> {
+  // A dry run changes nothing, so it needs no lock (and `status` works beside a watch).
+  const lock = opts.dryRun ? null : await session.hold('push');
+  try {
+    return await pushUnderLock(session, opts);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
   const { scanned, skipped, warnings } = await localTree(session, opts);
