@@ -44,6 +44,7 @@ import type {
   WriteManyResult,
   WriteResult,
   ShellRequest,
+  CheckResult,
   ShellResult,
 } from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
@@ -141,6 +142,8 @@ export class HostingClient {
     power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
     /** Runs one shell line in the container; not idempotent, so never repeated on an unknown outcome. */
     shell(req: ShellRequest): Promise<ShellResult>;
+    /** GET of `path` over the public URL, as a visitor would (health of a web app on a path other than "/"). */
+    check(path: string): Promise<CheckResult>;
   };
 
   readonly account: { get(): Promise<Account> };
@@ -242,6 +245,7 @@ export class HostingClient {
           extraTimeoutMs: waitMs(waitSeconds, action === 'start' || action === 'restart' ? 20 : 0),
         }),
       shell: (req) => this.call<ShellResult>(O.deploymentsShell, { json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
+      check: (path) => this.call<CheckResult>(O.deploymentsCheck, { query: { path } }),
     };
     this.account = { get: () => this.call<Account>(O.accountGet) };
   }

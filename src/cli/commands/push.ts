@@ -28,6 +28,7 @@ export async function pushCommand(flags: PushFlags, cmd: Command): Promise<numbe
       mirror: flags.mirror ?? false,
       noApply: flags.apply === false,
       allowMassDelete: flags.allowMassDelete ?? false,
+      checkIdle: true,
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
     });
     progress.stop();
