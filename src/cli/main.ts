@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { describeError, wasReported } from './errors.js';
+import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
 import { pushCommand } from './commands/push.js';
 import { statusCommand } from './commands/status.js';
@@ -23,6 +25,21 @@ function seconds(name: string, min: number, max: number) {
   };
 }
 
+/** npm ships README.md in every package, so this path holds wherever hostsync is installed. */
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+/** Ends `hostsync --help`: what a script reads (exit codes) and where the long answers are. */
+const HELP_FOOTER = `
+Exit codes:
+  0  done, and the deployment is healthy (or nothing needed applying)
+  1  failed: network, server, local I/O, or a file that did not verify
+  2  bad usage or configuration (key, deployment, base URL, hostsync.json)
+  3  refused: conflicts, the mass-delete guard, or another hostsync holding the lock
+  4  pushed, but the deployment is unhealthy
+
+Run \`hostsync <command> --help\` for a command's flags. Sections of the README (${README}):
+  Install, Using it on your project, Configuration, Exit codes, How a push works, Watch mode, The emulator`;
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(setExit: (code: number) => void): Command {
@@ -35,6 +52,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
     .showHelpAfterError('(run hostsync --help for usage)')
+    // Set before any .command(): subcommands inherit it, so each one's --help lists the global flags too.
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', HELP_FOOTER)
     .exitOverride();
 
   program
@@ -56,6 +76,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command('watch')
     .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
     .option('--no-apply', 'do not call deployments.apply after each sync')
+    .addHelpText('after', '\nOutput: one line per sync cycle; with --json, one JSON object per line (type, changes, paths, requests, state, healthy, ms).')
     .addOption(new Option('--watcher <backend>', 'file watcher backend').choices(['auto', 'native', 'chokidar']).default('auto'))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/watch.js')).watchCommand(opts, cmd)));
 
@@ -63,6 +84,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command('init')
     .description('write hostsync.json and .syncignore in the project directory')
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
+
+  program
+    .command('link')
+    .description('pick the deployment this directory syncs with, from those the key can see, and write it into hostsync.json')
+    .option('--name <name>', 'link the deployment with this name (else --deployment ID, or a choice on a terminal)')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/link.js')).linkCommand(opts, cmd)));
 
   program
     .command('exec')
@@ -84,6 +111,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
+    .option('--dns-verified', 'verifyCustomDomain treats DNS as right (the emulator reaches no DNS)')
+    .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
+    .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
     .action(async (opts) => setExit(await emulatorCommand(opts)));
 
@@ -107,13 +137,25 @@ export async function main(argv: string[]): Promise<number> {
     const { message, exitCode } = describeError(err);
     // commander already printed its own usage errors
     if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
-    if (argv.includes('--json') && !(err instanceof CommanderError) && !wasReported(err)) {
+    if (argv.includes('--json') && !(err instanceof CommanderError)) {
       process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
     }
     return exitCode;
   }
 }
 
-const code = await main(process.argv);
-// Long-lived commands (emulator, watch) return only when they are done.
-process.exitCode = code;
+/** True when this file is the program node runs (directly, or through npm's bin link), not a module a test imported. */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  // Long-lived commands (emulator, watch) return only when they are done.
+  process.exitCode = await main(process.argv);
+}

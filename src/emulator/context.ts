@@ -1,5 +1,6 @@
 /** What a route handler is given, and the shape of a route. */
 import type { IncomingMessage } from 'node:http';
+import type { BackupStore } from './backups.js';
 import type { EmulatedDeployment, DeploymentSpec } from './deployment.js';
 import type { FaultInjector } from './faults.js';
 import type { SignedUrls } from './signed-urls.js';
@@ -24,6 +25,8 @@ export interface EmulatorCore {
   readonly dataDir: string;
   /** Deterministic stand-ins for what the service reaches outside (DNS, registries). */
   readonly outside: OutsideWorld;
+  /** Restore points of every deployment. */
+  readonly backups: BackupStore;
 }
 
 export interface ProjectRecord {

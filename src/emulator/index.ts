@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
+import { EMULATOR_BACKUP_INTERVAL_MS, EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
 import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
 import { archiveRoutes } from './archive.js';
 import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
@@ -20,6 +20,13 @@ import { fileReadRoutes } from './files-read.js';
 import { fileWriteRoutes } from './files-write.js';
 import { nodeFileRoutes } from './node-files.js';
 import { projectRoutes } from './projects.js';
+import { BackupStore, backupRoutes } from './backups.js';
+import { catalogRoutes } from './catalog.js';
+import { docsRoutes } from './docs.js';
+import { domainRoutes } from './domains.js';
+import { gitRoutes } from './git.js';
+import { outlineRoutes } from './outline.js';
+import { packageRoutes } from './packages.js';
 import { shellRoutes } from './shell.js';
 import { RateLimiter } from './ratelimit.js';
 import type { RunSettings } from './runner.js';
@@ -61,6 +68,10 @@ export interface EmulatorOptions {
   bootGraceSeconds?: number;
   /** verifyCustomDomain answers verified: true (the DNS "is right"); default false. */
   dnsVerified?: boolean;
+  /** Restore points on a schedule and before destructive calls; default true. */
+  autoBackups?: boolean;
+  /** Period of the automatic restore points in seconds, default 6 h; 0 keeps only the safety points. */
+  backupIntervalSeconds?: number;
 }
 
 export interface RunningEmulator {
@@ -106,6 +117,7 @@ function validate(opts: EmulatorOptions): void {
   checkInt('latency', '--latency', opts.latencyMs, 0);
   checkInt('index entry cap', 'indexMaxEntries', opts.indexMaxEntries, 1);
   checkInt('upload limit', 'uploadMaxBytes', opts.uploadMaxBytes, 1);
+  checkInt('backup interval', '--backup-interval', opts.backupIntervalSeconds, 0);
   const grace = opts.bootGraceSeconds;
   if (grace !== undefined && (!Number.isFinite(grace) || grace < 0 || grace > 600)) {
     throw new Error(`bad boot grace ${grace}: use a number of seconds from 0 to 600 (--boot-grace)`);
@@ -146,8 +158,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const run: RunSettings = opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 };
   const projects = new Map<string, ProjectRecord>(seedProjects().map((p) => [p.id, p]));
   const teardowns = new Set<Promise<void>>();
+  const backups = new BackupStore(path.join(dataDir, 'backups'), () => deployments.values(), {
+    enabled: opts.autoBackups ?? true,
+    intervalMs: opts.backupIntervalSeconds === undefined ? EMULATOR_BACKUP_INTERVAL_MS : opts.backupIntervalSeconds * 1000,
+  });
   const core: EmulatorCore = {
     dataDir,
+    backups,
     projects,
     outside: { dnsVerified: opts.dnsVerified ?? false },
     removeDeployment(id: string): void {
@@ -188,6 +205,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     ...deploymentRoutes,
     ...projectRoutes,
     ...shellRoutes,
+    ...catalogRoutes,
+    ...docsRoutes,
+    ...packageRoutes,
+    ...outlineRoutes,
+    ...domainRoutes,
+    ...gitRoutes,
+    ...backupRoutes,
     ...notEmulatedRoutes,
   ]);
 
@@ -204,6 +228,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     throw err;
   }
   core.baseUrl = `http://127.0.0.1:${port}`;
+  backups.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -230,6 +255,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     resetStats: () => stats.reset(),
     close() {
       closing ??= (async () => {
+        backups.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

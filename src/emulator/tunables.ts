@@ -123,3 +123,14 @@ export const CONNECT_TIMEOUT_MS = 15_000;
 export const EMULATOR_SHELL_DEFAULT_MAX_CHARS = 20_000;
 /** The service cuts an API request after about 100 s, so no command runs longer over the API. */
 export const EMULATOR_SHELL_MAX_TIMEOUT_S = 100;
+/** files.outline reads at most this many files per call (then `truncated`), each at most this big: an outline is a map, not a dump. */
+export const EMULATOR_OUTLINE_MAX_FILES = 200;
+export const EMULATOR_OUTLINE_MAX_BYTES = 1024 * 1024;
+/** Restore points kept per deployment; the oldest go first. Twenty covers a day of hourly points and the safety ones between. */
+export const EMULATOR_BACKUP_KEEP = 20;
+/** A safety point before a destructive call is taken at most this often per deployment, so a push's deletes do not tar the volume each time. */
+export const EMULATOR_SAFETY_BACKUP_MIN_GAP_MS = 10 * 60_000;
+/** The automatic schedule's default period (--backup-interval changes it; 0 turns it off). */
+export const EMULATOR_BACKUP_INTERVAL_MS = 6 * 60 * 60_000;
+/** A local clone takes milliseconds; a minute means git is stuck (a prompt, a lock). */
+export const EMULATOR_GIT_TIMEOUT_MS = 60_000;

@@ -64,6 +64,7 @@ export interface ClientOptions {
   /** {base_url}; the client appends /api/v1. https://, or http:// to a loopback host only. */
   baseUrl: string;
   apiKey: string;
+  /** Empty only for a client that makes account-level calls (deployments.list, account.get), as `link` does. */
   deploymentId: string;
   /** The key's budget; default 120 per 60 s (hosting-api.md, Limits). */
   rateLimit?: { requests: number; windowMs: number };
@@ -134,6 +135,8 @@ export class HostingClient {
   };
 
   readonly deployments: {
+    /** Owned and shared deployments; `name` keeps those whose name contains it, case-insensitively. */
+    list(query?: { name?: string }): Promise<{ deployments: Deployment[] }>;
     get(): Promise<Deployment>;
     getStartup(): Promise<StartupConfig>;
     apply(req?: ApplyRequest): Promise<ApplyResult>;
@@ -166,7 +169,6 @@ export class HostingClient {
     if (!opts.apiKey) throw new Error('hosting client: no API key (set HOSTSYNC_API_KEY)');
     // Never echo the key: the message must be safe to print and log.
     if (!KEY_CHARS.test(opts.apiKey)) throw new Error('HOSTSYNC_API_KEY has characters a key cannot contain: paste the key alone');
-    if (!opts.deploymentId) throw new Error('hosting client: no deployment id');
     let base: URL;
     try {
       base = new URL(opts.baseUrl);
@@ -231,6 +233,7 @@ export class HostingClient {
       uploadArchive: (root, relPaths, dir, name) => this.uploadArchive(root, relPaths, dir, name),
     };
     this.deployments = {
+      list: (q = {}) => this.call<{ deployments: Deployment[] }>(O.deploymentsList, { query: { name: q.name } }),
       get: () => this.call<Deployment>(O.deploymentsGet),
       getStartup: () => this.call<StartupConfig>(O.deploymentsGetStartup),
       apply: (req = {}) =>
@@ -369,6 +372,7 @@ export class HostingClient {
   }
 
   private apiUrl(o: Operation, query?: CallInit['query']): URL {
+    if (o.path.includes(':id') && !this.deploymentId) throw new Error(`hosting client: ${o.name} needs a deployment id`);
     const url = new URL(this.apiBase.pathname + apiPath(o, this.deploymentId), this.apiBase.origin);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url;

@@ -53,6 +53,7 @@ export const OPERATIONS = {
   /** The GET of the signed URL downloadUrl returned: single-use, outside the API budget. */
   filesDownload: { name: 'files.download', method: 'GET', path: '', scope: 'files:read', idempotent: true, rateLimited: false },
 
+  deploymentsList: op('deployments.list', 'GET', '/deployments', 'deployments:read', true),
   deploymentsGet: op('deployments.get', 'GET', '/deployments/:id', 'deployments:read', true),
   deploymentsGetStartup: op('deployments.getStartup', 'GET', '/deployments/:id/startup', 'deployments:read', true),
   deploymentsApply: op('deployments.apply', 'POST', '/deployments/:id/apply', 'deployments:write', false),

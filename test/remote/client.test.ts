@@ -36,9 +36,11 @@ describe('base URL rules', () => {
     }
   });
 
-  it('requires a key and a deployment', () => {
+  it('requires a key, and a deployment for the calls on one (account-level calls such as deployments.list need none)', async () => {
     expect(() => new HostingClient({ baseUrl: 'https://x.dev', apiKey: '', deploymentId: 'd' })).toThrow(/API key/);
-    expect(() => new HostingClient({ baseUrl: 'https://x.dev', apiKey: KEY, deploymentId: '' })).toThrow(/deployment/);
+    const accountOnly = new HostingClient({ baseUrl: 'https://127.0.0.1:1', apiKey: KEY, deploymentId: '' });
+    await expect(accountOnly.files.index({})).rejects.toThrow(/files\.index needs a deployment id/);
+    await accountOnly.destroy();
   });
 
   it('refuses a key with characters no header can carry, in one line that never shows the key', () => {

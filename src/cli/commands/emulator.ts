@@ -13,6 +13,9 @@ export interface EmulatorFlags {
   key?: string[];
   runtime?: string;
   entry?: string;
+  dnsVerified?: boolean;
+  backups?: boolean;
+  backupInterval?: number;
   bootGrace?: number;
 }
 
@@ -34,6 +37,9 @@ export async function emulatorCommand(flags: EmulatorFlags): Promise<number> {
     ...(flags.key ? { keys: flags.key } : {}),
     ...(flags.runtime ? { runtime: flags.runtime } : {}),
     ...(flags.entry ? { entryFile: flags.entry } : {}),
+    ...(flags.dnsVerified ? { dnsVerified: true } : {}),
+    ...(flags.backups === false ? { autoBackups: false } : {}),
+    ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),
     ...(flags.bootGrace !== undefined ? { bootGraceSeconds: flags.bootGrace } : {}),
   };
   await runEmulatorCommand(opts);
