@@ -60,7 +60,11 @@ export const FAILURE_TAIL_LINES = 12;
  * Files the app does not run: a change touching only these is applied without a
  * restart (for a bot every restart is a reconnect). hostsync.json `hotPaths` adds to them.
  */
-export const DEFAULT_HOT_PATHS: readonly string[] = ['README*', '*.md', 'LICENSE*', 'LICENCE*', 'hostsync.json', '.syncignore', 'docs/**'];
+export const DEFAULT_HOT_PATHS: readonly string[] = [
+  // Spelled out rather than README* / LICENSE*: patterns match case-insensitively, and readme.js is code.
+  'README', 'README.txt', 'README.rst', '*.md', 'LICENSE', 'LICENSE.txt', 'LICENCE', 'LICENCE.txt',
+  'hostsync.json', '.syncignore', 'docs/**',
+];
 
 /** The idle check's diagnose may wait this long for an app that is still starting to settle (one request either way). */
 export const IDLE_CHECK_WAIT_SECONDS = 20;
