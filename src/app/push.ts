@@ -55,6 +55,8 @@ export interface PushResult extends Partial<FailureFields> {
   /** How the deployment was judged (after the apply, or by the one diagnose of a push with nothing to send); null when neither ran. */
   health: HealthReport | null;
   healthy: boolean | null;
+  /** Files the apply went ahead without (refused for good, or vanished locally); empty when none. */
+  leftOut: string[];
   durationMs: number;
   /** The changes planned (a dry run's are what would be sent). */
   planned: ChangeItem[];
@@ -92,6 +94,7 @@ export function emptyPushResult(): PushResult {
     apply: null,
     health: null,
     healthy: null,
+    leftOut: [],
     durationMs: 0,
     planned: [],
     plannedRequests: 0,
@@ -140,6 +143,7 @@ export function pushResult(report: PushReport, session: Session): PushResult {
     apply: report.apply,
     health: report.health,
     healthy: report.healthy,
+    leftOut: report.leftOut,
     durationMs: report.durationMs,
     planned: report.changes.map(changeItem),
     plannedRequests: report.plan.requests,

@@ -56,17 +56,16 @@ export interface PushReport {
   /** The health verdict after the apply, or of the idle check; null when neither ran. */
   health: HealthReport | null;
   healthy: boolean | null;
+  /**
+   * Files the apply went ahead without: permanent refusals and files that vanished locally
+   * (nothing retrying could land). Empty when nothing was applied or nothing was left out.
+   */
+  leftOut: string[];
   durationMs: number;
 }
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
 
-function addCounts(into: ChangeCounts, r: ExecResult): void {
-  into.written += r.written;
-  into.deleted += r.deleted;
-  into.moved += r.moved;
-  into.chmod += r.chmod;
-}
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
 async function localTree(session: Session, opts: PushOptions): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
@@ -110,7 +109,6 @@ async function transfer(
     if (decision.plan.steps.length === 0) break;
     out.intended.push(...decision.rec.changes);
     const result = await executePlan(decision.plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-    addCounts(report.counts, result);
     report.failures.push(...result.failures);
     for (const [p, h] of result.sent) out.sent.set(p, h);
     for (const p of result.vanished) out.vanished.add(p);
@@ -177,6 +175,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     apply: null,
     health: null,
     healthy: null,
+    leftOut: [],
     durationMs: 0,
   };
   if (opts.dryRun) {
@@ -214,6 +213,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   report.failures.push(...verdict.failures);
   warnings.push(...verdict.warnings);
   report.conflicts = verdict.conflicts;
+  report.counts = verdict.counts;
   const base = verdict.base;
 
   // Our own archive left by a failed decompress: removed now, and the cache is not
@@ -243,6 +243,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     opts.onProgress?.({ phase: 'health', done: 0, total: 1 });
     report.health = await awaitHealth(client, applied, config.health, { started: applied.restarted });
     report.healthy = report.health.healthy;
+    report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...sent.vanished])].sort();
   } else if (opts.checkIdle && !applyPending && !opts.noApply && report.failures.length === 0) {
     // Nothing to send, but "up to date" must not read green while the app is down.
     const diagnosed = await client.deployments.diagnose(Math.min(config.health.timeoutSeconds, IDLE_CHECK_WAIT_SECONDS));

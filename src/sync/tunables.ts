@@ -68,3 +68,11 @@ export const DEFAULT_HOT_PATHS: readonly string[] = [
 
 /** The idle check's diagnose may wait this long for an app that is still starting to settle (one request either way). */
 export const IDLE_CHECK_WAIT_SECONDS = 20;
+
+/**
+ * writeMany stops at a failing file and names it; a node write failure is usually
+ * transient (a busy disk, a restarting node), so the failing file and the rest are sent
+ * again, up to this many sends in all. Four sends cost at most three extra requests per
+ * batch; a failure that survives them holds back the apply (never a half-pushed restart).
+ */
+export const WRITE_MANY_ATTEMPTS = 4;
