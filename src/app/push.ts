@@ -1,6 +1,6 @@
 import type { ApplyResult } from '../api/types.js';
 import { EXIT, type ExitCode } from '../errors.js';
-import type { ProgressFn, StepFailure } from '../sync/execute.js';
+import type { Overwritten, ProgressFn, StepFailure } from '../sync/execute.js';
 import type { HealthReport } from '../sync/apply.js';
 import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
@@ -57,6 +57,8 @@ export interface PushResult extends Partial<FailureFields> {
   healthy: boolean | null;
   /** Files the apply went ahead without (refused for good, or vanished locally); empty when none. */
   leftOut: string[];
+  /** Remote edits made during the push and overwritten by it, each with the files.history version keeping it (exit 3). */
+  overwritten: Overwritten[];
   durationMs: number;
   /** The changes planned (a dry run's are what would be sent). */
   planned: ChangeItem[];
@@ -95,6 +97,7 @@ export function emptyPushResult(): PushResult {
     health: null,
     healthy: null,
     leftOut: [],
+    overwritten: [],
     durationMs: 0,
     planned: [],
     plannedRequests: 0,
@@ -108,9 +111,9 @@ export function emptyPushResult(): PushResult {
  * do did not happen), a refusal outranks an unhealthy app (the user must act on the
  * conflicts first), and an unhealthy app is still a push that landed.
  */
-export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy'>): ExitCode {
+export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy' | 'overwritten'>): ExitCode {
   if (report.failures.length > 0) return EXIT.failed;
-  if (report.conflicts.length > 0) return EXIT.refused;
+  if (report.conflicts.length > 0 || report.overwritten.length > 0) return EXIT.refused;
   if (report.healthy === false) return EXIT.unhealthy;
   return EXIT.ok;
 }
@@ -120,6 +123,10 @@ function reasonFor(report: PushReport, code: ExitCode): string {
   if (code === EXIT.failed) {
     const n = report.failures.length;
     return `${n} change${n === 1 ? '' : 's'} did not land (first: ${report.failures[0]?.path}: ${report.failures[0]?.error}): run the push again`;
+  }
+  if (code === EXIT.refused && report.overwritten.length > 0) {
+    const o = report.overwritten[0]!;
+    return `${o.path} was changed on the deployment during the push and overwritten: files.history version ${o.versionId} keeps that content; restore it with files.restore, or merge it into the local file`;
   }
   if (code === EXIT.refused) {
     const n = report.conflicts.length;
@@ -144,6 +151,7 @@ export function pushResult(report: PushReport, session: Session): PushResult {
     health: report.health,
     healthy: report.healthy,
     leftOut: report.leftOut,
+    overwritten: report.overwritten,
     durationMs: report.durationMs,
     planned: report.changes.map(changeItem),
     plannedRequests: report.plan.requests,

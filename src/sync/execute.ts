@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DELETE_BATCH_PATHS, WRITE_MANY_ATTEMPTS } from './tunables.js';
+import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
@@ -43,7 +43,25 @@ export interface ExecResult {
   sent: Map<string, string>;
   /** Files that vanished locally between the scan and the send: not sent, not a failure (the deletion is the next push's). */
   vanished: string[];
+  /**
+   * Files the re-check right before their write found changed on the deployment since the
+   * plan's read: not written, so nobody's edit is clobbered (the verifying read judges them).
+   */
+  held: string[];
+  /** Remote edits that landed between the re-check and the write, and were overwritten. */
+  overwritten: Overwritten[];
 }
+
+/** A remote edit our write replaced; files.history keeps what it held. */
+export interface Overwritten {
+  path: string;
+  /** The files.history version holding the replaced content (files.restore brings it back). */
+  versionId: string;
+  bytes: number;
+}
+
+/** What the deployment holds at some paths now. */
+export type RecheckFn = (paths: string[]) => Promise<{ snapshot: Snapshot; symlinks: string[] }>;
 
 export interface ExecuteOptions {
   client: HostingClient;
@@ -51,6 +69,15 @@ export interface ExecuteOptions {
   /** The remote as the plan saw it: tells which write targets are folders there now. */
   remote: Snapshot;
   onProgress?: ProgressFn;
+  /**
+   * Given, each write step first re-reads its paths (a scoped files.index) and holds back
+   * every file the deployment changed since `remote` was read; then each overwrite by
+   * writeMany is checked against files.history for an edit that slipped in between. A
+   * forced push passes none: local wins there by request.
+   */
+  recheck?: RecheckFn;
+  /** `remote` was read by the request just before this call (nothing but local planning in between). */
+  fresh?: boolean;
 }
 
 const localPath = (root: string, rel: string): string => path.join(root, ...rel.split('/'));
@@ -63,7 +90,14 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  * Stops at the first unknown outcome: continuing on a guess could clobber something.
  */
 export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<ExecResult> {
-  const result: ExecResult = { written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false, sent: new Map(), vanished: [] };
+  const result: ExecResult = {
+    written: 0, deleted: 0, moved: 0, chmod: 0, failures: [], outcomeUnknown: false, sent: new Map(), vanished: [], held: [], overwritten: [],
+  };
+  // The plan's read was the last request: the first write needs no re-check (it would leave
+  // the same one-request window). Any request since, and the next write is re-checked.
+  let fresh = opts.fresh ?? false;
+  const overwrites = plan.steps.flatMap((s) => (s.op === 'writeMany' ? s.files.filter((f) => opts.remote.has(f.path)) : []));
+  const slipCheck = opts.recheck !== undefined && overwrites.length <= SLIP_CHECK_MAX_FILES;
   const totalBytes = plan.bytes;
   let doneBytes = 0;
   const tick = (bytes = 0): void => {
@@ -74,13 +108,16 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   const groups = groupSteps(plan.steps);
   for (let group of groups) {
     if (group[0]?.op === 'writeMany' || group[0]?.op === 'upload' || group[0]?.op === 'archive') {
-      const blocked = await clearFolderTargets(group, opts, result);
-      if (blocked.size > 0) group = withoutPaths(group, blocked);
+      const cleared = await clearFolderTargets(group, opts, result);
+      if (cleared.requested) fresh = false;
+      if (cleared.blocked.size > 0) group = withoutPaths(group, cleared.blocked);
     }
     await Promise.all(
       group.map(async (step) => {
         try {
-          await runStep(step, opts, result);
+          const recheck = !fresh;
+          fresh = false;
+          await runStep(step, opts, result, { recheck, slipCheck });
           tick('bytes' in step ? step.bytes : 0);
         } catch (err) {
           if (err instanceof OutcomeUnknownError) {
@@ -142,8 +179,13 @@ function stepPaths(step: Step): string[] {
   }
 }
 
-async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Promise<void> {
+async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, checks: { recheck: boolean; slipCheck: boolean }): Promise<void> {
   const { client, root } = opts;
+  if (checks.recheck && (step.op === 'writeMany' || step.op === 'upload' || step.op === 'archive')) {
+    const files = await withoutRemoteEdits(step.files, opts, result);
+    if (files.length === 0) return;
+    step = { ...step, files };
+  }
   switch (step.op) {
     case 'delete': {
       for (let i = 0; i < step.paths.length; i += DELETE_BATCH_PATHS) {
@@ -168,9 +210,11 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Pr
       await client.files.chmod(step.path, step.mode);
       result.chmod++;
       return;
-    case 'writeMany':
-      await writeBatch(step.files, opts, result);
+    case 'writeMany': {
+      const landed = await writeBatch(step.files, opts, result);
+      if (checks.slipCheck) await findOverwritten(landed, opts, result);
       return;
+    }
     case 'upload': {
       const files = step.files.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, f.path), size: f.size }));
       await client.files.upload(step.dir, files);
@@ -201,7 +245,8 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Pr
  * half-pushed change set. A file that vanished locally since the scan is dropped from
  * the batch and reported: the only thing here retrying cannot fix.
  */
-async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
+async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResult): Promise<string[]> {
+  const done: string[] = [];
   let pending = files;
   let lastError = new Map<string, string>();
   for (let attempt = 0; attempt < WRITE_MANY_ATTEMPTS && pending.length > 0; attempt++) {
@@ -215,12 +260,13 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
         else result.failures.push({ path: f.path, error: `could not read the local file (${code ?? message(err)}); the next push picks it up` });
       }
     }
-    if (payload.length === 0) return;
+    if (payload.length === 0) return done;
     const res = await opts.client.files.writeMany(payload);
     const strip = (p: string): string => p.replace(/^\/+/, '');
     const landed = new Set(res.written.map((w) => strip(w.path)));
     lastError = new Map(res.failed.map((f) => [strip(f.path), f.error]));
     result.written += landed.size;
+    done.push(...landed);
     for (const w of payload) if (landed.has(w.path)) result.sent.set(w.path, await xxh64Bytes(w.content));
     const byPath = new Map(pending.map((f) => [f.path, f]));
     pending = payload.filter((w) => !landed.has(w.path)).map((w) => byPath.get(w.path)!);
@@ -232,6 +278,54 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
       error: error ? `${error} (${WRITE_MANY_ATTEMPTS} attempts)` : `not written: the batch stopped at an earlier failure ${WRITE_MANY_ATTEMPTS} times`,
     });
   }
+  return done;
+}
+
+/** Same remote file as far as a write is concerned: both absent, or the same content. */
+function sameRemote(a: Entry | undefined, b: Entry | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return a.size === b.size && a.hash === b.hash;
+}
+
+/**
+ * The API has no conditional write, so the window between the plan's read and a write is
+ * narrowed instead: right before the write, the step's paths are read again, and a file the
+ * deployment changed meanwhile (edited, created, deleted, or now behind a symlink) is held
+ * back. What lands in the remaining window (one request) is found by findOverwritten.
+ */
+async function withoutRemoteEdits(files: Entry[], opts: ExecuteOptions, result: ExecResult): Promise<Entry[]> {
+  if (!opts.recheck) return files;
+  const now = await opts.recheck(files.map((f) => f.path));
+  const linked = (p: string): boolean => now.symlinks.some((l) => p === l || p.startsWith(`${l}/`));
+  const keep: Entry[] = [];
+  for (const f of files) {
+    if (linked(f.path) || !sameRemote(opts.remote.get(f.path), now.snapshot.get(f.path))) result.held.push(f.path);
+    else keep.push(f);
+  }
+  return keep;
+}
+
+/**
+ * A writeMany overwrite keeps the replaced content as the file's newest files.history
+ * version. When its size is not the size the re-check saw, someone wrote the file in the
+ * window between the re-check and our write: reported with that version, so nothing is lost
+ * unseen. A same-size edit in that window is not detectable this way (README: the residual
+ * window). One request per overwritten file, so only for plans overwriting at most
+ * SLIP_CHECK_MAX_FILES files by writeMany.
+ */
+async function findOverwritten(landed: string[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
+  for (const p of landed) {
+    const before = opts.remote.get(p);
+    if (!before) continue;
+    let newest;
+    try {
+      newest = (await opts.client.files.history(p)).versions[0];
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
+      continue; // the check is a safety net; a failed read of it is not a failed write
+    }
+    if (newest && newest.bytes !== before.size) result.overwritten.push({ path: p, versionId: newest.id, bytes: newest.bytes });
+  }
 }
 
 /**
@@ -240,13 +334,14 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
  * when it is now empty, because a non-empty folder holds something we did not put there
  * (ignored or remote-only files) and deleted folders cannot be restored.
  */
-async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: ExecResult): Promise<Set<string>> {
+async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: ExecResult): Promise<{ blocked: Set<string>; requested: boolean }> {
   const blocked = new Set<string>();
   const remoteDirs = new Set<string>();
   for (const p of opts.remote.keys()) {
     for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) remoteDirs.add(p.slice(0, i));
   }
   const targets = group.flatMap((s) => stepPaths(s)).filter((p) => remoteDirs.has(p));
+  const requested = targets.length > 0;
   for (const dir of targets) {
     try {
       const listing = await opts.client.files.list(dir);
@@ -261,5 +356,5 @@ async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: E
       throw err;
     }
   }
-  return blocked;
+  return { blocked, requested };
 }

@@ -3,9 +3,9 @@ import { refusal } from '../errors.js';
 import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
-import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
+import { executePlan, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, massDeleteVerdict, type Decision } from './decide.js';
-import { readRemote, type RemoteRead } from './remote-read.js';
+import { readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
 import { changedPaths } from '../model/change.js';
@@ -61,6 +61,12 @@ export interface PushReport {
    * (nothing retrying could land). Empty when nothing was applied or nothing was left out.
    */
   leftOut: string[];
+  /**
+   * Remote edits that landed in the instant between the last re-check and our write, and
+   * were overwritten: each with the files.history version that keeps it. A push with any
+   * ends refused (exit 3), so it is never mistaken for a clean one.
+   */
+  overwritten: Overwritten[];
   durationMs: number;
 }
 
@@ -81,6 +87,8 @@ interface Transfer {
   intended: Change[];
   sent: Map<string, string>;
   vanished: Set<string>;
+  /** Held back because the deployment changed them during the push (ExecResult.held). */
+  held: Set<string>;
   /** The remote changed since `remote` was read. */
   stale: boolean;
   remote: RemoteRead;
@@ -95,21 +103,35 @@ async function transfer(
   session: Session,
   opts: PushOptions,
   report: PushReport,
-  first: { remote: RemoteRead; decision: Decision },
+  first: { remote: RemoteRead; decision: Decision; fresh: boolean },
   redecide: (remote: RemoteRead) => Decision,
 ): Promise<Transfer> {
   const { client, config, matcher } = session;
   let { remote, decision } = first;
-  const out = { intended: [] as Change[], sent: new Map<string, string>(), vanished: new Set<string>(), stale: false };
+  const out = { intended: [] as Change[], sent: new Map<string, string>(), vanished: new Set<string>(), held: new Set<string>(), stale: false };
+  // A forced push overwrites remote edits by request: no re-check before its writes.
+  const recheck = opts.force ? {} : { recheck: (paths: string[]) => readRemotePaths(client, matcher, paths) };
   for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
+    // Was `remote` read by the last request? (Then the first write needs no re-check.)
+    let fresh = round > 0 || first.fresh;
     if (remote.leftovers.length > 0) {
       await client.files.delete(remote.leftovers);
       out.stale = true;
+      fresh = false;
     }
     if (decision.plan.steps.length === 0) break;
     out.intended.push(...decision.rec.changes);
-    const result = await executePlan(decision.plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    const result = await executePlan(decision.plan, {
+      client,
+      root: config.root,
+      remote: remote.snapshot,
+      ...recheck,
+      fresh,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    });
     report.failures.push(...result.failures);
+    report.overwritten.push(...result.overwritten);
+    for (const p of result.held) out.held.add(p);
     for (const [p, h] of result.sent) out.sent.set(p, h);
     for (const p of result.vanished) out.vanished.add(p);
     out.stale = true;
@@ -184,6 +206,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     health: null,
     healthy: null,
     leftOut: [],
+    overwritten: [],
     durationMs: 0,
   };
   if (opts.dryRun) {
@@ -197,7 +220,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     applyPending = true;
   }
 
-  const sent = await transfer(session, opts, report, { remote, decision: first }, redecide);
+  const sent = await transfer(session, opts, report, { remote, decision: first, fresh: !cleaned }, redecide);
   remote = sent.remote;
   let decision = sent.decision;
   const { intended } = sent;
@@ -213,6 +236,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     intended,
     failures: report.failures,
     vanished: sent.vanished,
+    held: sent.held,
     sent: sent.sent,
     local: decision.local,
     remote: remote.snapshot,
@@ -221,6 +245,9 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   });
   report.failures.push(...verdict.failures);
   warnings.push(...verdict.warnings);
+  for (const o of report.overwritten) {
+    warnings.push(`${o.path} was changed on the deployment while this push wrote it, and was overwritten: files.history version ${o.versionId} keeps that content (files.restore brings it back)`);
+  }
   report.conflicts = verdict.conflicts;
   report.counts = verdict.counts;
   const base = verdict.base;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
+import { ApiError } from '../remote/errors.js';
 import type { FileIndexEntry } from '../api/types.js';
 import { INDEX_HASH_MAX_BYTES } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
@@ -161,4 +162,41 @@ async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore
     const one = await client.files.index({ path: f, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.add(one.entries);
   }
+}
+
+/** The deepest folder holding every path ('' for the root), or the path itself when there is one. */
+export function scopeOf(paths: readonly string[]): string {
+  if (paths.length === 1) return paths[0]!;
+  let common = paths[0]?.split('/').slice(0, -1) ?? [];
+  for (const p of paths) {
+    const parts = p.split('/').slice(0, -1);
+    let n = 0;
+    while (n < common.length && n < parts.length && common[n] === parts[n]) n++;
+    common = common.slice(0, n);
+  }
+  return common.join('/');
+}
+
+/**
+ * What the remote holds at `paths` now, by one files.index scoped to their deepest common
+ * folder (completed like a full read when truncated). A scope that does not exist means
+ * none of the paths exists. Symlinks come back apart, as in readRemote.
+ */
+export async function readRemotePaths(
+  client: HostingClient,
+  matcher: IgnoreMatcher,
+  paths: readonly string[],
+): Promise<Pick<RemoteRead, 'snapshot' | 'symlinks'>> {
+  const ignore = [...matcher.patterns];
+  const scope = scopeOf(paths);
+  const tree = new RemoteTree(matcher);
+  try {
+    const res = await client.files.index({ ...(scope === '' ? {} : { path: scope }), ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    tree.add(res.entries);
+    if (res.truncated) await completeTruncated(client, tree, ignore, scope, res.entries);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+  }
+  const { snapshot, symlinks } = tree.result();
+  return { snapshot, symlinks };
 }

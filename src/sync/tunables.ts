@@ -76,3 +76,11 @@ export const IDLE_CHECK_WAIT_SECONDS = 20;
  * batch; a failure that survives them holds back the apply (never a half-pushed restart).
  */
 export const WRITE_MANY_ATTEMPTS = 4;
+
+/**
+ * A plan overwriting at most this many files by writeMany checks each against files.history
+ * for a remote edit that landed between the re-check and the write (one request each): an
+ * ordinary edit-and-push is always checked, while a bulk rewrite (a branch switch, a build)
+ * does not spend its rate budget (120 a minute) on it and relies on the re-check alone.
+ */
+export const SLIP_CHECK_MAX_FILES = 8;

@@ -19,6 +19,8 @@ export interface VerifyInput {
   failures: readonly StepFailure[];
   /** Local files that disappeared before they could be sent. */
   vanished: ReadonlySet<string>;
+  /** Writes held back because the deployment changed the file during the push (ExecResult.held). */
+  held: ReadonlySet<string>;
   /** What the transfer sent: path -> hash of the bytes read. */
   sent: ReadonlyMap<string, string>;
   /** The local tree, protected against the verifying read (Decision.local). */
@@ -65,8 +67,14 @@ function mergeConflicts(a: readonly Conflict[], b: readonly Conflict[]): Conflic
 
 export function verify(input: VerifyInput): Verdict {
   const failures: StepFailure[] = [];
-  const failed = new Set([...input.failures.map((f) => f.path), ...input.vanished]);
+  const failed = new Set([...input.failures.map((f) => f.path), ...input.vanished, ...input.held]);
   const warnings = [...input.vanished].map((p) => `${p} disappeared locally during the push: not sent (the next push handles its deletion)`);
+  // A held write normally reads back as a conflict (both sides changed). One still planned
+  // as a change (the remote edit was undone meanwhile) did not land: a failure, sent next time.
+  const pending = new Set(input.rec.changes.map(targetOf));
+  for (const p of input.held) {
+    if (pending.has(p)) failures.push({ path: p, error: 'changed on the deployment during the push, so not written: push again' });
+  }
   // A write that does not verify but whose remote bytes hash to exactly what we sent raced
   // a local edit (the file changed between the scan and the read that sent it). Those bytes
   // are ours, so they become its base entry: the next push sends the newer file as a plain

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
-import { pushOnce } from '../helpers/push.js';
+import { envFor, pushOnce } from '../helpers/push.js';
+import { loadConfig } from '../../src/config/config.js';
+import { openSession } from '../../src/sync/session.js';
+import { push } from '../../src/sync/push.js';
+import { exitCodeFor } from '../../src/app/push.js';
+import { EXIT } from '../../src/errors.js';
+import { HostingClient } from '../../src/remote/client.js';
 import { archiveName } from '../../src/sync/remote-read.js';
 
 let emu: RunningEmulator;
@@ -85,5 +91,58 @@ describe('upload archive (review 4)', () => {
     await expect(pushOnce(emu, work.dir)).rejects.toThrow(/refusing to delete 25 of 30/);
     const names = await readdir(emu.volume);
     for (const name of leftovers) expect(names).not.toContain(name);
+  });
+});
+
+describe('a remote edit during the push (review 3)', () => {
+  /** A push whose files.index calls run `afterIndex(n)` once answered (n counts them from 1): the app writing at that instant. */
+  async function pushWithAppEdit(afterIndex: (n: number) => Promise<void>) {
+    const config = await loadConfig({ flags: { dir: work.dir }, env: envFor(emu) });
+    const session = await openSession(config);
+    const index = session.client.files.index.bind(session.client.files);
+    let calls = 0;
+    session.client.files.index = async (req) => {
+      const res = await index(req);
+      await afterIndex(++calls);
+      return res;
+    };
+    try {
+      return await push(session, { noApply: true });
+    } finally {
+      await session.close();
+    }
+  }
+
+  it('an edit between the pre-read and a later write is found by the re-check, left alone, and refused as a conflict (exit 3)', async () => {
+    await writeTree(work.dir, { 'app.js': 'v1\n', 'other.js': 'o1\n', 'old.js': 'gone soon\n' });
+    await pushOnce(emu, work.dir);
+    // A deletion goes first, so the writes no longer follow the read directly and are re-checked.
+    await rm(path.join(work.dir, 'old.js'));
+    await writeTree(work.dir, { 'app.js': 'v2 local\n', 'other.js': 'o2\n' });
+    const report = await pushWithAppEdit(async (n) => {
+      if (n === 1) await writeFile(path.join(emu.volume, 'app.js'), 'written by the app\n');
+    });
+    expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('written by the app\n');
+    expect(await readFile(path.join(emu.volume, 'other.js'), 'utf8')).toBe('o2\n');
+    expect(report.conflicts.map((c) => [c.path, c.reason])).toEqual([['app.js', 'both-modified']]);
+    expect(report.failures).toEqual([]);
+    expect(exitCodeFor(report)).toBe(EXIT.refused);
+  });
+
+  it('an edit that slips in just before the write is reported with exit 3 and the files.history version keeping it', async () => {
+    // The issue's repro: one edited file, the app rewriting it while the push is under way.
+    await writeTree(work.dir, { 'app.js': 'v1\n' });
+    await pushOnce(emu, work.dir);
+    await writeTree(work.dir, { 'app.js': 'v2 local\n' });
+    const report = await pushWithAppEdit(async (n) => {
+      if (n === 1) await writeFile(path.join(emu.volume, 'app.js'), 'written by the app, late\n');
+    });
+    expect(report.overwritten).toEqual([{ path: 'app.js', versionId: expect.any(String), bytes: 'written by the app, late\n'.length }]);
+    expect(exitCodeFor(report)).toBe(EXIT.refused);
+    expect(report.warnings.join('\n')).toContain(`files.history version ${report.overwritten[0]!.versionId}`);
+    const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: emu.deploymentId });
+    await client.files.restore('app.js', report.overwritten[0]!.versionId);
+    await client.close();
+    expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('written by the app, late\n');
   });
 });

@@ -1,5 +1,5 @@
 /** executePlan against the emulator: what lands, what fails and how, what is not a failure. */
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -8,8 +8,8 @@ import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ig
 import { scanTree } from '../../src/local/scan.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { decide } from '../../src/sync/decide.js';
-import { executePlan } from '../../src/sync/execute.js';
-import { readRemote } from '../../src/sync/remote-read.js';
+import { executePlan, type ExecuteOptions } from '../../src/sync/execute.js';
+import { readRemote, readRemotePaths } from '../../src/sync/remote-read.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 let emu: RunningEmulator;
@@ -34,13 +34,54 @@ async function setup(localFiles: Record<string, string>, remoteFiles: Record<str
   await admin.close();
   const scan = await scanTree({ root: local.dir, matcher });
   const decision = decide({ base: null, scanned: scan.snapshot, skipped: [], remote, options: { force: true, mirror } });
-  const run = () => executePlan(decision.plan, { client, root: local.dir, remote: remote.snapshot });
+  const run = (extra: Partial<ExecuteOptions> = {}) => executePlan(decision.plan, { client, root: local.dir, remote: remote.snapshot, ...extra });
+  const recheck = (paths: string[]) => readRemotePaths(client, matcher, paths);
   const done = async () => {
     await client.close();
     await local.cleanup();
   };
-  return { local, dep, run, done, decision };
+  return { local, dep, run, done, decision, client, recheck };
 }
+
+describe('executePlan: remote edits during the push (the API has no conditional write)', () => {
+  it('re-checks right before writing: a file the app changed since the plan read it is held back, the rest is written', async () => {
+    const s = await setup({ 'mod.txt': 'mine\n', 'src/new.txt': 'n\n', 'src/other.txt': 'o\n' }, { 'mod.txt': 'theirs\n' });
+    try {
+      await writeFile(path.join(s.dep.volume, 'mod.txt'), 'the app wrote this\n');
+      await mkdir(path.join(s.dep.volume, 'src'));
+      await writeFile(path.join(s.dep.volume, 'src/other.txt'), 'created by the app\n');
+      const r = await s.run({ recheck: s.recheck });
+      expect(r.held.sort()).toEqual(['mod.txt', 'src/other.txt']);
+      expect(r.failures).toEqual([]);
+      expect(await readFile(path.join(s.dep.volume, 'mod.txt'), 'utf8')).toBe('the app wrote this\n');
+      expect(await readFile(path.join(s.dep.volume, 'src/other.txt'), 'utf8')).toBe('created by the app\n');
+      expect(await readFile(path.join(s.dep.volume, 'src/new.txt'), 'utf8')).toBe('n\n');
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('an edit that lands after the re-check is overwritten but reported, with the files.history version that keeps it', async () => {
+    const s = await setup({ 'mod.txt': 'mine\n', 'b.txt': 'b2\n' }, { 'mod.txt': 'theirs\n', 'b.txt': 'b1\n' });
+    try {
+      // The app writes in the instant between the re-check and the write.
+      const r = await s.run({
+        recheck: async (paths) => {
+          const now = await s.recheck(paths);
+          await writeFile(path.join(s.dep.volume, 'mod.txt'), 'the app wrote this late\n');
+          return now;
+        },
+      });
+      expect(r.held).toEqual([]);
+      expect(r.overwritten).toEqual([{ path: 'mod.txt', versionId: expect.any(String), bytes: 'the app wrote this late\n'.length }]);
+      expect(await readFile(path.join(s.dep.volume, 'mod.txt'), 'utf8')).toBe('mine\n');
+      await s.client.files.restore('mod.txt', r.overwritten[0]!.versionId);
+      expect(await readFile(path.join(s.dep.volume, 'mod.txt'), 'utf8')).toBe('the app wrote this late\n');
+    } finally {
+      await s.done();
+    }
+  });
+});
 
 describe('executePlan', () => {
   it('writes, overwrites and deletes, counts them, and records the hash of the bytes it sent', async () => {

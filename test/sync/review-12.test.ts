@@ -25,7 +25,7 @@ describe('push counts', () => {
     const verifying = decide({ base, scanned: local, skipped: [], remote: { snapshot: after, symlinks: [] }, options: { force: false, mirror: false } });
     expect(before.rec.changes.map((c) => c.kind)).toEqual(['rename']);
     const v = verify({
-      oldBase: base, intended: before.rec.changes, failures: [], vanished: new Set(), sent: new Map(),
+      oldBase: base, intended: before.rec.changes, failures: [], vanished: new Set(), held: new Set(), sent: new Map(),
       local: verifying.local, remote: after, rec: verifying.rec, firstConflicts: [],
     });
     expect(v.counts).toEqual({ written: 0, deleted: 0, moved: 1, chmod: 0 });

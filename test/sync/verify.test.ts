@@ -11,7 +11,7 @@ function judge(base: Snapshot | null, local: Snapshot, after: Snapshot, extra: P
   const before = decide({ base, scanned: local, skipped: [], remote: { snapshot: base ?? snap(), symlinks: [] }, options: none });
   const verifying = decide({ base, scanned: local, skipped: [], remote: { snapshot: after, symlinks: [] }, options: none });
   return verify({
-    oldBase: base, intended: before.rec.changes, failures: [], vanished: new Set(), sent: new Map(),
+    oldBase: base, intended: before.rec.changes, failures: [], vanished: new Set(), held: new Set(), sent: new Map(),
     local: verifying.local, remote: after, rec: verifying.rec, firstConflicts: before.rec.conflicts, ...extra,
   });
 }
@@ -83,5 +83,18 @@ describe('verify', () => {
     const v = judge(snap(file('a', '1')), snap(file('a', '2')), snap(file('a', 'theirs')), { sent: new Map([['a', file('a', '2').hash!]]) });
     expect(v.conflicts.map((c) => c.path)).toEqual(['a']);
     expect(v.base.get('a')?.hash).toBe(file('a', '1').hash);
+  });
+
+  it('a write held back because the deployment changed the file meanwhile is a conflict, not a failure', () => {
+    const v = judge(snap(file('a', '1')), snap(file('a', '2')), snap(file('a', 'app')), { held: new Set(['a']) });
+    expect(v.failures).toEqual([]);
+    expect(v.conflicts.map((c) => [c.path, c.reason])).toEqual([['a', 'both-modified']]);
+    expect(v.counts.written).toBe(0);
+    expect(v.base.get('a')?.hash).toBe(file('a', '1').hash);
+  });
+
+  it('a held write whose remote edit was undone meanwhile is still a failure (it did not land)', () => {
+    const v = judge(snap(file('a', '1')), snap(file('a', '2')), snap(file('a', '1')), { held: new Set(['a']) });
+    expect(v.failures).toEqual([{ path: 'a', error: expect.stringMatching(/changed on the deployment during the push/) }]);
   });
 });
