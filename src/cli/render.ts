@@ -166,6 +166,9 @@ export function renderPush(report: PushResult): string {
   if (report.applyPending && !report.dryRun) {
     out.push(pc.yellow('apply pending: the files landed, but the app was not applied with them; the next `hostsync push` applies them'));
   }
+  if (report.apply && report.leftOut.length > 0) {
+    out.push(pc.yellow(`applied without ${report.leftOut.length} file(s) that could not land: ${report.leftOut.slice(0, LIST_LIMIT).join(', ')}`));
+  }
   out.push(pushSummary(report));
   return out.join('\n');
 }
