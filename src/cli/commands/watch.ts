@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { deploymentRef } from '../../app/options.js';
-import { startWatching, watchEvent } from '../../app/watch.js';
+import { startWatching, watchEvent, type WatchEvent } from '../../app/watch.js';
 import type { WatchEvent as DaemonEvent } from '../../watch/daemon.js';
 import type { WatcherBackend } from '../../watch/watcher-backend.js';
 import { renderWatchEvent } from '../watch-render.js';
@@ -15,7 +15,7 @@ export interface WatchFlags {
 }
 
 /** `watch --quiet` shows problems and the final line only: a cycle that went well, a wait or a rescan says nothing. */
-function worthTelling(e: DaemonEvent): boolean {
+function worthTelling(e: WatchEvent): boolean {
   if (e.type === 'cycle') return e.healthy === false || e.conflicts.length > 0 || e.failures.length > 0;
   return e.type === 'fatal' || e.type === 'error' || e.type === 'refused' || e.type === 'stopped';
 }
@@ -34,9 +34,11 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   const noApply = flags.apply === false;
   const ctx = { target: '', root: '', noApply };
   let started = false;
-  const onEvent = (e: DaemonEvent): void => {
+  const onEvent = (daemonEvent: DaemonEvent): void => {
+    // One object, printed as JSON or rendered for a human.
+    const e = watchEvent(daemonEvent);
     if (json) {
-      process.stdout.write(`${JSON.stringify(watchEvent(e))}\n`);
+      process.stdout.write(`${JSON.stringify(e)}\n`);
       return;
     }
     // A watch that never started failed like any command: one line on stderr.
