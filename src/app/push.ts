@@ -140,13 +140,13 @@ export function previewExitCode(r: Pick<PushReport, 'conflicts' | 'massDelete'>,
 /**
  * What `push` would cost, from what this comparison cost. `reads` is the index reads just
  * made: the push makes the same ones first. With something to send it then makes the
- * plan's API and upload requests, a full verifying read (at least one request; as many
+ * plan's API and upload requests, its re-checks before writes, a full verifying read (at least one request; as many
  * as a full read takes), and the apply. With nothing to send: the reads, plus an apply
  * only when one is pending.
  */
-export function pushRequestEstimate(reads: number, report: Pick<PushReport, 'plan' | 'applyPending'>): number {
+export function pushRequestEstimate(reads: number, report: Pick<PushReport, 'plan' | 'applyPending' | 'checkRequests'>): number {
   if (report.plan.steps.length === 0) return reads + (report.applyPending ? 1 : 0);
-  return reads + report.plan.requests + report.plan.nodeRequests + Math.max(1, reads) + 1;
+  return reads + report.plan.requests + report.checkRequests + report.plan.nodeRequests + Math.max(1, reads) + 1;
 }
 
 /** The one line a refused preview carries. */

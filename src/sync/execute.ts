@@ -96,8 +96,7 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
   // The plan's read was the last request: the first write needs no re-check (it would leave
   // the same one-request window). Any request since, and the next write is re-checked.
   let fresh = opts.fresh ?? false;
-  const overwrites = plan.steps.flatMap((s) => (s.op === 'writeMany' ? s.files.filter((f) => opts.remote.has(f.path)) : []));
-  const slipCheck = opts.recheck !== undefined && overwrites.length <= SLIP_CHECK_MAX_FILES;
+  const slipCheck = opts.recheck !== undefined && writeManyOverwrites(plan, opts.remote) <= SLIP_CHECK_MAX_FILES;
   const totalBytes = plan.bytes;
   let doneBytes = 0;
   const tick = (bytes = 0): void => {
@@ -134,6 +133,25 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     if (result.outcomeUnknown) break;
   }
   return result;
+}
+
+const isWrite = (s: Step): boolean => s.op === 'writeMany' || s.op === 'upload' || s.op === 'archive';
+
+function writeManyOverwrites(plan: Plan, remote: Snapshot): number {
+  return plan.steps.reduce((n, s) => n + (s.op === 'writeMany' ? s.files.filter((f) => remote.has(f.path)).length : 0), 0);
+}
+
+/**
+ * The requests executePlan's safety checks add to `plan.requests` when given a recheck and a
+ * fresh read (see ExecuteOptions): a scoped index before every write step but a first one,
+ * and a files.history per writeMany overwrite in a small plan. Scoped reads that come back
+ * truncated cost more; a status estimate accepts that.
+ */
+export function checkRequests(plan: Plan, remote: Snapshot): number {
+  const writes = plan.steps.filter(isWrite).length;
+  const rechecks = writes - (plan.steps[0] && isWrite(plan.steps[0]) ? 1 : 0);
+  const overwrites = writeManyOverwrites(plan, remote);
+  return rechecks + (overwrites <= SLIP_CHECK_MAX_FILES ? overwrites : 0);
 }
 
 /** The write steps minus files that cannot land (a non-empty folder is in the way). */

@@ -3,7 +3,7 @@ import { refusal } from '../errors.js';
 import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
-import { executePlan, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
+import { checkRequests, executePlan, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, massDeleteVerdict, type Decision } from './decide.js';
 import { readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
@@ -58,6 +58,8 @@ export interface PushReport {
    * --no-apply applies.
    */
   applyPending: boolean;
+  /** Requests the re-checks before writes add to the first plan's (ExecuteOptions.recheck; 0 with force). */
+  checkRequests: number;
   /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   apply: ApplyResult | null;
@@ -211,6 +213,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     warnings,
     overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
     applyPending: state.applyPending,
+    checkRequests: opts.force ? 0 : checkRequests(first.plan, remote.snapshot),
     massDelete: guard,
     apply: null,
     health: null,
