@@ -109,6 +109,8 @@ export interface WatchRun {
   stop(): Promise<WatchEnd>;
   /** Cancels every request now (a second Ctrl-C, or a stop while still starting). */
   abort(): Promise<void>;
+  /** Lets the deletions of the last `held` event through; false when none are held. */
+  confirmDeletes(): boolean;
   readonly done: Promise<WatchEnd>;
 }
 
@@ -162,6 +164,7 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
       stopRequested = true;
       await session?.client.destroy().catch(() => undefined);
     },
+    confirmDeletes: () => daemon?.confirmDeletes() ?? false,
     done,
   };
 }
@@ -176,6 +179,8 @@ export interface WatchHandle {
   off(type: WatchEventType | '*', fn: (e: never) => void): WatchHandle;
   /** Stops watching (the cycle in flight finishes, bounded), releases the lock; resolves with how it ended. */
   stop(): Promise<WatchEnd>;
+  /** Lets the deletions of the last `held` event through on the next cycle; false when none are held. */
+  confirmDeletes(): boolean;
   /** Resolves when the watch has ended, by stop() or a fatal problem. */
   readonly done: Promise<WatchEnd>;
 }
@@ -206,6 +211,7 @@ export function watch(opts: WatchOptions = {}): WatchHandle {
       return handle;
     },
     stop: () => run.stop(),
+    confirmDeletes: () => run.confirmDeletes(),
     done: run.done,
   } as WatchHandle;
   return handle;

@@ -9,6 +9,9 @@ import { changeLine, conflictReason } from './render.js';
 import { watchEvent, type WatchCycleEvent, type WatchEvent } from '../app/watch.js';
 import type { ChangeItem } from '../app/push.js';
 import type { CycleEvent, WatchEvent as DaemonEvent } from '../watch/daemon.js';
+import { WATCH_DELETE_WINDOW_MS } from '../watch/tunables.js';
+
+const WINDOW_MINUTES = WATCH_DELETE_WINDOW_MS / 60_000;
 
 /** Changes named on the cycle line before "+N more". */
 const LINE_CHANGES = 3;
@@ -68,7 +71,11 @@ export function renderCycle(event: WatchCycleEvent | CycleEvent, noApply: boolea
 }
 
 /** Lines for a human, or [] when the event has nothing to say. */
-export function renderWatchEvent(event: WatchEvent | DaemonEvent, ctx: { target: string; root: string; noApply: boolean }): string[] {
+export function renderWatchEvent(
+  event: WatchEvent | DaemonEvent,
+  /** `keys`: a key press reaches the watch (a terminal), so it can offer one. */
+  ctx: { target: string; root: string; noApply: boolean; keys?: boolean },
+): string[] {
   const e = publicForm<WatchEvent>(event);
   const now = pc.dim(clock(new Date(e.time)));
   switch (e.type) {
@@ -84,6 +91,15 @@ export function renderWatchEvent(event: WatchEvent | DaemonEvent, ctx: { target:
       return [pc.red(`${now}  sync failed: ${e.message}; retrying in ${seconds(e.retryInMs)}`)];
     case 'refused':
       return [pc.red(`${now}  refused: ${e.message}`)];
+    case 'held': {
+      const how = ctx.keys ? 'press d to delete them, or ' : '';
+      return [
+        pc.red(`${now}  holding ${e.paths.length} deletion(s): with the ones before, this would delete ${e.deletes} of ${e.tracked} tracked files within ${WINDOW_MINUTES} minutes (wrong folder, or an emptied checkout?)`),
+        ...e.paths.slice(0, LINE_CHANGES).map((p) => `  ${pc.red('D')} ${p}  ${pc.dim('held')}`),
+        ...(e.paths.length > LINE_CHANGES ? [pc.dim(`  +${e.paths.length - LINE_CHANGES} more`)] : []),
+        `  everything else keeps syncing; ${how}stop watch and run \`hostsync push --allow-mass-delete\` to delete them, or restore the files`,
+      ];
+    }
     case 'rescan':
       return [pc.yellow(`${now}  full rescan (${e.reason})`)];
     case 'fatal':

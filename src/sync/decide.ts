@@ -36,8 +36,14 @@ export function decide(input: DecideInput): Decision {
  * push the remote's), plus the remote-only files a --mirror push deletes: the count a
  * deletion is measured against always includes what it deletes.
  */
-export function massDeleteVerdict(d: Decision, base: Snapshot | null, remote: Snapshot): { refuse: boolean; deletes: number; tracked: number } {
+export function massDeleteVerdict(
+  d: Decision,
+  base: Snapshot | null,
+  remote: Snapshot,
+  /** Deletions already made within watch's window: they count as this plan's, against what was tracked before them. */
+  recentDeletes = 0,
+): { refuse: boolean; deletes: number; tracked: number } {
   const known = base ?? remote;
   const extra = d.rec.changes.filter((c) => c.kind === 'delete' && !known.has(c.path)).length;
-  return massDeleteGuard(d.rec.changes, known.size + extra);
+  return massDeleteGuard(d.rec.changes, known.size + extra + recentDeletes, recentDeletes);
 }

@@ -65,14 +65,17 @@ export function planChanges(changes: Change[], remote: Snapshot): Plan {
  * files when that is also more than MASS_DELETE_MIN_FILES; both bounds are strict ("more
  * than"). Renames are not deletions (the content stays on the remote). `trackedCount` is
  * the number of files the base tracks (0 on a first push, where any large `mirror`
- * deletion is refused).
+ * deletion is refused). `earlierDeletes` are deletions watch already made within its
+ * window (counted in `trackedCount` too): a slow deletion trips the guard like a fast one.
  */
 export function massDeleteGuard(
   changes: Change[],
   trackedCount: number,
+  earlierDeletes = 0,
 ): { refuse: boolean; deletes: number; tracked: number } {
-  const deletes = changes.filter((c) => c.kind === 'delete').length;
-  const refuse = deletes > MASS_DELETE_MIN_FILES && deletes > trackedCount * MASS_DELETE_FRACTION;
+  const own = changes.filter((c) => c.kind === 'delete').length;
+  const deletes = earlierDeletes + own;
+  const refuse = own > 0 && deletes > MASS_DELETE_MIN_FILES && deletes > trackedCount * MASS_DELETE_FRACTION;
   return { refuse, deletes, tracked: trackedCount };
 }
 

@@ -29,6 +29,13 @@ export interface PushOptions {
    * push` sets it; watch's cycles and drift polls do not (they judge after each apply).
    */
   checkIdle?: boolean;
+  /**
+   * Watch mode's mass-delete guard: `recentDeletes` (deletions it made within its window)
+   * count with this push's. A tripped guard does not refuse the push: the deletions are held
+   * (left on the deployment and in the base, reported in `heldDeletes`) and everything else
+   * is pushed. `allowMassDelete` lets them through.
+   */
+  holdMassDelete?: { recentDeletes: number };
 }
 
 export interface ChangeCounts {
@@ -62,6 +69,8 @@ export interface PushReport {
   checkRequests: number;
   /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
+  /** Deletions watch's guard held back (PushOptions.holdMassDelete); empty otherwise. */
+  heldDeletes: string[];
   apply: ApplyResult | null;
   /** The health verdict after the apply, or of the idle check; null when neither ran. */
   health: HealthReport | null;
@@ -191,11 +200,18 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     cleaned = true;
   }
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
-  const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped, remote: r, options });
-  const first = redecide(remote);
+  let protect = skipped;
+  const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped: protect, remote: r, options });
+  let first = redecide(remote);
 
-  const guard = massDeleteVerdict(first, state.base, remote.snapshot);
-  if (guard.refuse && !opts.allowMassDelete && !opts.dryRun) {
+  const guard = massDeleteVerdict(first, state.base, remote.snapshot, opts.holdMassDelete?.recentDeletes ?? 0);
+  let heldDeletes: string[] = [];
+  if (guard.refuse && !opts.allowMassDelete && opts.holdMassDelete) {
+    // Held deletions are treated like unreadable files: present as they were, never deleted.
+    heldDeletes = first.rec.changes.flatMap((c) => (c.kind === 'delete' ? [c.path] : []));
+    protect = [...skipped, ...heldDeletes];
+    first = redecide(remote);
+  } else if (guard.refuse && !opts.allowMassDelete && !opts.dryRun) {
     throw refusal(
       `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or pass --allow-mass-delete`,
     );
@@ -215,6 +231,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     applyPending: state.applyPending,
     checkRequests: opts.force ? 0 : checkRequests(first.plan, remote.snapshot),
     massDelete: guard,
+    heldDeletes,
     apply: null,
     health: null,
     healthy: null,

@@ -15,7 +15,7 @@
  *   a cycle that failed after its files landed is push's own apply-pending marker.)
  */
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
@@ -89,6 +89,12 @@ export type WatchEvent =
   | { type: 'recovered'; afterMs: number }
   | { type: 'error'; message: string; retryInMs: number }
   | { type: 'refused'; message: string }
+  /**
+   * The mass-delete guard tripped on deletions accumulated within the window: `paths` are
+   * held (left on the deployment) until confirmDeletes(); everything else keeps syncing.
+   * `deletes` of `tracked` is the guard's count, the window's earlier deletions included.
+   */
+  | { type: 'held'; paths: string[]; deletes: number; tracked: number }
   | { type: 'rescan'; reason: string }
   | { type: 'fatal'; message: string; exitCode: ExitCode }
   | { type: 'stopped'; result: StopResult };
@@ -118,6 +124,8 @@ export interface WatchDaemon {
   whenIdle(): Promise<void>;
   /** Cycles completed (any outcome). */
   readonly cycles: number;
+  /** Lets the held deletions (the last `held` event) through on the next cycle; false when none are held. */
+  confirmDeletes(): boolean;
 }
 
 function diffOps(before: ClientStats, after: ClientStats): Record<string, number> {
@@ -181,6 +189,11 @@ class Daemon implements WatchDaemon {
   /** A push has completed: cycles after it are changes, rescans and polls, not the start-up sync. */
   private synced = false;
   private failingSince: number | null = null;
+  /** Deletions made within WATCH_DELETE_WINDOW_MS, for the mass-delete guard. */
+  private deletions: { at: number; count: number }[] = [];
+  /** Deletions the guard holds back, and whether the user let them through. */
+  private held: string[] = [];
+  private deletesConfirmed = false;
   private cacheSavedAt = 0;
   private stopping: Promise<StopResult> | null = null;
   private fatal: WatchEnd['fatal'];
@@ -299,7 +312,7 @@ class Daemon implements WatchDaemon {
         this.cycles++;
         return { kind: 'done', reachedService: false };
       }
-      const report = await push(session, { local: this.local, skipped: [...this.skipped], noApply: this.opts.noApply ?? false });
+      const report = await this.pushGuarded();
       // Permanent refusals are reported every cycle like conflicts; only the rest is retried.
       const failed = report.failures.some((f) => !f.permanent);
       // Something did not land (or did not verify): look at the same paths again soon,
@@ -363,6 +376,44 @@ class Daemon implements WatchDaemon {
         }
       }
     }
+  }
+
+  /**
+   * One push under watch's mass-delete guard: deletions made within the window count with
+   * this cycle's; when they trip it the deletions are held, reported once, and the rest syncs.
+   */
+  private async pushGuarded(): Promise<PushReport> {
+    const now = this.now();
+    // The window stops sliding while deletions are held: waiting must not release them.
+    if (this.held.length === 0) this.deletions = this.deletions.filter((d) => now - d.at < WATCH_DELETE_WINDOW_MS);
+    const confirmed = this.deletesConfirmed;
+    const report = await push(this.session, {
+      local: this.local!,
+      skipped: [...this.skipped],
+      noApply: this.opts.noApply ?? false,
+      holdMassDelete: { recentDeletes: this.deletions.reduce((n, d) => n + d.count, 0) },
+      allowMassDelete: confirmed,
+    });
+    if (confirmed) {
+      this.deletesConfirmed = false;
+      this.deletions = [];
+    } else if (report.counts.deleted > 0) {
+      this.deletions.push({ at: now, count: report.counts.deleted });
+    }
+    const news = report.heldDeletes.join('\0') !== this.held.join('\0');
+    this.held = report.heldDeletes;
+    if (news && this.held.length > 0) {
+      this.emit({ type: 'held', paths: this.held, deletes: report.massDelete.deletes, tracked: report.massDelete.tracked });
+    }
+    return report;
+  }
+
+  confirmDeletes(): boolean {
+    if (this.held.length === 0 || this.stopping) return false;
+    this.deletesConfirmed = true;
+    this.lastPushed = null;
+    this.scheduler.touch(this.held);
+    return true;
   }
 
   private recovered(): void {

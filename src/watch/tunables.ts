@@ -61,3 +61,11 @@ export const WATCH_NATIVE_MIN_FILES = 20_000;
 
 /** Watch mode: the stat cache is written at most this often (and on exit); a 100k-entry cache is a few MB of JSON. */
 export const WATCH_CACHE_SAVE_MS = 60_000;
+
+/**
+ * Watch mode's mass-delete guard counts the deletions it made within this window with each
+ * cycle's: deleting 45% every few seconds must trip it like one 90% deletion does, while a
+ * day of ordinary work (a file removed now and then) never adds up to "half the project".
+ * Once tripped, the window stops sliding until the user confirms or undoes the deletions.
+ */
+export const WATCH_DELETE_WINDOW_MS = 10 * 60_000;

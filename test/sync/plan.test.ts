@@ -396,4 +396,11 @@ describe('massDeleteGuard', () => {
     expect(massDeleteGuard(changes, 10)).toEqual({ refuse: false, deletes: MASS_DELETE_MIN_FILES, tracked: 10 });
     expect(massDeleteGuard([...changes, del(text('one-more', '1'))], 10).refuse).toBe(true);
   });
+
+  it("counts watch's earlier deletions of its window with this plan's, and never refuses a plan that deletes nothing", () => {
+    // 200 tracked, 90 already deleted (110 left in the base): 45 more is 135 of 200.
+    expect(massDeleteGuard(deletes(45), 110 + 90, 90)).toEqual({ refuse: true, deletes: 135, tracked: 200 });
+    expect(massDeleteGuard(deletes(5), 110 + 90, 90).refuse).toBe(false);
+    expect(massDeleteGuard([], 110 + 150, 150).refuse).toBe(false);
+  });
 });

@@ -17,7 +17,7 @@ export interface WatchFlags {
 /** `watch --quiet` shows problems and the final line only: a cycle that went well, a wait or a rescan says nothing. */
 function worthTelling(e: WatchEvent): boolean {
   if (e.type === 'cycle') return e.healthy === false || e.conflicts.length > 0 || e.failures.length > 0;
-  return e.type === 'fatal' || e.type === 'error' || e.type === 'refused' || e.type === 'stopped';
+  return e.type === 'fatal' || e.type === 'error' || e.type === 'refused' || e.type === 'held' || e.type === 'stopped';
 }
 
 /** After the daemon stopped, the process gets this long to exit by itself before it is made to. */
@@ -32,8 +32,11 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   const json = globalFlags(cmd).json ?? false;
   const quiet = globalFlags(cmd).quiet ?? false;
   const noApply = flags.apply === false;
-  const ctx = { target: '', root: '', noApply };
+  // A terminal can confirm held deletions with a key press (see onHeld).
+  const keys = !json && process.stdin.isTTY === true && typeof process.stdin.setRawMode === 'function';
+  const ctx = { target: '', root: '', noApply, keys };
   let started = false;
+  let listening = false;
   const onEvent = (daemonEvent: DaemonEvent): void => {
     // One object, printed as JSON or rendered for a human.
     const e = watchEvent(daemonEvent);
@@ -47,6 +50,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       return;
     }
     if (e.type === 'ready') started = true;
+    if (e.type === 'held' && keys) listenForKeys();
     if (quiet && !worthTelling(e)) return;
     const text = renderWatchEvent(e, ctx);
     if (e.type === 'fatal') process.stderr.write(`${text.join('\n')}\n`);
@@ -63,6 +67,33 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       },
     },
   );
+
+  /**
+   * Raw mode only while deletions are held, so the terminal behaves as usual otherwise. In
+   * raw mode Ctrl-C arrives as a byte, not a signal: it is handled as one.
+   */
+  const onKey = (data: Buffer): void => {
+    const key = data.toString('utf8');
+    if (key === '\u0003') onSignal();
+    else if (key.toLowerCase() === 'd' && run.confirmDeletes()) {
+      process.stdout.write('deleting the held files\n');
+      stopListening();
+    }
+  };
+  function listenForKeys(): void {
+    if (listening) return;
+    listening = true;
+    process.stdin.setRawMode(true);
+    process.stdin.on('data', onKey);
+    process.stdin.resume();
+  }
+  function stopListening(): void {
+    if (!listening) return;
+    listening = false;
+    process.stdin.off('data', onKey);
+    process.stdin.setRawMode(false);
+    process.stdin.pause();
+  }
 
   let signals = 0;
   const onSignal = (): void => {
@@ -86,6 +117,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     setTimeout(() => process.exit(code), EXIT_GUARD_MS).unref();
     return code;
   } finally {
+    stopListening();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
