@@ -27,6 +27,13 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   'id_ed25519*',
   '*.p12',
   '*.pfx',
+  // Credential stores people keep in (or copy into) a project folder.
+  '.netrc',
+  '.ssh/',
+  '.aws/',
+  '**/.docker/config.json',
+  'credentials.json',
+  '*.kdbx',
   // Editors' transient save files: they live for milliseconds during an atomic save and
   // would only make a watch cycle send and then delete them.
   '*.swp',

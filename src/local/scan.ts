@@ -10,6 +10,7 @@
  * - A file that vanishes between walk and read is simply absent; an unreadable one is
  *   absent and reported in `warnings`. Neither is an error.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Entry, Snapshot } from '../model/types.js';
@@ -17,6 +18,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
 import { digestLargeFile, digestSmallFileSync, xxhashApi, type FileDigest } from './hash.js';
 import { isExecutableMode, nowNs } from './filestat.js';
+import { NPMRC, npmrcHoldsCredential } from './credentials.js';
 import type { IgnoreMatcher } from './ignore.js';
 import type { StatCache } from './statcache.js';
 import { describeSkipped, lstatKind, walkTree, type WalkedFile } from './walk.js';
@@ -294,7 +296,30 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
       unreadable(i, err);
     }
   });
+  withoutCredentialFiles(files, entries, warnings, skipped);
   return { entries, warnings, skipped, hashed, cached };
+}
+
+/**
+ * An `.npmrc` holding a registry token is never uploaded: skipped with a warning (so a copy
+ * already on the deployment is left alone, not deleted). Read on every scan, cached or not:
+ * the stat cache knows the hash, not whether the content is a secret.
+ */
+function withoutCredentialFiles(files: readonly WalkedFile[], entries: (Entry | null)[], warnings: string[], skipped: string[]): void {
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    if (entries[i] === null || path.posix.basename(f.rel) !== NPMRC) continue;
+    let text: string;
+    try {
+      text = readFileSync(f.abs, 'utf8');
+    } catch {
+      continue; // vanished since: the next scan sees what is there
+    }
+    if (!npmrcHoldsCredential(text)) continue;
+    entries[i] = null;
+    skipped.push(f.rel);
+    warnings.push(`${f.rel} holds a registry token (_authToken, _auth or _password): not uploaded. Write the value as \${NPM_TOKEN} (npm expands it) and set NPM_TOKEN on the deployment to sync the file`);
+  }
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight (never unbounded: EMFILE). */
