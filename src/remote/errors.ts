@@ -213,7 +213,28 @@ export function errorFromResponse(
     }
     return new ApiError(`${op.name}: the server failed (${status}).${said}`, { ...init, retryable: true });
   }
+  if (status === 404 && namesMissingDeployment(op, parsed, ctx.deploymentId)) {
+    return new ApiError(
+      `deployment "${ctx.deploymentId}" not found on ${ctx.host ?? 'the service'} (404): check --deployment, HOSTSYNC_DEPLOYMENT ` +
+        `or "deployment" in hostsync.json; \`hostsync link\` lists the deployments this key can see`,
+      { ...init, code: DEPLOYMENT_NOT_FOUND, retryable: false },
+    );
+  }
   return new ApiError(`${op.name}: request refused (${status}).${said}`, { ...init, retryable: false });
+}
+
+/** ApiError.code of a 404 that means the configured deployment does not exist (or the key cannot see it). */
+export const DEPLOYMENT_NOT_FOUND = 'deployment_not_found';
+
+/**
+ * A 404 of a deployment's endpoint that is about the deployment, not a path in it: the
+ * service's code says so, or its message names the deployment as what is missing.
+ */
+function namesMissingDeployment(op: Operation, parsed: { message: string; code: string | undefined }, deploymentId: string): boolean {
+  if (!op.path.includes('/deployments/:id')) return false;
+  if (parsed.code === DEPLOYMENT_NOT_FOUND) return true;
+  const m = parsed.message.toLowerCase();
+  return m.includes('not found') && (m.includes('deployment') || (deploymentId !== '' && m.includes(deploymentId.toLowerCase())));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { EXIT, HostsyncError, type ExitCode } from '../errors.js';
-import { ApiError } from '../remote/errors.js';
+import { ApiError, DEPLOYMENT_NOT_FOUND } from '../remote/errors.js';
 
 /**
  * Turns anything thrown below the CLI into one line and an exit code. The API key is
@@ -15,7 +15,7 @@ export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KE
     message = err.message;
     // A refused key or a missing scope is a configuration problem the user fixes.
     if (err.status === 401 || err.status === 403) exitCode = EXIT.usage;
-    else if (err.status === 404 && err.operation.startsWith('deployments.get')) exitCode = EXIT.usage;
+    else if (err.status === 404 && (err.operation.startsWith('deployments.get') || err.code === DEPLOYMENT_NOT_FOUND)) exitCode = EXIT.usage;
   } else if (err instanceof Error) {
     message = err.message;
   } else {

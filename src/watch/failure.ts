@@ -34,7 +34,7 @@ export function classifyFailure(err: unknown, apiKey?: string): Failure {
   }
   if (err instanceof OutcomeUnknownError) return { kind: 'transient', message, exitCode };
   if (err instanceof ApiError) {
-    if (err.status === 401 || err.status === 403) return { kind: 'fatal', message, exitCode };
+    if (err.status === 401 || err.status === 403 || exitCode === EXIT.usage) return { kind: 'fatal', message, exitCode };
     if (err.status === 0 || err.status >= 500 || err.status === 429 || err.status === 408 || err.retryable) {
       return { kind: 'transient', message, exitCode };
     }

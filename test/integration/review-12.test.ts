@@ -8,7 +8,9 @@ import { envFor, pushOnce } from '../helpers/push.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openSession } from '../../src/sync/session.js';
 import { push } from '../../src/sync/push.js';
-import { exitCodeFor } from '../../src/app/push.js';
+import { exitCodeFor, runPush } from '../../src/app/push.js';
+import { runStatus } from '../../src/app/status.js';
+import { describeError } from '../../src/sync/describe-error.js';
 import { EXIT } from '../../src/errors.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { archiveName } from '../../src/sync/remote-read.js';
@@ -144,5 +146,23 @@ describe('a remote edit during the push (review 3)', () => {
     await client.files.restore('app.js', report.overwritten[0]!.versionId);
     await client.close();
     expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('written by the app, late\n');
+  });
+});
+
+describe('an unknown deployment (review 10)', () => {
+  it('push and status exit 2 naming the deployment and how to list them', async () => {
+    await writeTree(work.dir, { 'a.js': 'a\n' });
+    const opts = { dir: work.dir, env: { ...envFor(emu), HOSTSYNC_DEPLOYMENT: 'dep_nope' } };
+    for (const result of [(await runPush(opts)).result, (await runStatus(opts)).result]) {
+      expect(result.exitCode).toBe(EXIT.usage);
+      expect(result.error).toMatch(/deployment "dep_nope" not found .*hostsync link/);
+    }
+  });
+
+  it('a missing path is still a plain 404, not a missing deployment', async () => {
+    const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: emu.deploymentId });
+    const err = await client.files.index({ path: 'no/such/dir' }).catch((e: unknown) => e);
+    await client.close();
+    expect(describeError(err).exitCode).toBe(EXIT.failed);
   });
 });
