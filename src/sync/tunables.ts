@@ -39,3 +39,10 @@ export const MAX_PLAN_ROUNDS = 3;
  * a modest uplink; requests still dominate for small files, bytes for large ones.
  */
 export const REQUEST_COST_BYTES = 1024 * 1024;
+
+/**
+ * Watch mode: scoped files.index answers remembered for their digest (one per distinct
+ * scope). An editor session touches a handful of files over and over; a few dozen scopes
+ * cover it, and each entry holds only the scope's few files.
+ */
+export const SCOPED_READ_CACHE_ENTRIES = 64;
