@@ -38,3 +38,6 @@ export const SIGNED_URL_TTL_MS = 15 * 60_000;
 export const SEARCH_LOGS_DEFAULT_LINES = 2000;
 export const SEARCH_LOGS_MAX_LINES = 5000;
 export const SEARCH_LOGS_DEFAULT_CONTEXT = 2;
+
+/** deployments.shell: default timeout over the API (seconds); a request is cut after about 100 s. */
+export const SHELL_DEFAULT_TIMEOUT_S = 90;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { loadConfig, type Config, type ConfigFlags } from '../config/config.js';
+import type { ConfigFlags, LogLevel } from '../config/config.js';
+import type { ConnectionOptions } from '../app/options.js';
 import { createLogger } from './logger.js';
-import { openSession, type Session } from '../sync/session.js';
 
 /** Global flags every command accepts (declared once on the program). */
 export interface GlobalFlags extends ConfigFlags {
@@ -12,14 +12,15 @@ export function globalFlags(cmd: Command): GlobalFlags {
   return cmd.optsWithGlobals<GlobalFlags>();
 }
 
-export async function configFor(cmd: Command, requireRemote = true): Promise<Config> {
+/** The global flags as the library's options, with diagnostics going to stderr. */
+export function connectionFlags(cmd: Command): ConnectionOptions {
   const flags = globalFlags(cmd);
-  return loadConfig({ flags, requireRemote });
+  return {
+    ...(flags.dir !== undefined ? { dir: flags.dir } : {}),
+    ...(flags.deployment !== undefined ? { deployment: flags.deployment } : {}),
+    ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    // Validated by the configuration loader, which names the bad value.
+    ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel as LogLevel } : {}),
+    logger: (config) => createLogger(config.logLevel),
+  };
 }
-
-export async function sessionFor(cmd: Command): Promise<Session> {
-  const config = await configFor(cmd);
-  return openSession(config, createLogger(config.logLevel));
-}
-
-export const targetName = (config: Config): string => `deployment ${config.deploymentId} (${new URL(config.baseUrl).host})`;

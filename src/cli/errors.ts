@@ -9,12 +9,3 @@ export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KE
   }
   return describeCoreError(err, apiKey);
 }
-
-/** Errors a command already reported on stdout as JSON: main must not print a second object. */
-const reported = new WeakSet<object>();
-export function markReported(err: unknown): void {
-  if (typeof err === 'object' && err !== null) reported.add(err);
-}
-export function wasReported(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && reported.has(err);
-}

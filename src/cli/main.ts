@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { describeError, wasReported } from './errors.js';
+import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
 import { pushCommand } from './commands/push.js';
 import { statusCommand } from './commands/status.js';
@@ -15,6 +17,29 @@ function integer(name: string, min: number, max: number) {
   };
 }
 
+function seconds(name: string, min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number of seconds from ${min} to ${max}`);
+    return n;
+  };
+}
+
+/** npm ships README.md in every package, so this path holds wherever hostsync is installed. */
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+/** Ends `hostsync --help`: what a script reads (exit codes) and where the long answers are. */
+const HELP_FOOTER = `
+Exit codes:
+  0  done, and the deployment is healthy (or nothing needed applying)
+  1  failed: network, server, local I/O, or a file that did not verify
+  2  bad usage or configuration (key, deployment, base URL, hostsync.json)
+  3  refused: conflicts, the mass-delete guard, or another hostsync holding the lock
+  4  pushed, but the deployment is unhealthy
+
+Run \`hostsync <command> --help\` for a command's flags. Sections of the README (${README}):
+  Install, Using it on your project, Configuration, Exit codes, How a push works, Watch mode, The emulator`;
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(setExit: (code: number) => void): Command {
@@ -27,6 +52,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
     .showHelpAfterError('(run hostsync --help for usage)')
+    // Set before any .command(): subcommands inherit it, so each one's --help lists the global flags too.
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', HELP_FOOTER)
     .exitOverride();
 
   program
@@ -48,6 +76,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command('watch')
     .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
     .option('--no-apply', 'do not call deployments.apply after each sync')
+    .addHelpText('after', '\nOutput: one line per sync cycle; with --json, one JSON object per line (type, changes, paths, requests, state, healthy, ms).')
     .addOption(new Option('--watcher <backend>', 'file watcher backend').choices(['auto', 'native', 'chokidar']).default('auto'))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/watch.js')).watchCommand(opts, cmd)));
 
@@ -55,6 +84,28 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command('init')
     .description('write hostsync.json and .syncignore in the project directory')
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
+
+  program
+    .command('dev')
+    .description('the local loop: run the emulator (data in .hostsync/dev, same key, deployment and port each time), sync this project to it, print the app URL and its console, and keep syncing as you save (Ctrl-C stops everything)')
+    .option('--port <n>', 'emulator port (default: the one it had last time if free, else any free port)', integer('--port', 0, 65535))
+    .option('--runtime <runtime>', 'runtime of the emulated deployment, on first start (default nodejs)')
+    .option('--entry <file>', 'entry file of the emulated deployment, on first start (default index.js)')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/dev.js')).devCommand(opts, cmd)));
+
+  program
+    .command('link')
+    .description('pick the deployment this directory syncs with, from those the key can see, and write it into hostsync.json')
+    .option('--name <name>', 'link the deployment with this name (else --deployment ID, or a choice on a terminal)')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/link.js')).linkCommand(opts, cmd)));
+
+  program
+    .command('exec')
+    .description('run a command in the deployment (deployments.shell) and exit with its exit code, e.g. hostsync exec -- npm run migrate')
+    .argument('<command...>', 'the command; one argument is a whole shell line, several are quoted word by word')
+    .option('--timeout <seconds>', 'stop the command after this long (the service default is 90, the most is about 100)', integer('--timeout', 1, 3600))
+    .option('--cwd <dir>', 'absolute directory in the container to run in (default /home/container)')
+    .action(async (words: string[], opts, cmd: Command) => setExit(await (await import('./commands/exec.js')).execCommand(words, opts, cmd)));
 
   program
     .command('emulator')
@@ -68,6 +119,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
+    .option('--dns-verified', 'verifyCustomDomain treats DNS as right (the emulator reaches no DNS)')
+    .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
+    .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
+    .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
     .action(async (opts) => setExit(await emulatorCommand(opts)));
 
   return program;
@@ -90,13 +145,25 @@ export async function main(argv: string[]): Promise<number> {
     const { message, exitCode } = describeError(err);
     // commander already printed its own usage errors
     if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
-    if (argv.includes('--json') && !(err instanceof CommanderError) && !wasReported(err)) {
+    if (argv.includes('--json') && !(err instanceof CommanderError)) {
       process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
     }
     return exitCode;
   }
 }
 
-const code = await main(process.argv);
-// Long-lived commands (emulator, watch) return only when they are done.
-process.exitCode = code;
+/** True when this file is the program node runs (directly, or through npm's bin link), not a module a test imported. */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  // Long-lived commands (emulator, watch) return only when they are done.
+  process.exitCode = await main(process.argv);
+}

@@ -1,18 +1,17 @@
+/**
+ * Human text for push and status, rendered from the same result objects `--json` prints
+ * (src/app/), so the two can never disagree.
+ */
 import { pc } from './colors.js';
 import type { ApplyResult } from '../api/types.js';
-import type { PushReport } from '../sync/push.js';
-import type { Change, Conflict, Drift } from '../model/types.js';
-
-export interface RequestStats {
-  total: number;
-  byOperation: Record<string, number>;
-  rateLimited: number;
-}
+import type { ChangeItem, ConflictItem, DriftItem, PushResult } from '../app/push.js';
+import type { StatusResult } from '../app/status.js';
+import type { DeploymentRef } from '../app/options.js';
 
 /** Most changes a human listing shows before it summarises the rest. */
 const LIST_LIMIT = 50;
 
-const REASONS: Record<Conflict['reason'], string> = {
+const REASONS: Record<ConflictItem['reason'], string> = {
   'both-modified': 'changed both here and on the deployment',
   'first-push-differs': 'differs from the deployment and was never synced',
   'modify-delete': 'changed here, deleted on the deployment',
@@ -20,10 +19,10 @@ const REASONS: Record<Conflict['reason'], string> = {
   'remote-symlink': 'is (or lies below) a symlink on the deployment; hostsync never writes through links',
 };
 
-export const conflictReason = (c: Conflict): string => REASONS[c.reason] ?? c.reason;
+export const conflictReason = (c: Pick<ConflictItem, 'reason'>): string => REASONS[c.reason] ?? c.reason;
 
 /** git-style letter and text for one change. */
-export function changeLine(c: Change): string {
+export function changeLine(c: ChangeItem): string {
   switch (c.kind) {
     case 'write':
       return c.create ? `${pc.green('A')}  ${c.path}` : `${pc.yellow('M')}  ${c.path}`;
@@ -36,7 +35,7 @@ export function changeLine(c: Change): string {
   }
 }
 
-function driftLine(d: Drift): string {
+function driftLine(d: DriftItem): string {
   const letter = d.kind === 'added' ? 'A' : d.kind === 'deleted' ? 'D' : 'M';
   return `${pc.magenta(letter)}  ${d.path}`;
 }
@@ -47,20 +46,23 @@ function limited(lines: string[], indent = '  '): string[] {
   return shown;
 }
 
+/** How a human names the deployment a command worked on. */
+export const targetName = (d: DeploymentRef | null): string => (d ? `deployment ${d.id} (${d.host})` : 'the deployment');
+
 /** `hostsync status`: what a push would do, conflicts, drift. */
-export function renderStatus(report: PushReport, target: string): string {
-  const out: string[] = [`On ${target}`];
+export function renderStatus(report: StatusResult): string {
+  const out: string[] = [`On ${targetName(report.deployment)}`];
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0) {
     out.push('Nothing to push: the deployment matches this directory.');
   }
   if (report.changes.length > 0) {
-    out.push(`Changes to push (${report.changes.length}; ${report.plan.requests} request${report.plan.requests === 1 ? '' : 's'}):`);
+    out.push(`Changes to push (${report.changes.length}; ${report.plannedRequests} request${report.plannedRequests === 1 ? '' : 's'}):`);
     out.push(...limited(report.changes.map(changeLine)));
   }
   out.push(...conflictSection(report.conflicts));
   out.push(...driftSection(report.drift));
-  if (report.remoteOnly.length > 0) {
-    out.push(pc.dim(`${report.remoteOnly.length} file(s) exist only on the deployment; push leaves them (--mirror deletes them).`));
+  if (report.remoteOnly > 0) {
+    out.push(pc.dim(`${report.remoteOnly} file(s) exist only on the deployment; push leaves them (--mirror deletes them).`));
   }
   if (report.massDelete.refuse) {
     out.push(pc.yellow(`push would refuse: it deletes ${report.massDelete.deletes} of ${report.massDelete.tracked} tracked files (--allow-mass-delete).`));
@@ -69,7 +71,7 @@ export function renderStatus(report: PushReport, target: string): string {
   return out.join('\n');
 }
 
-function conflictSection(conflicts: Conflict[]): string[] {
+function conflictSection(conflicts: ConflictItem[]): string[] {
   if (conflicts.length === 0) return [];
   return [
     pc.red(`Conflicts (${conflicts.length}; left alone; --force overwrites them with the local files):`),
@@ -77,7 +79,7 @@ function conflictSection(conflicts: Conflict[]): string[] {
   ];
 }
 
-function driftSection(drift: Drift[]): string[] {
+function driftSection(drift: DriftItem[]): string[] {
   if (drift.length === 0) return [];
   return [
     `Remote drift (${drift.length}; changed on the deployment only; left alone):`,
@@ -105,15 +107,17 @@ export function renderApply(apply: ApplyResult, healthy: boolean | null, logLine
 }
 
 /** `hostsync push` for humans. */
-export function renderPush(report: PushReport, stats: RequestStats, target: string): string {
+export function renderPush(report: PushResult): string {
   const out: string[] = [];
-  if (report.changes.length > 0) out.push(...limited(report.changes.map(changeLine)));
-  const c = report.counts;
+  const target = targetName(report.deployment);
+  if (report.planned.length > 0) out.push(...limited(report.planned.map(changeLine)));
+  const c = report.changes;
+  const stats = report.requests;
   const seconds = (report.durationMs / 1000).toFixed(2);
   const requests = `${stats.total} request${stats.total === 1 ? '' : 's'}${stats.rateLimited ? `, ${stats.rateLimited} rate-limited` : ''}`;
   if (report.dryRun) {
-    out.push(`dry run: would push ${report.changes.length} change(s) to ${target} in about ${report.plan.requests} request(s); nothing was sent`);
-  } else if (report.changes.length === 0) {
+    out.push(`dry run: would push ${report.planned.length} change(s) to ${target} in about ${report.plannedRequests} request(s); nothing was sent`);
+  } else if (report.planned.length === 0) {
     out.push(`Up to date with ${target} (${requests}, ${seconds} s)`);
   } else {
     out.push(`Pushed to ${target}: ${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod (${requests}, ${seconds} s)`);
@@ -124,20 +128,4 @@ export function renderPush(report: PushReport, stats: RequestStats, target: stri
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   if (report.apply) out.push(...renderApply(report.apply, report.healthy));
   return out.join('\n');
-}
-
-/** The `push --json` object of DESIGN.md "Interfaces" (plus a few extra fields). */
-export function pushJson(report: PushReport, stats: RequestStats, ok: boolean): Record<string, unknown> {
-  return {
-    ok,
-    dryRun: report.dryRun,
-    changes: { ...report.counts },
-    conflicts: report.conflicts.map((c) => ({ path: c.path, reason: c.reason })),
-    drift: report.drift.map((d) => ({ path: d.path, kind: d.kind })),
-    failures: report.failures,
-    requests: { total: stats.total, byOperation: stats.byOperation, rateLimited: stats.rateLimited },
-    apply: report.apply,
-    healthy: report.healthy,
-    durationMs: report.durationMs,
-  };
 }

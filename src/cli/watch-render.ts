@@ -5,14 +5,12 @@
  */
 import { pc } from './colors.js';
 import { changeLine, conflictReason } from './render.js';
-import { changedPaths } from '../sync/push.js';
+import { CRASH_LOG_LINES, watchEvent } from '../app/watch.js';
 import type { Change } from '../model/types.js';
 import type { CycleEvent, WatchEvent } from '../watch/daemon.js';
 
 /** Changes named on the cycle line before "+N more". */
 const LINE_CHANGES = 3;
-/** Log lines shown when the app is unhealthy after a cycle. */
-const CRASH_LOG_LINES = 20;
 
 const clock = (d: Date): string => d.toTimeString().slice(0, 8);
 const dot = pc.dim('  ·  ');
@@ -89,27 +87,5 @@ export function renderWatchEvent(e: WatchEvent, ctx: { target: string; root: str
   }
 }
 
-/** One JSON object per event for --json. */
-export function watchEventJson(e: WatchEvent): Record<string, unknown> {
-  if (e.type !== 'cycle') return { ...e, time: new Date().toISOString() };
-  return {
-    type: 'cycle',
-    time: e.time.toISOString(),
-    trigger: e.trigger,
-    changes: { ...e.counts },
-    paths: changedPaths(e.changes),
-    requests: e.requests,
-    byOperation: e.byOperation,
-    rateLimited: e.rateLimited,
-    state: e.apply?.state ?? null,
-    http: e.apply?.http?.url ? e.apply.http.status : null,
-    healthy: e.healthy,
-    ms: e.ms,
-    cycleMs: e.cycleMs,
-    conflicts: e.conflicts.map((c) => ({ path: c.path, reason: c.reason })),
-    drift: e.drift.map((d) => ({ path: d.path, kind: d.kind })),
-    failures: e.failures,
-    warnings: e.warnings,
-    ...(e.apply && e.healthy === false ? { logs: e.apply.logs.slice(-CRASH_LOG_LINES), hint: e.apply.hint } : {}),
-  };
-}
+/** One JSON object per event for --json: the library's WatchEvent. */
+export const watchEventJson = watchEvent;

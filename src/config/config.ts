@@ -73,14 +73,14 @@ export async function readConfigFile(root: string): Promise<ConfigFile> {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw usageError(`${file} is not valid JSON (${(err as Error).message}): fix it or run \`hostsync init\` again`);
+    throw usageError(`${file} is not valid JSON (${(err as Error).message}): fix it, or move it away and run \`hostsync init\` to write a new one`);
   }
   return validateConfigFile(parsed, file);
 }
 
 function validateConfigFile(value: unknown, file: string): ConfigFile {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw usageError(`${file} must hold a JSON object: fix it or run \`hostsync init\` again`);
+    throw usageError(`${file} must hold a JSON object: fix it, or move it away and run \`hostsync init\` to write a new one`);
   }
   const v = value as Record<string, unknown>;
   const out: ConfigFile = {};
@@ -147,6 +147,10 @@ export interface LoadOptions {
   cwd?: string;
   /** Commands that talk to the service need all three; `init` does not. */
   requireRemote?: boolean;
+  /** With requireRemote: false lets the deployment be missing (`link` is what picks one). Default true. */
+  requireDeployment?: boolean;
+  /** The library's `apiKey` option; the CLI has none (a flag would show in `ps`), so it reads the environment only. */
+  apiKey?: string;
 }
 
 export async function loadConfig(opts: LoadOptions): Promise<Config> {
@@ -158,7 +162,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   // `||`, not `??`: an exported-but-empty variable must not hide hostsync.json.
   const baseUrlRaw = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl;
   const deploymentId = opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT || file.deployment || '';
-  const apiKey = env.HOSTSYNC_API_KEY ?? '';
+  const apiKey = opts.apiKey || env.HOSTSYNC_API_KEY || '';
   const logLevelRaw = opts.flags.logLevel || env.HOSTSYNC_LOG_LEVEL || 'warn';
 
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
@@ -166,7 +170,9 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   }
   if (requireRemote) {
     if (!baseUrlRaw) throw usageError('no service address: set HOSTSYNC_BASE_URL, "baseUrl" in hostsync.json, or --base-url');
-    if (!deploymentId) throw usageError('no deployment: set HOSTSYNC_DEPLOYMENT, "deployment" in hostsync.json, or --deployment');
+    if (!deploymentId && opts.requireDeployment !== false) {
+      throw usageError('no deployment: run `hostsync link` to pick one, or set HOSTSYNC_DEPLOYMENT, "deployment" in hostsync.json, or --deployment');
+    }
     if (!apiKey) throw usageError('no API key: export HOSTSYNC_API_KEY (create a key in the account\'s developer settings)');
     if (/\s/.test(apiKey)) throw usageError('HOSTSYNC_API_KEY contains white space: paste the key alone');
   }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { EMULATOR_PORT_POLL_FIRST_MS, EMULATOR_PORT_POLL_MS } from './tunables.js';
+import { EMULATOR_PORT_POLL_FIRST_MS, EMULATOR_PORT_POLL_MS, EMULATOR_PORT_POLL_RUNNING_MS } from './tunables.js';
 import { killGroup, trackGroup, untrackGroup } from './child-reaper.js';
 import type { ConsoleLog } from './console-log.js';
 import { canConnect } from './probe.js';
@@ -14,7 +14,11 @@ export interface ExitInfo {
   error: string;
 }
 
-/** starting: spawned, port not accepting yet; running: port accepts; stopping: signalled; exited: gone. */
+/**
+ * starting: spawned, neither listening nor past the boot grace; running: its port accepts,
+ * or it has stayed alive past the boot grace (a bot or worker never listens); stopping:
+ * signalled; exited: gone.
+ */
 export type ProcessPhase = 'starting' | 'running' | 'stopping' | 'exited';
 
 export interface AppProcessOptions {
@@ -24,6 +28,8 @@ export interface AppProcessOptions {
   env: Record<string, string>;
   /** The port the app is told to listen on; the process counts as running once it accepts there. */
   port: number;
+  /** A process still alive this long after its spawn counts as running, listening or not. */
+  bootGraceMs: number;
   log: ConsoleLog;
   /** Called on every phase change, so waiters re-check at once. */
   onChange: () => void;
@@ -56,6 +62,9 @@ export class AppProcess {
   private stopRequested = false;
   private resolveExited!: () => void;
   private portTimer: NodeJS.Timeout | null = null;
+  private graceTimer: NodeJS.Timeout | null = null;
+  /** True once its port accepted a connection: it serves, as opposed to a worker that runs without listening. */
+  listening = false;
 
   constructor(private readonly opts: AppProcessOptions) {
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
@@ -95,7 +104,10 @@ export class AppProcess {
       this.finish();
     });
 
-    if (this.pid !== null) this.watchPort();
+    if (this.pid !== null) {
+      this.watchPort();
+      this.graceTimer = setTimeout(() => void this.markRunning(), opts.bootGraceMs);
+    }
   }
 
   get alive(): boolean {
@@ -145,6 +157,7 @@ export class AppProcess {
     if (this.finishing) return;
     this.finishing = true;
     if (this.portTimer) clearTimeout(this.portTimer);
+    if (this.graceTimer) clearTimeout(this.graceTimer);
     // Output from something that escaped the group must not keep arriving in this deployment's log.
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();
@@ -172,30 +185,46 @@ export class AppProcess {
     }
   }
 
-  /** Tries the port until it accepts, then marks the process running. */
+  /**
+   * starting -> running. What the app printed just before is already in the pipe: let
+   * this loop turn read it, so an answer saying "running" carries the lines that led there.
+   */
+  private async markRunning(): Promise<void> {
+    if (this.phase !== 'starting' || this.finishing) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.phase !== 'starting' || this.finishing) return;
+    this.phase = 'running';
+    this.opts.onChange();
+  }
+
+  /**
+   * Tries the port until it accepts, then marks the process running and listening. It
+   * keeps trying after the boot grace made a worker running (slower), so an app that
+   * binds late is still known to listen.
+   */
   private watchPort(): void {
     let delay = EMULATOR_PORT_POLL_FIRST_MS;
     const next = (): void => {
       this.portTimer = setTimeout(() => void attempt(), delay);
-      delay = Math.min(delay * 2, EMULATOR_PORT_POLL_MS);
+      delay = Math.min(delay * 2, this.phase === 'starting' ? EMULATOR_PORT_POLL_MS : EMULATOR_PORT_POLL_RUNNING_MS);
     };
     const attempt = async (): Promise<void> => {
       this.portTimer = null;
-      if (this.phase !== 'starting' || this.finishing) return;
+      if (!this.watching()) return;
       const accepts = await canConnect(this.opts.port, CONNECT_TIMEOUT_MS);
-      if (this.phase !== 'starting' || this.finishing) return;
+      if (!this.watching()) return;
       if (accepts) {
-        // What the app printed before it listened is already in the pipe: let this loop
-        // turn read it, so an answer saying "running" carries the lines that led there.
-        await new Promise((resolve) => setImmediate(resolve));
-        if (this.phase !== 'starting' || this.finishing) return;
-        this.phase = 'running';
-        this.opts.onChange();
+        this.listening = true;
+        await this.markRunning();
         return;
       }
       next();
     };
     next();
+  }
+
+  private watching(): boolean {
+    return (this.phase === 'starting' || this.phase === 'running') && !this.finishing;
   }
 }
 

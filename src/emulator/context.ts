@@ -1,5 +1,6 @@
 /** What a route handler is given, and the shape of a route. */
 import type { IncomingMessage } from 'node:http';
+import type { BackupStore } from './backups.js';
 import type { EmulatedDeployment, DeploymentSpec } from './deployment.js';
 import type { FaultInjector } from './faults.js';
 import type { SignedUrls } from './signed-urls.js';
@@ -16,6 +17,29 @@ export interface EmulatorCore {
   readonly signed: SignedUrls;
   readonly deployments: Map<string, EmulatedDeployment>;
   createDeployment(spec: DeploymentSpec): EmulatedDeployment;
+  /** Forgets the deployment at once and tears it down in the background (deployments.delete). */
+  removeDeployment(id: string): void;
+  /** Projects by id; every deployment's projectId names one of them. */
+  readonly projects: Map<string, ProjectRecord>;
+  /** Where volumes, history and restore points live. */
+  readonly dataDir: string;
+  /** Deterministic stand-ins for what the service reaches outside (DNS, registries). */
+  readonly outside: OutsideWorld;
+  /** Restore points of every deployment. */
+  readonly backups: BackupStore;
+}
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  /** Owner's user id; only the owner may delete a project. */
+  ownerId: string;
+  createdAt: string;
+}
+
+export interface OutsideWorld {
+  /** verifyCustomDomain answers verified: true only when this is set (--dns-verified). */
+  dnsVerified: boolean;
 }
 
 export interface Ctx {
@@ -34,6 +58,10 @@ export interface Route {
   /** The document's operation name; also the stats key. */
   op: string;
   scope: string;
+  /** Scopes needed on top of `scope` (deployments.sftp needs read AND write). */
+  alsoScopes?: string[];
+  /** The document marks it Destructive; answers carry `X-Destructive: true`. */
+  destructive?: boolean;
   handler: (ctx: Ctx) => Promise<unknown>;
 }
 
@@ -52,6 +80,7 @@ export function depRoute(
   op: string,
   scope: string,
   handler: (ctx: Ctx, dep: EmulatedDeployment) => Promise<unknown>,
+  extra: Pick<Route, 'alsoScopes' | 'destructive'> = {},
 ): Route {
-  return { method, pattern, op, scope, handler: (ctx) => handler(ctx, deploymentOf(ctx)) };
+  return { method, pattern, op, scope, ...extra, handler: (ctx) => handler(ctx, deploymentOf(ctx)) };
 }

@@ -4,18 +4,39 @@
  * call, as the service reads state live from the node.
  */
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Deployment, StartupConfig } from '../api/types.js';
 import { HashCache } from './hash-cache.js';
 import { HistoryStore } from './history.js';
-import { DeploymentRunner } from './runner.js';
+import { DeploymentRunner, type RunSettings } from './runner.js';
 import { Volume } from './volume.js';
 
 /** Owner of every emulated deployment: the one user all keys belong to. */
 export const EMULATED_USER = { id: 'usr_emulator', username: 'emulator' } as const;
 export const EMULATED_PROJECT_ID = 'prj_default';
-/** Plausible sizes for a deployment record; nothing enforces them. */
+/** Size of a new deployment when create names none; resize changes it, drawing on the account's pool. */
 const RESOURCES = { ramMB: 512, cpuPercent: 100, storageMB: 5120 } as const;
+
+export interface DeploymentResources {
+  ramMB: number;
+  cpuPercent: number;
+  storageMB: number;
+}
+
+/** Domains of one deployment: the subdomain is assigned by enableDomains; slug and custom domain are optional. */
+export interface DomainState {
+  subdomainEnabled: boolean;
+  slug: string | null;
+  custom: { domain: string; token: string; verified: boolean } | null;
+}
+
+/** The git source linked to a deployment (getGit / setAutoPull / sync). */
+export interface GitLink {
+  repo: string;
+  branch: string;
+  autoPull: boolean;
+}
 
 export interface DeploymentSpec {
   name: string;
@@ -30,12 +51,17 @@ export class EmulatedDeployment {
   readonly history: HistoryStore;
   readonly hashes = new HashCache();
   readonly runner: DeploymentRunner;
+  projectId = EMULATED_PROJECT_ID;
+  resources: DeploymentResources = { ...RESOURCES };
+  readonly domains: DomainState = { subdomainEnabled: false, slug: null, custom: null };
+  git: GitLink | null = null;
 
-  constructor(dataDir: string, readonly spec: DeploymentSpec) {
-    this.id = `dep_${randomBytes(6).toString('hex')}`;
+  /** `id` is given only when restoring a deployment a --data folder kept (persist.ts). */
+  constructor(dataDir: string, readonly spec: DeploymentSpec, run: RunSettings = {}, id?: string) {
+    this.id = id ?? `dep_${randomBytes(6).toString('hex')}`;
     this.volume = Volume.open(path.join(dataDir, 'volumes', this.id));
     this.history = new HistoryStore(path.join(dataDir, 'history', this.id));
-    this.runner = new DeploymentRunner({ volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile });
+    this.runner = new DeploymentRunner({ ...run, volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile });
   }
 
   startupConfig(): StartupConfig {
@@ -52,17 +78,17 @@ export class EmulatedDeployment {
       state: this.runner.state,
       status: 'active',
       createdAt: this.createdAt,
-      projectId: EMULATED_PROJECT_ID,
+      projectId: this.projectId,
       owned: true,
       owner: { ...EMULATED_USER },
       shared: [],
-      resources: { ...RESOURCES },
+      resources: { ...this.resources },
       runtime: this.spec.runtime,
       entryFile: this.spec.entryFile,
       domains: {
         subdomain: `${slug}.apps`,
-        slug: null,
-        custom: null,
+        slug: this.domains.slug,
+        custom: this.domains.custom?.domain ?? null,
         url: port === null ? null : `http://127.0.0.1:${port}`,
       },
       node: { name: 'emulator-node', fqdn: '127.0.0.1', region: 'local' },
@@ -80,6 +106,12 @@ export class EmulatedDeployment {
   }
 
   static readonly resources = RESOURCES;
+
+  /** Removes the volume and the history from disk (after dispose, for deployments.delete). */
+  async destroyFiles(): Promise<void> {
+    await rm(this.volume.root, { recursive: true, force: true });
+    await rm(this.history.dir, { recursive: true, force: true });
+  }
 
   dispose(): Promise<void> {
     return this.runner.dispose();

@@ -3,12 +3,17 @@
  * diagnose, apply, power, command, logs, searchLogs, account.get. How a
  * deployment behaves when run comes from runner.ts; this file is the API face.
  */
-import { EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_LOG_MAX_LINES, SEARCH_LOGS_MAX_MATCHES } from './tunables.js';
+import { EMULATOR_LOGS_DEFAULT_SIZE, SEARCH_LOGS_MAX_MATCHES } from './tunables.js';
 import { SEARCH_LOGS_DEFAULT_CONTEXT, SEARCH_LOGS_DEFAULT_LINES, SEARCH_LOGS_MAX_LINES } from '../api/limits.js';
 import type { Account, PowerAction } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
 import { EMULATED_USER, EmulatedDeployment } from './deployment.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { ApiError, badRequest } from './errors.js';
+import { localRepo, pullInto } from './git.js';
+import { templateOf } from './templates.js';
+import { EMULATED_POOL, quotaUsed } from './quota.js';
 import { optBool, optNumber, optString, queryBool, queryInt, queryNumber, reqString } from './validate.js';
 
 const POWER_ACTIONS: readonly PowerAction[] = ['start', 'stop', 'restart', 'kill'];
@@ -31,10 +36,22 @@ async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> 
   const name = reqString(body, 'name');
   const source = reqString(body, 'source');
   if (!['blank', 'github', 'template'].includes(source)) throw badRequest('source must be blank, github or template');
-  if (source !== 'blank') throw new ApiError(501, 'not_emulated', `source ${source} is not emulated; use blank`);
   const runtime = optString(body, 'runtime') ?? 'nodejs';
   if (!RUNTIMES.has(runtime)) throw badRequest(`runtime must be one of ${[...RUNTIMES].join(', ')}`);
-  const dep = ctx.core.createDeployment({ name, runtime, entryFile: runtime === 'nodejs' ? 'index.js' : '' });
+  const githubRepo = source === 'github' ? reqString(body, 'githubRepo') : undefined;
+  if (githubRepo !== undefined) localRepo(githubRepo); // refuse an unreachable repository before creating anything
+  const template = source === 'template' ? templateOf(reqString(body, 'templateId')) : undefined;
+  const dep = ctx.core.createDeployment({ name, runtime: template?.runtime ?? runtime, entryFile: template?.entryFile ?? (runtime === 'nodejs' ? 'index.js' : '') });
+  if (githubRepo !== undefined) {
+    try {
+      const { branch } = await pullInto(dep, githubRepo, optString(body, 'branch'));
+      dep.git = { repo: githubRepo, branch, autoPull: false };
+    } catch (err) {
+      ctx.core.removeDeployment(dep.id);
+      throw err;
+    }
+  }
+  if (template) for (const [file, content] of Object.entries(template.files)) writeFileSync(path.join(dep.volume.root, file), content);
   return { deployment: dep.record(), next: 'write files, then deployments.apply to start it' };
 }
 
@@ -75,7 +92,8 @@ async function command(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean
 }
 
 async function logs(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
-  const size = queryInt(ctx.query, 'size', EMULATOR_LOGS_DEFAULT_SIZE, 1, EMULATOR_LOG_MAX_LINES);
+  // Any size is accepted; the runner answers at most EMULATOR_LOGS_MAX_SIZE lines.
+  const size = queryInt(ctx.query, 'size', EMULATOR_LOGS_DEFAULT_SIZE, 1, Number.MAX_SAFE_INTEGER);
   return dep.runner.logs(size, waitOf(ctx));
 }
 
@@ -94,7 +112,7 @@ async function searchLogs(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
   const lines = queryInt(ctx.query, 'lines', SEARCH_LOGS_DEFAULT_LINES, 1, SEARCH_LOGS_MAX_LINES);
   const context = queryInt(ctx.query, 'context', SEARCH_LOGS_DEFAULT_CONTEXT, 0, 50);
   const re = searchPattern(pattern);
-  const scannedLines = (await dep.runner.logs(lines, 0)).lines;
+  const scannedLines = dep.runner.consoleTail(lines);
   const matches: Array<{ line: number; text: string; around: string[] }> = [];
   let truncated = false;
   scannedLines.forEach((text, i) => {
@@ -109,8 +127,7 @@ async function searchLogs(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
 }
 
 function account(ctx: Ctx): Account {
-  const n = ctx.core.deployments.size;
-  const r = EmulatedDeployment.resources;
+  const used = quotaUsed(ctx.core);
   return {
     id: EMULATED_USER.id,
     username: EMULATED_USER.username,
@@ -119,8 +136,8 @@ function account(ctx: Ctx): Account {
     creditsCents: 0,
     plan: { tier: 'emulated', name: 'Emulator', source: 'catalog', status: 'active' },
     quota: {
-      pool: { ramMB: 8192, cpuPct: 800, storageMB: 81920, slots: 16 },
-      used: { ramMB: r.ramMB * n, cpuPct: r.cpuPercent * n, storageMB: r.storageMB * n, slots: n },
+      pool: { ramMB: EMULATED_POOL.ramMB, cpuPct: EMULATED_POOL.cpuPercent, storageMB: EMULATED_POOL.storageMB, slots: EMULATED_POOL.slots },
+      used: { ramMB: used.ramMB, cpuPct: used.cpuPercent, storageMB: used.storageMB, slots: used.slots },
     },
   };
 }
@@ -145,41 +162,14 @@ export const deploymentRoutes: Route[] = [
  * so a client that calls one learns it at once instead of seeing a bogus 404.
  */
 const NOT_EMULATED: Array<[Route['method'], string, string, string]> = [
-  ['GET', '/deployments/:id/backups', 'backups.list', 'backups:read'],
-  ['GET', '/deployments/:id/backups/:backupId', 'backups.get', 'backups:read'],
-  ['POST', '/deployments/:id/backups/:backupId/restore', 'backups.restore', 'backups:write'],
-  ['PATCH', '/deployments/:id', 'deployments.update', 'deployments:write'],
-  ['DELETE', '/deployments/:id', 'deployments.delete', 'deployments:write'],
-  ['POST', '/deployments/:id/move', 'deployments.move', 'deployments:write'],
-  ['PATCH', '/deployments/:id/resize', 'deployments.resize', 'deployments:write'],
   ['GET', '/deployments/:id/resources', 'deployments.resources', 'deployments:read'],
   ['GET', '/deployments/:id/check', 'deployments.check', 'deployments:read'],
-  ['POST', '/deployments/:id/shell', 'deployments.shell', 'deployments:shell'],
-  ['GET', '/deployments/:id/sftp', 'deployments.sftp', 'deployments:read'],
   ['PATCH', '/deployments/:id/startup', 'deployments.updateStartup', 'deployments:write'],
-  ['GET', '/deployments/:id/git', 'deployments.getGit', 'deployments:read'],
-  ['PATCH', '/deployments/:id/git', 'deployments.setAutoPull', 'deployments:write'],
-  ['POST', '/deployments/:id/sync', 'deployments.sync', 'deployments:write'],
-  ['POST', '/deployments/:id/domains', 'deployments.enableDomains', 'deployments:write'],
-  ['PATCH', '/deployments/:id/domains/slug', 'deployments.setSlug', 'deployments:write'],
-  ['DELETE', '/deployments/:id/domains/slug', 'deployments.removeSlug', 'deployments:write'],
-  ['PATCH', '/deployments/:id/domains/custom', 'deployments.setCustomDomain', 'deployments:write'],
-  ['POST', '/deployments/:id/domains/custom/verify', 'deployments.verifyCustomDomain', 'deployments:write'],
-  ['DELETE', '/deployments/:id/domains/custom', 'deployments.removeCustomDomain', 'deployments:write'],
   ['GET', '/deployments/:id/env', 'env.list', 'env:read'],
   ['POST', '/deployments/:id/env', 'env.set', 'env:write'],
   ['GET', '/deployments/:id/env/audit', 'env.audit', 'env:read'],
   ['PATCH', '/deployments/:id/env/:key', 'env.update', 'env:write'],
   ['DELETE', '/deployments/:id/env/:key', 'env.delete', 'env:write'],
-  ['GET', '/deployments/:id/files/outline', 'files.outline', 'files:read'],
-  ['GET', '/deployments/:id/packages', 'packages.list', 'packages:read'],
-  ['POST', '/deployments/:id/packages', 'packages.add', 'packages:write'],
-  ['POST', '/deployments/:id/packages/remove', 'packages.remove', 'packages:write'],
-  ['GET', '/projects', 'projects.list', 'projects:read'],
-  ['POST', '/projects', 'projects.create', 'projects:write'],
-  ['DELETE', '/projects/:id', 'projects.delete', 'projects:write'],
-  ['GET', '/runtimes', 'runtimes.list', 'deployments:read'],
-  ['GET', '/docs/:slug', 'docs.get', 'docs:read'],
 ];
 
 export const notEmulatedRoutes: Route[] = NOT_EMULATED.map(([method, pattern, op, scope]) => {

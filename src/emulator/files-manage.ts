@@ -205,7 +205,7 @@ async function chmod(ctx: Ctx, dep: EmulatedDeployment): Promise<OkResult> {
 }
 
 export const fileManageRoutes: Route[] = [
-  depRoute('POST', '/deployments/:id/files/delete', 'files.delete', 'files:write', del),
+  depRoute('POST', '/deployments/:id/files/delete', 'files.delete', 'files:write', del, { destructive: true }),
   depRoute('POST', '/deployments/:id/files/rename', 'files.rename', 'files:write', rename),
   depRoute('POST', '/deployments/:id/files/move', 'files.move', 'files:write', move),
   depRoute('POST', '/deployments/:id/files/copy', 'files.copy', 'files:write', copy),

@@ -267,5 +267,5 @@ export const fileWriteRoutes: Route[] = [
   depRoute('POST', '/deployments/:id/files/writeMany', 'files.writeMany', 'files:write', writeMany),
   depRoute('POST', '/deployments/:id/files/edit', 'files.edit', 'files:write', edit),
   depRoute('POST', '/deployments/:id/files/editMany', 'files.editMany', 'files:write', editMany),
-  depRoute('POST', '/deployments/:id/files/restore', 'files.restore', 'files:write', restore),
+  depRoute('POST', '/deployments/:id/files/restore', 'files.restore', 'files:write', restore, { destructive: true }),
 ];

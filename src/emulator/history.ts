@@ -22,7 +22,7 @@ export class HistoryStore {
   private readonly locks = new Map<string, Promise<unknown>>();
   private seq = 0;
 
-  constructor(private readonly dir: string) {}
+  constructor(readonly dir: string) {}
 
   private slot(rel: string): string {
     return path.join(this.dir, createHash('sha1').update(rel).digest('hex'));

@@ -7,22 +7,33 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
+import { EMULATOR_BACKUP_INTERVAL_MS, EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
 import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
 import { archiveRoutes } from './archive.js';
 import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
-import type { EmulatorCore } from './context.js';
-import { EmulatedDeployment, type DeploymentSpec } from './deployment.js';
+import type { EmulatorCore, ProjectRecord } from './context.js';
+import { EMULATED_PROJECT_ID, EMULATED_USER, EmulatedDeployment, type DeploymentSpec } from './deployment.js';
 import { deploymentRoutes, notEmulatedRoutes } from './deployments.js';
 import { FaultInjector } from './faults.js';
 import { fileManageRoutes } from './files-manage.js';
 import { fileReadRoutes } from './files-read.js';
 import { fileWriteRoutes } from './files-write.js';
 import { nodeFileRoutes } from './node-files.js';
+import { projectRoutes } from './projects.js';
+import { BackupStore, backupRoutes } from './backups.js';
+import { catalogRoutes } from './catalog.js';
+import { docsRoutes } from './docs.js';
+import { domainRoutes } from './domains.js';
+import { gitRoutes } from './git.js';
+import { outlineRoutes } from './outline.js';
+import { packageRoutes } from './packages.js';
+import { shellRoutes } from './shell.js';
 import { RateLimiter } from './ratelimit.js';
+import type { RunSettings } from './runner.js';
 import { createEmulatorServer } from './server.js';
 import { SignedUrls } from './signed-urls.js';
 import { Stats, type StatsSnapshot } from './stats.js';
+import { loadPersisted, savePersisted } from './persist.js';
 
 export { parseFaultSpec } from './faults.js';
 export { parseKeySpec } from './auth.js';
@@ -54,6 +65,14 @@ export interface EmulatorOptions {
   entryFile?: string;
   /** PRNG seed for faults, for reproducible tests. */
   seed?: number;
+  /** Seconds a process must stay alive to count as running without listening (`--boot-grace`); default 1.5. */
+  bootGraceSeconds?: number;
+  /** verifyCustomDomain answers verified: true (the DNS "is right"); default false. */
+  dnsVerified?: boolean;
+  /** Restore points on a schedule and before destructive calls; default true. */
+  autoBackups?: boolean;
+  /** Period of the automatic restore points in seconds, default 6 h; 0 keeps only the safety points. */
+  backupIntervalSeconds?: number;
 }
 
 export interface RunningEmulator {
@@ -75,6 +94,15 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
+/** The default project, and one shared with the user by someone else (so "owner only" has something to refuse). */
+function seedProjects(): ProjectRecord[] {
+  const createdAt = new Date().toISOString();
+  return [
+    { id: EMULATED_PROJECT_ID, name: 'Default', ownerId: EMULATED_USER.id, createdAt },
+    { id: 'prj_shared', name: 'Shared with you', ownerId: 'usr_teammate', createdAt },
+  ];
+}
+
 function checkInt(name: string, flag: string, v: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (v === undefined) return;
   if (!Number.isInteger(v) || v < min || v > max) {
@@ -90,6 +118,11 @@ function validate(opts: EmulatorOptions): void {
   checkInt('latency', '--latency', opts.latencyMs, 0);
   checkInt('index entry cap', 'indexMaxEntries', opts.indexMaxEntries, 1);
   checkInt('upload limit', 'uploadMaxBytes', opts.uploadMaxBytes, 1);
+  checkInt('backup interval', '--backup-interval', opts.backupIntervalSeconds, 0);
+  const grace = opts.bootGraceSeconds;
+  if (grace !== undefined && (!Number.isFinite(grace) || grace < 0 || grace > 600)) {
+    throw new Error(`bad boot grace ${grace}: use a number of seconds from 0 to 600 (--boot-grace)`);
+  }
 }
 
 function listen(server: ReturnType<typeof createEmulatorServer>, port: number): Promise<number> {
@@ -114,16 +147,39 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const faults = new FaultInjector(opts.faults ?? '', opts.seed); // throws a one-line error naming the bad part
   const keys = new KeyRing();
   const extraKeys = (opts.keys ?? []).map(parseKeySpec);
-  const apiKey = newApiKey();
-  keys.add(apiKey, ALL_SCOPES);
-  for (const k of extraKeys) keys.add(k.token, k.scopes);
 
   const ownDataDir = opts.dataDir === undefined;
   const dataDir = ownDataDir ? mkdtempSync(path.join(os.tmpdir(), 'hostsync-emulator-')) : path.resolve(opts.dataDir!);
   mkdirSync(dataDir, { recursive: true });
+  // A --data folder keeps the key and the deployments across restarts, as the service does.
+  const persisted = ownDataDir ? null : loadPersisted(dataDir);
+
+  const apiKey = persisted?.apiKey ?? newApiKey();
+  keys.add(apiKey, ALL_SCOPES);
+  for (const k of extraKeys) keys.add(k.token, k.scopes);
 
   const deployments = new Map<string, EmulatedDeployment>();
+  const run: RunSettings = opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 };
+  const projects = new Map<string, ProjectRecord>(seedProjects().map((p) => [p.id, p]));
+  const teardowns = new Set<Promise<void>>();
+  const backups = new BackupStore(path.join(dataDir, 'backups'), () => deployments.values(), {
+    enabled: opts.autoBackups ?? true,
+    intervalMs: opts.backupIntervalSeconds === undefined ? EMULATOR_BACKUP_INTERVAL_MS : opts.backupIntervalSeconds * 1000,
+  });
   const core: EmulatorCore = {
+    dataDir,
+    backups,
+    projects,
+    outside: { dnsVerified: opts.dnsVerified ?? false },
+    removeDeployment(id: string): void {
+      const dep = deployments.get(id);
+      if (!dep) return;
+      deployments.delete(id);
+      persist();
+      // The document: delete answers at once, teardown continues in the background.
+      const t = dep.dispose().then(() => dep.destroyFiles()).catch(() => undefined).finally(() => teardowns.delete(t));
+      teardowns.add(t);
+    },
     baseUrl: '',
     indexMaxEntries: opts.indexMaxEntries ?? EMULATOR_INDEX_MAX_ENTRIES,
     uploadMaxBytes: opts.uploadMaxBytes ?? EMULATOR_UPLOAD_MAX_BYTES,
@@ -131,12 +187,25 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     signed: new SignedUrls(),
     deployments,
     createDeployment(spec: DeploymentSpec): EmulatedDeployment {
-      const dep = new EmulatedDeployment(dataDir, spec);
+      const dep = new EmulatedDeployment(dataDir, spec, run);
       deployments.set(dep.id, dep);
+      persist();
       return dep;
     },
   };
-  const first = core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
+  function persist(): void {
+    if (ownDataDir) return;
+    savePersisted(dataDir, {
+      apiKey,
+      deployments: [...deployments.values()].map((d) => ({ id: d.id, name: d.spec.name, runtime: d.spec.runtime, entryFile: d.spec.entryFile })),
+    });
+  }
+  for (const d of persisted?.deployments ?? []) {
+    deployments.set(d.id, new EmulatedDeployment(dataDir, { name: d.name, runtime: d.runtime, entryFile: d.entryFile }, run, d.id));
+  }
+  const first =
+    deployments.values().next().value ??
+    core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
 
   const stats = new Stats();
   const latency = { ms: opts.latencyMs ?? 0 };
@@ -152,11 +221,21 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     ...archiveRoutes,
     ...nodeFileRoutes,
     ...deploymentRoutes,
+    ...projectRoutes,
+    ...shellRoutes,
+    ...catalogRoutes,
+    ...docsRoutes,
+    ...packageRoutes,
+    ...outlineRoutes,
+    ...domainRoutes,
+    ...gitRoutes,
+    ...backupRoutes,
     ...notEmulatedRoutes,
   ]);
 
   const disposeAll = async (): Promise<void> => {
     await Promise.all([...deployments.values()].map((d) => d.dispose()));
+    await Promise.all([...teardowns]);
   };
   let port: number;
   try {
@@ -167,6 +246,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     throw err;
   }
   core.baseUrl = `http://127.0.0.1:${port}`;
+  backups.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -193,12 +273,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     resetStats: () => stats.reset(),
     close() {
       closing ??= (async () => {
+        backups.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
         });
         await disposeAll();
         if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+        else persist(); // renames and startup changes since the last create or delete
       })();
       return closing;
     },

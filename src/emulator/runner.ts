@@ -9,7 +9,7 @@ import type {
   PowerAction,
   PowerResult,
 } from '../api/types.js';
-import { EMULATOR_IDLE_MS, EMULATOR_LOG_MAX_LINES, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_RAM_LIMIT_MB, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
+import { EMULATOR_BOOT_GRACE_MS, EMULATOR_IDLE_MS, EMULATOR_LOG_MAX_LINES, EMULATOR_LOGS_MAX_SIZE, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_RAM_LIMIT_MB, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
 import { AppProcess } from './app-process.js';
 import { ConsoleLog } from './console-log.js';
 import { allocatePort, isPortFree } from './ports.js';
@@ -17,7 +17,19 @@ import { failedProbe, probeHttp } from './probe.js';
 import { CpuMeter, sampleProcessGroup } from './proc-stats.js';
 import { StaticServer } from './static-server.js';
 
-export interface RunnerOptions { volume: string; runtime: string; entryFile: string; startCommand?: string; env?: Record<string, string> }
+/** How every deployment of one emulator runs its app (emulator flags). */
+export interface RunSettings {
+  /** A process alive this long without listening counts as running; default EMULATOR_BOOT_GRACE_MS (`--boot-grace`). */
+  bootGraceMs?: number;
+}
+
+export interface RunnerOptions extends RunSettings {
+  volume: string;
+  runtime: string;
+  entryFile: string;
+  startCommand?: string;
+  env?: Record<string, string>;
+}
 
 /**
  * How the emulator runs a runtime. `files`: served from the volume by an in-process
@@ -71,9 +83,10 @@ type Instance = { kind: 'process'; proc: AppProcess; cpu: CpuMeter } | { kind: '
  *
  * State is read live on every call (like the service reading the node):
  * installing while a start is being prepared, starting once spawned until the port
- * accepts TCP, running from then on until the process ends (the static server: while
- * listening), stopping after a stop signal, offline otherwise (never started,
- * stopped, crashed). Not emulated: see LaunchPlan.
+ * accepts TCP or the process has stayed alive past the boot grace (a bot or worker
+ * never listens, and is up all the same), running from then on until the process ends
+ * (the static server: while listening), stopping after a stop signal, offline
+ * otherwise (never started, stopped, crashed). Not emulated: see LaunchPlan.
  *
  * Invariants: at most one instance runs at a time (starts, stops and restarts are
  * serialised; only kill and dispose cut in, so they are never stuck behind a slow
@@ -96,6 +109,8 @@ export class DeploymentRunner {
   private readonly wakers = new Set<() => void>();
   /** Transitions queued or running. While one is, the state is about to change: nothing has settled. */
   private pending = 0;
+  /** The deployment's RAM (deployments.resize changes it); the app sees it as SERVER_MEMORY. */
+  private memoryLimitMB = EMULATOR_RAM_LIMIT_MB;
 
   constructor(private readonly opts: RunnerOptions) {
     this.plan = planFor(opts);
@@ -223,22 +238,27 @@ export class DeploymentRunner {
   }
 
   async logs(size?: number, waitSeconds?: number): Promise<LogsResult> {
-    await this.waitUntil(() => this.isSettledOrIdle(), clampWait(waitSeconds, 0));
-    const count = size === undefined || !Number.isFinite(size) ? EMULATOR_LOGS_DEFAULT_SIZE : Math.min(Math.max(0, size), EMULATOR_LOG_MAX_LINES);
+    await this.waitUntil(() => this.isDeadOrIdle(), clampWait(waitSeconds, 0));
+    const count = size === undefined || !Number.isFinite(size) ? EMULATOR_LOGS_DEFAULT_SIZE : Math.min(Math.max(0, size), EMULATOR_LOGS_MAX_SIZE);
     const state = this.state;
     return { lines: this.log.tail(count), state, settled: this.isSettledOrIdle(), hint: this.hintFor(state, null) };
+  }
+
+  /** The last `n` console lines, up to the whole kept console (searchLogs reads up to 5000, more than logs may answer). */
+  consoleTail(n: number): string[] {
+    return this.log.tail(n);
   }
 
   resources(): { ramMB: number; ramLimitMB: number; cpuPercent: number } {
     const instance = this.instance;
     // The static server lives inside the emulator's own process: it has no figures of its own.
     if (instance?.kind !== 'process' || !instance.proc.alive || instance.proc.pid === null) {
-      return { ramMB: 0, ramLimitMB: EMULATOR_RAM_LIMIT_MB, cpuPercent: 0 };
+      return { ramMB: 0, ramLimitMB: this.memoryLimitMB, cpuPercent: 0 };
     }
     const sample = sampleProcessGroup(instance.proc.pid);
     return {
       ramMB: Math.round((sample.rssKB / 1024) * 10) / 10,
-      ramLimitMB: EMULATOR_RAM_LIMIT_MB,
+      ramLimitMB: this.memoryLimitMB,
       cpuPercent: instance.cpu.percent(sample.cpuTicks),
     };
   }
@@ -296,6 +316,7 @@ export class DeploymentRunner {
           cwd: this.opts.volume,
           env: this.childEnv(port),
           port,
+          bootGraceMs: this.opts.bootGraceMs ?? EMULATOR_BOOT_GRACE_MS,
           log: this.log,
           onChange: () => this.wake(),
         });
@@ -343,6 +364,15 @@ export class DeploymentRunner {
     return this.appPort;
   }
 
+  setMemoryLimit(mb: number): void {
+    this.memoryLimitMB = mb;
+  }
+
+  /** The environment the app runs with (deployments.shell runs beside it with the same). */
+  appEnv(): Record<string, string> {
+    return this.childEnv(this.appPort ?? 0);
+  }
+
   private childEnv(port: number): Record<string, string> {
     const env: Record<string, string> = {};
     for (const name of INHERITED_ENV) {
@@ -355,11 +385,17 @@ export class DeploymentRunner {
     env.HOME = this.opts.volume;
     Object.assign(env, this.opts.env ?? {});
     // What the node sets for every server; the user's variables cannot override them.
-    Object.assign(env, { SERVER_PORT: String(port), PORT: String(port), SERVER_IP: '0.0.0.0', SERVER_MEMORY: String(EMULATOR_RAM_LIMIT_MB) });
+    Object.assign(env, { SERVER_PORT: String(port), PORT: String(port), SERVER_IP: '0.0.0.0', SERVER_MEMORY: String(this.memoryLimitMB) });
     return env;
   }
 
   // ---- reading state ----
+
+  /** The app's port has accepted a connection since its start (the static server always listens). */
+  private listens(): boolean {
+    const instance = this.instance;
+    return instance?.kind === 'files' || (instance?.kind === 'process' && instance.proc.listening);
+  }
 
   /** Something of ours runs (or is being started / stopped). */
   private isAlive(): boolean {
@@ -380,6 +416,19 @@ export class DeploymentRunner {
     return this.state === 'starting' && performance.now() - this.log.lastActivity >= EMULATOR_IDLE_MS;
   }
 
+  /**
+   * logs' notion: the document's "returning early once the process has died or gone
+   * idle". A running app that keeps printing is neither, so a reader waiting for a line
+   * (a bot's "Logged in as") is answered when output pauses or the process dies, not at once.
+   */
+  private isDeadOrIdle(): boolean {
+    if (this.disposed) return true;
+    if (this.pending > 0) return false;
+    const state = this.state;
+    if (state === 'offline' || this.plan.kind !== 'process') return true;
+    return state !== 'installing' && performance.now() - this.log.lastActivity >= EMULATOR_IDLE_MS;
+  }
+
   private notEmulated(): string {
     return `runtime ${this.opts.runtime} is not emulated; give the deployment a startCommand to run it here`;
   }
@@ -393,8 +442,10 @@ export class DeploymentRunner {
         return 'The deployment is being prepared; retry shortly.';
       case 'stopping':
         return 'The deployment is stopping.';
-      case 'starting':
-        return `Nothing answers on port ${port} yet; the app must listen on SERVER_PORT and 0.0.0.0.`;
+      case 'starting': {
+        const grace = (this.opts.bootGraceMs ?? EMULATOR_BOOT_GRACE_MS) / 1000;
+        return `The process has just started; it is running once it listens on port ${port} (SERVER_PORT, on 0.0.0.0) or stays up for ${grace} s.`;
+      }
       case 'offline': {
         if (!this.everStarted) return 'The deployment has not been started; start it with power start or apply.';
         if (this.stoppedByUser) return 'The deployment was stopped; start it with power start or apply.';
@@ -407,6 +458,9 @@ export class DeploymentRunner {
       }
       case 'running':
         if (probe === null || probe.ok) return '';
+        if (probe.status === 0 && !this.listens()) {
+          return `The process runs but does not listen on port ${port}: right for a bot or worker; a web app must listen on SERVER_PORT and 0.0.0.0.`;
+        }
         if (probe.status === 0) return `The app accepts connections on port ${port} but gave no HTTP answer to GET /.`;
         return `The app answered GET / with HTTP ${probe.status}; the last log lines may show why.`;
       case 'unknown':

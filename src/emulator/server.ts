@@ -16,6 +16,7 @@ import type { Ctx, EmulatorCore, Route } from './context.js';
 import { ApiError, badRequest, notFound } from './errors.js';
 import { parseFaultSpec } from './faults.js';
 import { readJsonBody, sendError, sendJson, sleep } from './http-io.js';
+import { proxyByHost } from './domains.js';
 import { handleDownload, handleUpload } from './node-files.js';
 import type { RateLimiter } from './ratelimit.js';
 import { Router } from './router.js';
@@ -62,6 +63,8 @@ export function createEmulatorServer(parts: ServerParts, routes: Route[]): Serve
 async function dispatch(parts: ServerParts, router: Router, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const p = url.pathname;
+  // A request for a deployment's domain (Host: <name>.apps.localhost, a slug, a verified custom domain) goes to its app.
+  if (proxyByHost(parts.core, req, res)) return;
   if (p === API_PREFIX || p.startsWith(API_PREFIX + '/')) return api(parts, router, url, req, res);
   if (p.startsWith('/__node/')) return nodeRoute(parts, p, req, res);
   if (p.startsWith('/__emulator/')) return admin(parts, p, req, res);
@@ -103,6 +106,13 @@ async function api(parts: ServerParts, router: Router, url: URL, req: IncomingMe
       throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${API_PREFIX}${rel}`, { Allow: m.allow.join(', ') });
     }
     keys.requireScope(key, m.route.scope);
+    for (const extra of m.route.alsoScopes ?? []) keys.requireScope(key, extra);
+    if (m.route.destructive) {
+      headers['X-Destructive'] = 'true';
+      // A restore point before anything destructive touches a deployment's files (throttled per deployment).
+      const dep = m.params.id === undefined ? undefined : core.deployments.get(m.params.id);
+      if (dep) await core.backups.before(dep, m.route.op);
+    }
     let body: Promise<JsonObject> | undefined;
     const ctx: Ctx = {
       core,

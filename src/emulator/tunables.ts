@@ -17,6 +17,22 @@ export const EMULATOR_LOG_TAIL_LINES = 50;
 /** deployments.logs default size (hosting-api.md, Limits). */
 export const EMULATOR_LOGS_DEFAULT_SIZE = 100;
 
+/**
+ * deployments.logs answers at most this many lines, whatever `size` asks: the service's
+ * public deploy scripts assume 500 (issue #11), so a client built here must not rely on
+ * more. A larger `size` is clamped, not refused. searchLogs still reads up to 5000.
+ */
+export const EMULATOR_LOGS_MAX_SIZE = 500;
+
+/**
+ * A process still alive this long after its spawn is `running` even if it never listens
+ * (a chat bot, a queue worker): the document's `running` is "up", `starting` is "not up
+ * yet". Long enough for a crash at start-up (a missing module, a bad token) to show as
+ * `offline` instead; short enough that a healthy bot's apply returns in about this long.
+ * `--boot-grace SECONDS` changes it.
+ */
+export const EMULATOR_BOOT_GRACE_MS = 1_500;
+
 /** A process with no console output for this long counts as idle: logs/diagnose stop waiting. */
 export const EMULATOR_IDLE_MS = 1_000;
 
@@ -36,6 +52,9 @@ export const EMULATOR_WAIT_POLL_MS = 50;
  */
 export const EMULATOR_PORT_POLL_FIRST_MS = 15;
 export const EMULATOR_PORT_POLL_MS = 100;
+
+/** Once the boot grace made a non-listening process running, its port is still tried this often, so an app that binds late is known to listen. */
+export const EMULATOR_PORT_POLL_RUNNING_MS = 500;
 
 /** stop sends SIGTERM, then SIGKILL to the process group after this grace (Wings does the same with its stop timeout). */
 export const EMULATOR_STOP_GRACE_MS = 5_000;
@@ -99,3 +118,19 @@ export const EMULATOR_TEXT_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Connect timeout for the API and node hosts: a host that does not answer in this long is down. */
 export const CONNECT_TIMEOUT_MS = 15_000;
+
+/** deployments.shell: the document's default maxChars. */
+export const EMULATOR_SHELL_DEFAULT_MAX_CHARS = 20_000;
+/** The service cuts an API request after about 100 s, so no command runs longer over the API. */
+export const EMULATOR_SHELL_MAX_TIMEOUT_S = 100;
+/** files.outline reads at most this many files per call (then `truncated`), each at most this big: an outline is a map, not a dump. */
+export const EMULATOR_OUTLINE_MAX_FILES = 200;
+export const EMULATOR_OUTLINE_MAX_BYTES = 1024 * 1024;
+/** Restore points kept per deployment; the oldest go first. Twenty covers a day of hourly points and the safety ones between. */
+export const EMULATOR_BACKUP_KEEP = 20;
+/** A safety point before a destructive call is taken at most this often per deployment, so a push's deletes do not tar the volume each time. */
+export const EMULATOR_SAFETY_BACKUP_MIN_GAP_MS = 10 * 60_000;
+/** The automatic schedule's default period (--backup-interval changes it; 0 turns it off). */
+export const EMULATOR_BACKUP_INTERVAL_MS = 6 * 60 * 60_000;
+/** A local clone takes milliseconds; a minute means git is stuck (a prompt, a lock). */
+export const EMULATOR_GIT_TIMEOUT_MS = 60_000;

@@ -43,6 +43,57 @@ export interface WalkOptions {
   onDirectory?: (relDir: string) => void;
 }
 
+/** What a visitor tells the walk after seeing one directory entry. */
+export type Visit = 'descend' | 'stop' | void;
+
+export interface TreeVisitor {
+  /** Called with each directory's relative path ('' for the root) just before it is read. */
+  directory?(relDir: string): void;
+  /** A directory that could not be read (ENOENT and ENOTDIR, a race with a deletion, are not reported). */
+  unreadable?(relDir: string, code: string): void;
+  /**
+   * One entry of a directory, in code-unit order of names. Return 'descend' (only for a
+   * real directory) to read it next, 'stop' to end the whole walk.
+   */
+  entry(d: Dirent, rel: string, abs: string): Visit;
+}
+
+/**
+ * THE directory walk every module uses (scan, watcher set-up, backend choice): depth
+ * first, names in code-unit order, never following a symlink (a Dirent of a link is
+ * never a directory), never reading a directory its visitor did not ask for.
+ */
+export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { dirs: number } {
+  let dirs = 0;
+  const stack: string[] = [startRel];
+  while (stack.length > 0) {
+    const dirRel = stack.pop()!;
+    const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
+    visitor.directory?.(dirRel);
+    let dirents: Dirent[];
+    try {
+      dirents = fs.readdirSync(dirAbs, { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Removed (or replaced by a file) since its parent was read: nothing to report.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') visitor.unreadable?.(dirRel, code ?? String(err));
+      continue;
+    }
+    dirs++;
+    dirents.sort(byName);
+    const subdirs: string[] = [];
+    for (const d of dirents) {
+      const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
+      const next = visitor.entry(d, rel, dirAbs + path.sep + d.name);
+      if (next === 'stop') return { dirs };
+      if (next === 'descend') subdirs.push(rel);
+    }
+    // Reverse so the stack pops them in name order.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+  }
+  return { dirs };
+}
+
 /**
  * Walks `root`, or only the subtree at `startRel` (a relative directory path, assumed not
  * ignored and reached without symlinks; the caller checks).
@@ -51,57 +102,39 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
   const files: WalkedFile[] = [];
   const warnings: string[] = [];
   const skipped: string[] = [];
-  let dirs = 0;
-  const stack: string[] = [startRel];
-  while (stack.length > 0) {
-    const dirRel = stack.pop()!;
-    const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
-    options.onDirectory?.(dirRel);
-    let dirents: Dirent[];
-    try {
-      dirents = fs.readdirSync(dirAbs, { withFileTypes: true });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      // Removed (or replaced by a file) since its parent was read: nothing to report.
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-        warnings.push(`unreadable directory skipped: ${dirRel || '.'} (${code ?? String(err)})`);
-        skipped.push(`${dirRel}/`);
-      }
-      continue;
-    }
-    dirs++;
-    dirents.sort(byName);
-    const subdirs: string[] = [];
-    for (const d of dirents) {
-      const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
-      const abs = dirAbs + path.sep + d.name;
-      const { kind, code } = direntKind(d, abs);
-      if (kind === 'gone') continue;
-      if (kind === 'dir') {
-        if (!matcher.ignores(rel, true)) subdirs.push(rel);
-        continue;
-      }
-      if (matcher.ignores(rel, false)) continue;
-      if (kind === 'file') {
-        const now = lstatKind(abs);
-        if (now.kind === 'gone') {
-          if (d.name.includes('\uFFFD')) warnings.push(`file name is not valid UTF-8, skipped: ${rel}`);
-          continue;
+  const { dirs } = visitTree(
+    root,
+    {
+      ...(options.onDirectory ? { directory: options.onDirectory } : {}),
+      unreadable: (relDir, code) => {
+        warnings.push(`unreadable directory skipped: ${relDir || '.'} (${code})`);
+        skipped.push(`${relDir}/`);
+      },
+      entry: (d, rel, abs) => {
+        const { kind, code } = direntKind(d, abs);
+        if (kind === 'gone') return;
+        if (kind === 'dir') return matcher.ignores(rel, true) ? undefined : 'descend';
+        if (matcher.ignores(rel, false)) return;
+        if (kind === 'file') {
+          const now = lstatKind(abs);
+          if (now.kind === 'gone') {
+            if (d.name.includes('\uFFFD')) warnings.push(`file name is not valid UTF-8, skipped: ${rel}`);
+            return;
+          }
+          if (now.kind === 'file') files.push({ rel, abs, stat: now.stat! });
+          else if (now.kind === 'unreadable') {
+            warnings.push(describeSkipped(now.kind, rel, abs, now.code));
+            skipped.push(rel);
+          }
+          // Otherwise it changed type since readdir; a rescan will see what it is now.
+          return;
         }
-        if (now.kind === 'file') files.push({ rel, abs, stat: now.stat! });
-        else if (now.kind === 'unreadable') {
-          warnings.push(describeSkipped(now.kind, rel, abs, now.code));
-          skipped.push(rel);
-        }
-        // Otherwise it changed type since readdir; a rescan will see what it is now.
-        continue;
-      }
-      warnings.push(describeSkipped(kind, rel, abs, code));
-      skipped.push(rel);
-    }
-    // Reverse so the stack pops them in name order.
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
-  }
+        warnings.push(describeSkipped(kind, rel, abs, code));
+        skipped.push(rel);
+      },
+    },
+    startRel,
+  );
   return { files, warnings, skipped, dirs };
 }
 

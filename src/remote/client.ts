@@ -15,12 +15,11 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, REQUEST_TIMEOUT_MS, RETRY_AFTER_FALLBACK_MS, RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS } from './tunables.js';
-import { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
+import { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_MS, SHELL_DEFAULT_TIMEOUT_S } from '../api/limits.js';
 import type {
   Account,
   ApplyRequest,
   ApplyResult,
-  CompressResult,
   DecompressResult,
   DeleteResult,
   Deployment,
@@ -38,11 +37,12 @@ import type {
   ReadResult,
   RestoreResult,
   SignedUrl,
-  StartupConfig,
   UploadUrlResult,
   WriteFile,
   WriteManyResult,
   WriteResult,
+  ShellRequest,
+  ShellResult,
 } from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
@@ -61,6 +61,7 @@ export interface ClientOptions {
   /** {base_url}; the client appends /api/v1. https://, or http:// to a loopback host only. */
   baseUrl: string;
   apiKey: string;
+  /** Empty only for a client that makes account-level calls (deployments.list, account.get), as `link` does. */
   deploymentId: string;
   /** The key's budget; default 120 per 60 s (hosting-api.md, Limits). */
   rateLimit?: { requests: number; windowMs: number };
@@ -122,8 +123,6 @@ export class HostingClient {
     move(files: string[], to: string): Promise<MoveResult>;
     rename(from: string, to: string, root?: string): Promise<OkResult>;
     chmod(file: string, mode: string, root?: string): Promise<OkResult>;
-    mkdir(name: string, root?: string): Promise<OkResult>;
-    compress(files: string[], root?: string): Promise<CompressResult>;
     decompress(file: string, opts?: { root?: string; removeArchive?: boolean }): Promise<DecompressResult>;
     uploadUrl(path?: string): Promise<UploadUrlResult>;
     upload(dir: string, files: UploadFile[]): Promise<void>;
@@ -131,12 +130,15 @@ export class HostingClient {
   };
 
   readonly deployments: {
+    /** Owned and shared deployments; `name` keeps those whose name contains it, case-insensitively. */
+    list(query?: { name?: string }): Promise<{ deployments: Deployment[] }>;
     get(): Promise<Deployment>;
-    getStartup(): Promise<StartupConfig>;
     apply(req?: ApplyRequest): Promise<ApplyResult>;
     diagnose(waitSeconds?: number): Promise<DiagnoseResult>;
     logs(size?: number, waitSeconds?: number): Promise<LogsResult>;
     power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
+    /** Runs one shell line in the container; not idempotent, so never repeated on an unknown outcome. */
+    shell(req: ShellRequest): Promise<ShellResult>;
   };
 
   readonly account: { get(): Promise<Account> };
@@ -159,7 +161,6 @@ export class HostingClient {
     if (!opts.apiKey) throw new Error('hosting client: no API key (set HOSTSYNC_API_KEY)');
     // Never echo the key: the message must be safe to print and log.
     if (!KEY_CHARS.test(opts.apiKey)) throw new Error('HOSTSYNC_API_KEY has characters a key cannot contain: paste the key alone');
-    if (!opts.deploymentId) throw new Error('hosting client: no deployment id');
     let base: URL;
     try {
       base = new URL(opts.baseUrl);
@@ -215,8 +216,6 @@ export class HostingClient {
       move: (files, to) => this.call<MoveResult>(O.filesMove, { json: { files, to } }),
       rename: (from, to, root) => this.call<OkResult>(O.filesRename, { json: { from, to, root } }),
       chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { json: { file, mode, root } }),
-      mkdir: (name, root) => this.call<OkResult>(O.filesMkdir, { json: { name, root } }),
-      compress: (files, root) => this.call<CompressResult>(O.filesCompress, { json: { files, root } }),
       decompress: (file, o = {}) =>
         this.call<DecompressResult>(O.filesDecompress, { json: { file, root: o.root, removeArchive: o.removeArchive } }),
       uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { json: path === undefined ? {} : { path } }),
@@ -224,8 +223,8 @@ export class HostingClient {
       uploadArchive: (root, relPaths, dir, name) => this.uploadArchive(root, relPaths, dir, name),
     };
     this.deployments = {
+      list: (q = {}) => this.call<{ deployments: Deployment[] }>(O.deploymentsList, { query: { name: q.name } }),
       get: () => this.call<Deployment>(O.deploymentsGet),
-      getStartup: () => this.call<StartupConfig>(O.deploymentsGetStartup),
       apply: (req = {}) =>
         this.call<ApplyResult>(O.deploymentsApply, { json: req, extraTimeoutMs: waitMs(req.waitSeconds, 20) }),
       diagnose: (waitSeconds) =>
@@ -237,6 +236,7 @@ export class HostingClient {
           json: { action, waitSeconds },
           extraTimeoutMs: waitMs(waitSeconds, action === 'start' || action === 'restart' ? 20 : 0),
         }),
+      shell: (req) => this.call<ShellResult>(O.deploymentsShell, { json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
     };
     this.account = { get: () => this.call<Account>(O.accountGet) };
   }
@@ -360,6 +360,7 @@ export class HostingClient {
   }
 
   private apiUrl(o: Operation, query?: CallInit['query']): URL {
+    if (o.path.includes(':id') && !this.deploymentId) throw new Error(`hosting client: ${o.name} needs a deployment id`);
     const url = new URL(this.apiBase.pathname + apiPath(o, this.deploymentId), this.apiBase.origin);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url;

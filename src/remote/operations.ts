@@ -44,8 +44,6 @@ export const OPERATIONS = {
   filesMove: op('files.move', 'POST', '/deployments/:id/files/move', 'files:write', false),
   filesRename: op('files.rename', 'POST', '/deployments/:id/files/rename', 'files:write', false),
   filesChmod: op('files.chmod', 'POST', '/deployments/:id/files/chmod', 'files:write', true),
-  filesMkdir: op('files.mkdir', 'POST', '/deployments/:id/files/folder', 'files:write', true),
-  filesCompress: op('files.compress', 'POST', '/deployments/:id/files/compress', 'files:write', false),
   filesDecompress: op('files.decompress', 'POST', '/deployments/:id/files/decompress', 'files:write', false),
   filesUploadUrl: op('files.uploadUrl', 'POST', '/deployments/:id/files/upload-url', 'files:write', true),
   /** The multipart POST to the signed URL uploadUrl returned: straight to the node, outside the API budget. */
@@ -53,12 +51,13 @@ export const OPERATIONS = {
   /** The GET of the signed URL downloadUrl returned: single-use, outside the API budget. */
   filesDownload: { name: 'files.download', method: 'GET', path: '', scope: 'files:read', idempotent: true, rateLimited: false },
 
+  deploymentsList: op('deployments.list', 'GET', '/deployments', 'deployments:read', true),
   deploymentsGet: op('deployments.get', 'GET', '/deployments/:id', 'deployments:read', true),
-  deploymentsGetStartup: op('deployments.getStartup', 'GET', '/deployments/:id/startup', 'deployments:read', true),
   deploymentsApply: op('deployments.apply', 'POST', '/deployments/:id/apply', 'deployments:write', false),
   deploymentsDiagnose: op('deployments.diagnose', 'GET', '/deployments/:id/diagnose', 'deployments:read', true),
   deploymentsLogs: op('deployments.logs', 'GET', '/deployments/:id/logs', 'deployments:read', true),
   deploymentsPower: op('deployments.power', 'POST', '/deployments/:id/power', 'deployments:power', false),
+  deploymentsShell: op('deployments.shell', 'POST', '/deployments/:id/shell', 'deployments:shell', false),
 
   accountGet: op('account.get', 'GET', '/account', 'account:read', true),
 } satisfies Record<string, Operation>;

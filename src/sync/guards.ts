@@ -2,7 +2,9 @@
  * Pure safety rules applied around reconcile, for what the three-way table cannot see:
  * paths the local scan could not read, and symlinks on the remote.
  */
+import { pathsOf, targetOf } from '../model/change.js';
 import { ancestors } from '../model/paths.js';
+import { keepOldEntries } from './settle.js';
 import type { Change, Conflict, Reconciliation, Snapshot } from '../model/types.js';
 
 /**
@@ -24,11 +26,7 @@ export function protectSkipped(local: Snapshot, base: Snapshot | null, remote: S
 }
 
 /** Where a change would write (delete and rename-from remove the link itself, which is safe). */
-function writeTarget(c: Change): string | null {
-  if (c.kind === 'write' || c.kind === 'chmod') return c.path;
-  if (c.kind === 'rename') return c.to;
-  return null;
-}
+const writeTarget = (c: Change): string | null => (c.kind === 'delete' ? null : targetOf(c));
 
 /**
  * A change that would write to a remote symlink, or below a symlinked folder, would land
@@ -50,11 +48,7 @@ export function guardRemoteSymlinks(rec: Reconciliation, symlinks: readonly stri
     }
     const local = c.kind === 'write' || c.kind === 'chmod' || c.kind === 'rename' ? c.entry : null;
     conflicts.push({ path: target, reason: 'remote-symlink', local, remote: null, base: base?.get(target) ?? null });
-    for (const p of c.kind === 'rename' ? [c.from, c.to] : [target]) {
-      const old = base?.get(p);
-      if (old) nextBase.set(p, old);
-      else nextBase.delete(p);
-    }
+    keepOldEntries(nextBase, base, pathsOf(c));
   }
   conflicts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { ...rec, changes, conflicts, nextBase };

@@ -4,14 +4,13 @@ import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, isHealthy } from './apply.js';
 import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
-import { guardRemoteSymlinks, protectSkipped } from './guards.js';
-import { massDeleteGuard, planChanges } from './plan.js';
-import { reconcile } from './reconcile.js';
+import { decide, massDeleteVerdict, type Decision } from './decide.js';
 import { readRemote, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
-import { settleBase } from './settle.js';
-import { entriesEqual, snapshotsEqual, toBaseEntry } from '../model/snapshot.js';
-import type { Change, Conflict, Drift, Entry, Plan, Reconciliation, ReconcileOptions, Snapshot } from '../model/types.js';
+import { verify } from './verify.js';
+import { changedPaths } from '../model/change.js';
+import { snapshotsEqual } from '../model/snapshot.js';
+import type { Change, Conflict, Drift, Plan, Snapshot } from '../model/types.js';
 
 export interface PushOptions {
   dryRun?: boolean;
@@ -61,66 +60,95 @@ function addCounts(into: ChangeCounts, r: ExecResult): void {
   into.chmod += r.chmod;
 }
 
-export function changedPaths(changes: readonly Change[]): string[] {
-  return changes.flatMap((c) => (c.kind === 'rename' ? [c.from, c.to] : [c.path]));
+/** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
+async function localTree(session: Session, opts: PushOptions): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
+  if (opts.local) return { scanned: opts.local, skipped: opts.skipped ?? [], warnings: [] };
+  opts.onProgress?.({ phase: 'scan', done: 0, total: 0 });
+  const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache });
+  await session.cache.save();
+  return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings] };
 }
 
-/** Did this change land, judged against a verified remote read? */
-function verified(c: Change, local: Snapshot, remote: Snapshot): boolean {
-  switch (c.kind) {
-    case 'delete':
-      return !remote.has(c.path);
-    case 'rename':
-      return !remote.has(c.from) && entriesEqual(local.get(c.to), remote.get(c.to));
-    default:
-      return entriesEqual(local.get(c.path), remote.get(c.path));
-  }
-}
-
-function mergeConflicts(a: Conflict[], b: Conflict[]): Conflict[] {
-  const byPath = new Map(a.map((c) => [c.path, c]));
-  for (const c of b) if (!byPath.has(c.path)) byPath.set(c.path, c);
-  return [...byPath.values()].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+/** What the transfer rounds did, for verify(). */
+interface Transfer {
+  intended: Change[];
+  sent: Map<string, string>;
+  vanished: Set<string>;
+  /** The remote changed since `remote` was read. */
+  stale: boolean;
+  remote: RemoteRead;
+  decision: Decision;
 }
 
 /**
- * One push: scan -> read remote -> reconcile -> guard -> plan -> execute -> verify ->
- * save base -> apply. The base is saved only from a fresh index taken after the
+ * Executes the plan, re-reading the remote and re-deciding after an unknown outcome: the
+ * three-way merge treats what already landed as L = R, so a re-plan never repeats it.
+ */
+async function transfer(
+  session: Session,
+  opts: PushOptions,
+  report: PushReport,
+  first: { remote: RemoteRead; decision: Decision },
+  redecide: (remote: RemoteRead) => Decision,
+): Promise<Transfer> {
+  const { client, config, matcher } = session;
+  let { remote, decision } = first;
+  const out = { intended: [] as Change[], sent: new Map<string, string>(), vanished: new Set<string>(), stale: false };
+  for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
+    if (remote.leftovers.length > 0) {
+      await client.files.delete(remote.leftovers);
+      out.stale = true;
+    }
+    if (decision.plan.steps.length === 0) break;
+    out.intended.push(...decision.rec.changes);
+    const result = await executePlan(decision.plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    addCounts(report.counts, result);
+    report.failures.push(...result.failures);
+    for (const [p, h] of result.sent) out.sent.set(p, h);
+    for (const p of result.vanished) out.vanished.add(p);
+    out.stale = true;
+    if (!result.outcomeUnknown) break;
+    remote = await readRemote(client, matcher, null);
+    decision = redecide(remote);
+    out.stale = false;
+    if (round === MAX_PLAN_ROUNDS - 1 && decision.plan.steps.length > 0) {
+      report.failures.push({ path: '*', error: 'the deployment kept answering with unknown outcomes; run the push again' });
+    }
+  }
+  return { ...out, remote, decision };
+}
+
+/**
+ * One push: scan -> read remote -> decide (decide.ts, pure) -> mass-delete guard ->
+ * transfer -> verifying read -> verify (verify.ts, pure) -> save base -> apply. The
+ * decisions are pure; this file holds the edges that act on them. The base is saved only from a fresh index taken after the
  * transfer, so a push killed at any instant leaves the old base, from which the next
  * push converges (a file that already landed then reads as L = R and is adopted), and
  * an apply-pending marker, so the next push applies even if nothing is left to send.
  */
 export async function push(session: Session, opts: PushOptions = {}): Promise<PushReport> {
-  const started = Date.now();
-  const { config, client, matcher, cache, store } = session;
-  const reconcileOpts: ReconcileOptions = { force: opts.force ?? false, mirror: opts.mirror ?? false };
-
-  let scanned: Snapshot;
-  let skipped: readonly string[] = opts.skipped ?? [];
-  const warnings: string[] = [];
-  if (opts.local) {
-    scanned = opts.local;
-  } else {
-    opts.onProgress?.({ phase: 'scan', done: 0, total: 0 });
-    const scan = await scanTree({ root: config.root, matcher, cache });
-    await cache.save();
-    scanned = scan.snapshot;
-    skipped = scan.skipped;
-    warnings.push(...scan.warnings);
+  // A dry run changes nothing, so it needs no lock (and `status` works beside a watch).
+  const lock = opts.dryRun ? null : await session.hold('push');
+  try {
+    return await pushUnderLock(session, opts);
+  } finally {
+    await lock?.release();
   }
+}
+
+async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
+  const started = Date.now();
+  const { config, client, matcher, store } = session;
+  const { scanned, skipped, warnings } = await localTree(session, opts);
 
   const state = await store.load();
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
   let remote: RemoteRead = await readRemote(client, matcher, state.remote);
-  let local = protectSkipped(scanned, state.base, remote.snapshot, skipped);
-  const merge = (): Reconciliation =>
-    guardRemoteSymlinks(reconcile(state.base, local, remote.snapshot, reconcileOpts), remote.symlinks, state.base);
-  let rec = merge();
-  const firstRec = rec;
-  let plan = planChanges(rec.changes, remote.snapshot);
+  const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
+  const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped, remote: r, options });
+  const first = redecide(remote);
 
-  const tracked = state.base?.size ?? remote.snapshot.size;
-  const guard = massDeleteGuard(rec.changes, tracked);
+  const guard = massDeleteVerdict(first, state.base, remote.snapshot);
   if (guard.refuse && !opts.allowMassDelete && !opts.dryRun) {
     throw refusal(
       `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or pass --allow-mass-delete`,
@@ -129,12 +157,12 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
 
   const report: PushReport = {
     dryRun: opts.dryRun ?? false,
-    changes: firstRec.changes,
-    plan,
+    changes: first.rec.changes,
+    plan: first.plan,
     counts: noCounts(),
-    conflicts: firstRec.conflicts,
-    drift: firstRec.drift,
-    remoteOnly: firstRec.remoteOnly,
+    conflicts: first.rec.conflicts,
+    drift: first.rec.drift,
+    remoteOnly: first.rec.remoteOnly,
     failures: [],
     warnings,
     massDelete: guard,
@@ -148,70 +176,37 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   }
 
   let applyPending = state.applyPending;
-  if (plan.steps.length > 0 && !applyPending) {
+  if (first.plan.steps.length > 0 && !applyPending) {
     await store.setApplyPending(true);
     applyPending = true;
   }
 
-  // Execute, re-reading the remote and re-planning after an unknown outcome: the
-  // three-way merge treats what already landed as L = R, so a re-plan never repeats it.
-  const intended: Change[] = [];
-  const sent = new Map<string, string>();
-  const vanished = new Set<string>();
-  let stale = false; // the remote changed since `remote` was read
-  for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
-    if (remote.leftovers.length > 0) {
-      await client.files.delete(remote.leftovers);
-      stale = true;
-    }
-    if (plan.steps.length === 0) break;
-    intended.push(...rec.changes);
-    const result = await executePlan(plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-    addCounts(report.counts, result);
-    report.failures.push(...result.failures);
-    for (const [p, h] of result.sent) sent.set(p, h);
-    for (const p of result.vanished) vanished.add(p);
-    stale = true;
-    if (!result.outcomeUnknown) break;
-    remote = await readRemote(client, matcher, null);
-    local = protectSkipped(scanned, state.base, remote.snapshot, skipped);
-    rec = merge();
-    plan = planChanges(rec.changes, remote.snapshot);
-    stale = false;
-    if (round === MAX_PLAN_ROUNDS - 1 && plan.steps.length > 0) {
-      report.failures.push({ path: '*', error: 'the deployment kept answering with unknown outcomes; run the push again' });
-    }
-  }
-
+  const sent = await transfer(session, opts, report, { remote, decision: first }, redecide);
+  remote = sent.remote;
+  let decision = sent.decision;
+  const { intended, stale } = sent;
   if (stale) {
     opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });
     remote = await readRemote(client, matcher, null);
-    local = protectSkipped(scanned, state.base, remote.snapshot, skipped);
-    rec = merge();
+    decision = redecide(remote);
   }
   // End to end: every change we meant to make is checked against the verified remote.
-  const failed = new Set([...report.failures.map((f) => f.path), ...vanished]);
-  for (const p of vanished) warnings.push(`${p} disappeared locally during the push: not sent (the next push handles its deletion)`);
-  // A write that does not verify but whose remote bytes hash to exactly what we sent raced
-  // a local edit (the file changed between the scan and the read that sent it). Those bytes
-  // are ours, so they become its base entry: the next push sends the newer file as a plain
-  // modification instead of calling it a conflict with itself. Bytes we did not send
-  // (someone else wrote after us) stay a conflict: never adopted, never overwritten.
-  const raced = new Map<string, Entry>();
-  for (const c of intended) {
-    const p = c.kind === 'rename' ? c.to : c.path;
-    if (!failed.has(p) && !verified(c, local, remote.snapshot)) {
-      report.failures.push({ path: p, error: 'not as pushed on the deployment after the push (verification failed)' });
-      failed.add(p);
-      const landed = remote.snapshot.get(p);
-      if (c.kind === 'write' && landed && landed.hash !== null && landed.hash === sent.get(p)) raced.set(p, landed);
-    }
-  }
-  report.conflicts = mergeConflicts(firstRec.conflicts, rec.conflicts.filter((c) => !raced.has(c.path)));
+  const verdict = verify({
+    oldBase: state.base,
+    intended,
+    failures: report.failures,
+    vanished: sent.vanished,
+    sent: sent.sent,
+    local: decision.local,
+    remote: remote.snapshot,
+    rec: decision.rec,
+    firstConflicts: first.rec.conflicts,
+  });
+  report.failures.push(...verdict.failures);
+  warnings.push(...verdict.warnings);
+  report.conflicts = verdict.conflicts;
+  const base = verdict.base;
 
-  // Whatever did not verify is still a pending change: its base entry stays as it was.
-  const base = settleBase(state.base, rec);
-  for (const [p, landed] of raced) base.set(p, toBaseEntry(landed));
   // Our own archive left by a failed decompress: removed now, and the cache is not
   // trusted (its digest covers the archive we just deleted).
   const leftovers = remote.leftovers;
@@ -232,7 +227,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   // hold back the apply of everything else.
   if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
     opts.onProgress?.({ phase: 'apply', done: 0, total: 1 });
-    const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : firstRec.changes), config.applyWaitSeconds);
+    const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : first.rec.changes), config.applyWaitSeconds);
     const applied = await client.deployments.apply(req);
     await store.setApplyPending(false);
     report.apply = applied;

@@ -19,6 +19,7 @@
  * - The executable bit is not compared: a rename keeps the source's remote mode and the
  *   planner adds the chmod when local differs.
  */
+import { targetOf } from '../model/change.js';
 import { ancestors, baseName, comparePaths, parentDir } from '../model/paths.js';
 import type { Change, Snapshot } from '../model/types.js';
 
@@ -89,6 +90,4 @@ export function detectRenames(changes: Change[], remote: Snapshot): Change[] {
 }
 
 /** The remote path a change produces or removes: a rename sorts by its target. */
-export function changePath(c: Change): string {
-  return c.kind === 'rename' ? c.to : c.path;
-}
+export const changePath = targetOf;

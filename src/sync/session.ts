@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { StatCache } from '../local/statcache.js';
 import { HostingClient } from '../remote/client.js';
+import { acquireLock, type Lock } from '../state/lock.js';
 import { deploymentStateDir, statCacheFile } from '../state/paths.js';
 import { StateStore } from '../state/store.js';
 
@@ -16,7 +17,41 @@ export interface Session {
   store: StateStore;
   /** `.hostsync/<deployment>/`: state, push log and lock. */
   stateDir: string;
+  /**
+   * The one owner of `.hostsync/<deployment>/lock`: push() and the watch daemon both take
+   * it here. Re-entrant within a session, so a watch that holds it for its lifetime runs
+   * each cycle's push under the same hold; another process (or session) is refused (exit 3).
+   */
+  hold(command: string): Promise<Lock>;
   close(): Promise<void>;
+}
+
+/** A re-entrant hold on one lock file: the file is taken by the first hold and released by the last release. */
+function lockHolder(stateDir: string): (command: string) => Promise<Lock> {
+  let taking: Promise<Lock> | null = null;
+  let holds = 0;
+  return async (command) => {
+    // Counted before the await, so concurrent holds share one acquisition.
+    holds++;
+    taking ??= acquireLock(stateDir, command);
+    let lock: Lock;
+    try {
+      lock = await taking;
+    } catch (err) {
+      if (--holds === 0) taking = null;
+      throw err;
+    }
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (--holds > 0) return;
+        taking = null;
+        await lock.release();
+      },
+    };
+  };
 }
 
 export async function openSession(config: Config, logger?: Logger): Promise<Session> {
@@ -37,6 +72,7 @@ export async function openSession(config: Config, logger?: Logger): Promise<Sess
     cache,
     store: new StateStore(stateDir, config.deploymentId),
     stateDir,
+    hold: lockHolder(stateDir),
     close: () => client.close(),
   };
 }

@@ -1,3 +1,4 @@
+import { pathsOf } from '../model/change.js';
 import type { Reconciliation, Snapshot } from '../model/types.js';
 
 /**
@@ -8,13 +9,15 @@ import type { Reconciliation, Snapshot } from '../model/types.js';
  */
 export function settleBase(oldBase: Snapshot | null, verified: Reconciliation): Snapshot {
   const base: Snapshot = new Map(verified.nextBase);
-  for (const change of verified.changes) {
-    const paths = change.kind === 'rename' ? [change.from, change.to] : [change.path];
-    for (const p of paths) {
-      const old = oldBase?.get(p);
-      if (old) base.set(p, old);
-      else base.delete(p);
-    }
-  }
+  for (const change of verified.changes) keepOldEntries(base, oldBase, pathsOf(change));
   return base;
+}
+
+/** Puts back the old base entries of `paths` (or removes them when they had none): they stay pending. */
+export function keepOldEntries(base: Snapshot, oldBase: Snapshot | null, paths: readonly string[]): void {
+  for (const p of paths) {
+    const old = oldBase?.get(p);
+    if (old) base.set(p, old);
+    else base.delete(p);
+  }
 }

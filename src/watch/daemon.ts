@@ -21,7 +21,7 @@ import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
 import type { ApplyResult } from '../api/types.js';
-import { acquireLock, type Lock } from '../state/lock.js';
+import type { Lock } from '../state/lock.js';
 import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
@@ -149,7 +149,7 @@ function remoteSignature(report: Pick<PushReport, 'conflicts' | 'drift'>): strin
  * beside it. Throws (exit 3) when another hostsync holds the lock.
  */
 export async function startWatch(session: Session, opts: WatchOptions = {}): Promise<WatchDaemon> {
-  const lock = await acquireLock(session.stateDir, 'watch');
+  const lock = await session.hold('watch');
   try {
     const daemon = new Daemon(session, lock, opts);
     await daemon.start();

@@ -26,6 +26,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { FS_TIMESTAMP_SLACK_MS, WATCH_NATIVE_MAX_ROUNDS, WATCH_NATIVE_RESUBSCRIBE_MAX_MS, WATCH_NATIVE_RESUBSCRIBE_MIN_MS } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import { lstatOrGone, type Watcher, type WatcherOptions } from '../local/watcher.js';
+import { visitTree } from '../local/walk.js';
 
 interface ParcelEvent {
   path: string;
@@ -64,22 +65,14 @@ export function nativeIgnoreList(root: string, matcher: IgnoreMatcher): string[]
     const reincluded = matcher.patterns.some((p) => p.startsWith('!') && p.includes(name));
     if (!reincluded && matcher.ignores(name, true) && matcher.ignores(`a/b/${name}`, true)) out.push(`**/${name}`);
   }
-  const walk = (absDir: string, relDir: string): void => {
-    let dirents: fs.Dirent[];
-    try {
-      dirents = fs.readdirSync(absDir, { withFileTypes: true });
-    } catch {
-      return; // unreadable or gone: nothing beneath to ignore
-    }
-    for (const d of dirents) {
-      if (!d.isDirectory()) continue; // symlinks are not followed
-      const rel = relDir ? `${relDir}/${d.name}` : d.name;
-      const abs = path.join(absDir, d.name);
-      if (matcher.ignores(rel, true)) out.push(abs);
-      else walk(abs, rel);
-    }
-  };
-  walk(root, '');
+  // Symlinks are not followed: a link's Dirent is never a directory.
+  visitTree(root, {
+    entry: (d, rel, abs) => {
+      if (!d.isDirectory()) return;
+      if (!matcher.ignores(rel, true)) return 'descend';
+      out.push(abs);
+    },
+  });
   return out;
 }
 
@@ -274,24 +267,14 @@ class NativeWatcher implements Watcher {
  */
 function foldersBornSince(root: string, matcher: IgnoreMatcher, sinceMs: number): string[] {
   const out: string[] = [];
-  const walk = (absDir: string, relDir: string): void => {
-    let dirents: fs.Dirent[];
-    try {
-      dirents = fs.readdirSync(absDir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const d of dirents) {
-      if (!d.isDirectory()) continue;
-      const rel = relDir ? `${relDir}/${d.name}` : d.name;
-      if (matcher.ignores(rel, true)) continue;
-      const abs = path.join(absDir, d.name);
+  visitTree(root, {
+    entry: (d, rel, abs) => {
+      if (!d.isDirectory() || matcher.ignores(rel, true)) return;
       const st = lstatOrGone(abs);
       if (st && (st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs) >= sinceMs) out.push(rel);
-      walk(abs, rel);
-    }
-  };
-  walk(root, '');
+      return 'descend';
+    },
+  });
   return out;
 }
 

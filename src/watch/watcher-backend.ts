@@ -10,11 +10,11 @@
  * - auto: chokidar below WATCH_NATIVE_MIN_FILES files, native from there on (or chokidar
  *   when the native package cannot load).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { WATCH_NATIVE_MIN_FILES } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import { startWatcher as startChokidarWatcher, type Watcher } from '../local/watcher.js';
+import { visitTree } from '../local/walk.js';
 import { loadNativeWatcher, startNativeWatcher, type NativeWatcherOptions } from './native-watcher.js';
 
 export type WatcherBackend = 'auto' | 'native' | 'chokidar';
@@ -41,23 +41,11 @@ export async function startWatcherBackend(opts: NativeWatcherOptions, backend: W
  */
 export function atLeastFiles(root: string, matcher: IgnoreMatcher, limit: number): boolean {
   let files = 0;
-  const stack: [string, string][] = [[path.resolve(root), '']];
-  while (stack.length > 0) {
-    const [abs, rel] = stack.pop()!;
-    let dirents: fs.Dirent[];
-    try {
-      dirents = fs.readdirSync(abs, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const d of dirents) {
-      const r = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) {
-        if (!matcher.ignores(r, true)) stack.push([path.join(abs, d.name), r]);
-      } else if (d.isFile() && !matcher.ignores(r, false) && ++files >= limit) {
-        return true;
-      }
-    }
-  }
-  return false;
+  visitTree(path.resolve(root), {
+    entry: (d, rel) => {
+      if (d.isDirectory()) return matcher.ignores(rel, true) ? undefined : 'descend';
+      if (d.isFile() && !matcher.ignores(rel, false) && ++files >= limit) return 'stop';
+    },
+  });
+  return files >= limit;
 }

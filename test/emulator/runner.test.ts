@@ -205,16 +205,52 @@ describe('DeploymentRunner with a node app', () => {
     expect(isRunning(grandchild)).toBe(false);
   });
 
-  it('reports an app that never listens as starting with the port hint, and logs settles once it is idle', async () => {
+  it('holds a process that never listens in starting for the boot grace, then reports it running with a worker hint', async () => {
     const volume = await volumeWith({ 'worker.js': "console.log('worker up');\nsetInterval(() => {}, 1000);\n" });
-    const r = runner({ volume, runtime: 'nodejs', entryFile: 'worker.js' });
+    // A long grace, so the first read surely falls inside it whatever the machine's speed.
+    const r = runner({ volume, runtime: 'nodejs', entryFile: 'worker.js', bootGraceMs: 60_000 });
     const started = await r.power('start', 0);
     expect(started.ok).toBe(true);
-    const logs = await r.logs(10, 30);
-    expect(logs.state).toBe('starting');
-    expect(logs.settled).toBe(true);
+    expect(r.state).toBe('starting');
+    const early = await r.diagnose(0);
+    expect(early.hint).toContain(`it is running once it listens on port ${r.port}`);
+    await r.dispose();
+
+    const quick = runner({ volume, runtime: 'nodejs', entryFile: 'worker.js', bootGraceMs: 200 });
+    const applied = await quick.apply({});
+    expect(applied.restarted).toBe(true);
+    expect(applied.state).toBe('running');
+    expect(applied.http).toMatchObject({ status: 0, ok: false });
+    expect(applied.hint).toBe(`The process runs but does not listen on port ${quick.port}: right for a bot or worker; a web app must listen on SERVER_PORT and 0.0.0.0.`);
+    // On a loaded machine the first line may reach the console after the grace: read it from logs, which waits.
+    const logs = await quick.logs(10, 30);
+    expect(logs).toMatchObject({ state: 'running', settled: true });
     expect(logs.lines).toContain('worker up');
-    expect(logs.hint).toBe(`Nothing answers on port ${r.port} yet; the app must listen on SERVER_PORT and 0.0.0.0.`);
+  });
+
+  it('reports a worker that crashes after the boot grace as offline with its last lines', async () => {
+    const volume = await volumeWith({
+      // It keeps printing, so logs' wait cannot end on idleness before the crash.
+      'bot.js': "console.log('Logged in as TestBot#0001');\nsetInterval(() => console.log('heartbeat'), 100);\nsetTimeout(() => { console.error('Error: socket hang up'); process.exit(3); }, 600);\n",
+    });
+    const r = runner({ volume, runtime: 'nodejs', entryFile: 'bot.js', bootGraceMs: 100 });
+    const applied = await r.apply({});
+    expect(applied.state).toBe('running');
+    const logs = await r.logs(100, 30);
+    expect(logs.state).toBe('offline');
+    expect(logs.lines).toContain('Error: socket hang up');
+    expect(logs.lines.at(-1)).toBe('[emulator] process exited with code 3');
+    expect(logs.hint).toBe('The process exited with code 3; the last log lines show why.');
+  });
+
+  it('answers logs with at most 500 lines, whatever size asks; searchLogs reads further back', async () => {
+    const volume = await volumeWith({ 'index.js': "for (let i = 1; i <= 800; i++) console.log('line ' + i);\n" });
+    const r = runner({ volume, runtime: 'nodejs', entryFile: 'index.js' });
+    await r.apply({});
+    const logs = await r.logs(5000, 0);
+    expect(logs.lines).toHaveLength(500);
+    expect(logs.lines.at(-1)).toBe('[emulator] process exited with code 0');
+    expect(r.consoleTail(5000)).toContain('line 1');
   });
 
   it('passes SERVER_PORT and PORT but not the emulator environment to the app', async () => {

@@ -13,6 +13,10 @@ export interface EmulatorFlags {
   key?: string[];
   runtime?: string;
   entry?: string;
+  dnsVerified?: boolean;
+  backups?: boolean;
+  backupInterval?: number;
+  bootGrace?: number;
 }
 
 /** `hostsync emulator`: validates flags into one-line usage errors, then runs until SIGINT/SIGTERM. */
@@ -33,6 +37,10 @@ export async function emulatorCommand(flags: EmulatorFlags): Promise<number> {
     ...(flags.key ? { keys: flags.key } : {}),
     ...(flags.runtime ? { runtime: flags.runtime } : {}),
     ...(flags.entry ? { entryFile: flags.entry } : {}),
+    ...(flags.dnsVerified ? { dnsVerified: true } : {}),
+    ...(flags.backups === false ? { autoBackups: false } : {}),
+    ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),
+    ...(flags.bootGrace !== undefined ? { bootGraceSeconds: flags.bootGrace } : {}),
   };
   await runEmulatorCommand(opts);
   return 0;

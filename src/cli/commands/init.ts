@@ -1,72 +1,40 @@
-import { readFile, writeFile, appendFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { CONFIG_FILE, normaliseBaseUrl, resolveRoot, type ConfigFile } from '../../config/config.js';
+import { runInit, type InitResult } from '../../app/init.js';
+import { CONFIG_FILE } from '../../config/config.js';
 import { STATE_DIR } from '../../state/paths.js';
+import { configEditLine } from '../config-changes.js';
 import { globalFlags } from '../context.js';
+import { emitResult } from '../output.js';
 
-/** The template ships in the package root, beside package.json. */
-const EXAMPLE = fileURLToPath(new URL('../../../.syncignore.example', import.meta.url));
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await readFile(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `hostsync init`: writes hostsync.json and .syncignore, never overwriting either, and
- * says how to provide the key (which is never written to a file by hostsync).
- */
-export async function initCommand(cmd: Command): Promise<number> {
-  const flags = globalFlags(cmd);
-  const root = await resolveRoot(flags.dir);
+export function renderInit(r: InitResult): string {
   const lines: string[] = [];
-
-  const configPath = path.join(root, CONFIG_FILE);
-  if (await exists(configPath)) {
-    lines.push(`kept ${CONFIG_FILE} (it exists already)`);
+  const c = r.config!;
+  if (!c.created && c.changes.length === 0) {
+    lines.push(`kept ${CONFIG_FILE} (it exists already; --deployment or --base-url update it, \`hostsync link\` picks a deployment)`);
   } else {
-    const deployment = flags.deployment ?? process.env.HOSTSYNC_DEPLOYMENT;
-    const baseUrl = flags.baseUrl ?? process.env.HOSTSYNC_BASE_URL;
-    const config: ConfigFile = {
-      ...(deployment ? { deployment } : {}),
-      ...(baseUrl ? { baseUrl: normaliseBaseUrl(baseUrl, flags.baseUrl ? '--base-url' : 'HOSTSYNC_BASE_URL') } : {}),
-      ignore: [],
-      restart: 'auto',
-      hotPaths: ['public/**', '*.css', '*.html'],
-    };
-    await writeFile(configPath, `${JSON.stringify(config, null, 2)}\n`);
-    lines.push(`wrote ${CONFIG_FILE}`);
-    if (!deployment) lines.push(`  set "deployment" in ${CONFIG_FILE} (or HOSTSYNC_DEPLOYMENT) to your deployment's id`);
-    if (!baseUrl) lines.push(`  set "baseUrl" in ${CONFIG_FILE} (or HOSTSYNC_BASE_URL) to the service address`);
+    lines.push(configEditLine(c));
   }
-
-  const ignorePath = path.join(root, '.syncignore');
-  if (await exists(ignorePath)) {
-    lines.push('kept .syncignore (it exists already)');
-  } else {
-    await writeFile(ignorePath, await readFile(EXAMPLE, 'utf8'));
-    lines.push('wrote .syncignore (gitignore syntax; edit it to keep files off the deployment)');
+  if (c.created) {
+    const set = new Set(c.changes.map((ch) => ch.key));
+    if (!set.has('deployment')) lines.push(`  run \`hostsync link\` to pick your deployment (or set "deployment" in ${CONFIG_FILE}, or HOSTSYNC_DEPLOYMENT)`);
+    if (!set.has('baseUrl')) lines.push(`  set "baseUrl" in ${CONFIG_FILE} (or HOSTSYNC_BASE_URL, or --base-url) to the service address`);
   }
-
-  const gitignore = path.join(root, '.gitignore');
-  if (await exists(gitignore)) {
-    const text = await readFile(gitignore, 'utf8');
-    if (!text.split(/\r?\n/).some((l) => l.trim() === `${STATE_DIR}/` || l.trim() === STATE_DIR)) {
-      await appendFile(gitignore, `${text.endsWith('\n') || text === '' ? '' : '\n'}${STATE_DIR}/\n`);
-      lines.push(`added ${STATE_DIR}/ to .gitignore (hostsync's local state)`);
-    }
-  }
-
+  lines.push(r.syncignore === 'kept' ? 'kept .syncignore (it exists already)' : 'wrote .syncignore (gitignore syntax; edit it to keep files off the deployment)');
+  if (r.gitignoreAdded) lines.push(`added ${STATE_DIR}/ to .gitignore (hostsync's local state)`);
   lines.push('');
   lines.push('Provide the API key through the environment (it is never stored in a file):');
   lines.push('  export HOSTSYNC_API_KEY=<key>   # create one in the account\'s developer settings, with files:read, files:write, deployments:read and deployments:write');
   lines.push('Then: hostsync status, hostsync push, or hostsync watch.');
-  process.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
+  return lines.join('\n');
+}
+
+/** `hostsync init`: hostsync.json and .syncignore; --deployment / --base-url update an existing hostsync.json. */
+export async function initCommand(cmd: Command): Promise<number> {
+  const g = globalFlags(cmd);
+  const outcome = await runInit({
+    ...(g.dir !== undefined ? { dir: g.dir } : {}),
+    ...(g.deployment !== undefined ? { deployment: g.deployment } : {}),
+    ...(g.baseUrl !== undefined ? { baseUrl: g.baseUrl } : {}),
+  });
+  return emitResult(outcome, g.json ?? false, renderInit);
 }

@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
-import { startWatch, type WatchEvent } from '../../watch/daemon.js';
-import { renderWatchEvent, watchEventJson } from '../watch-render.js';
+import { deploymentRef } from '../../app/options.js';
+import { startWatching, watchEvent } from '../../app/watch.js';
+import type { WatchEvent as DaemonEvent } from '../../watch/daemon.js';
 import type { WatcherBackend } from '../../watch/watcher-backend.js';
-import { globalFlags, sessionFor, targetName } from '../context.js';
+import { renderWatchEvent } from '../watch-render.js';
+import { targetName } from '../render.js';
+import { connectionFlags, globalFlags } from '../context.js';
 import { EXIT } from '../../errors.js';
 
 export interface WatchFlags {
@@ -21,41 +24,59 @@ const EXIT_GUARD_MS = 1_000;
  */
 export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<number> {
   const json = globalFlags(cmd).json ?? false;
-  const session = await sessionFor(cmd);
   const noApply = flags.apply === false;
-  const ctx = { target: targetName(session.config), root: session.config.root, noApply };
-  const onEvent = (e: WatchEvent): void => {
-    const text = json ? [JSON.stringify(watchEventJson(e))] : renderWatchEvent(e, ctx);
-    if (e.type === 'fatal' && !json) process.stderr.write(`${text.join('\n')}\n`);
+  const ctx = { target: '', root: '', noApply };
+  let started = false;
+  const onEvent = (e: DaemonEvent): void => {
+    if (json) {
+      process.stdout.write(`${JSON.stringify(watchEvent(e))}\n`);
+      return;
+    }
+    // A watch that never started failed like any command: one line on stderr.
+    if (e.type === 'fatal' && !started) {
+      process.stderr.write(`hostsync: ${e.message}\n`);
+      return;
+    }
+    if (e.type === 'ready') started = true;
+    const text = renderWatchEvent(e, ctx);
+    if (e.type === 'fatal') process.stderr.write(`${text.join('\n')}\n`);
     else if (text.length > 0) process.stdout.write(`${text.join('\n')}\n`);
   };
 
+  const run = startWatching(
+    { ...connectionFlags(cmd), apply: !noApply, watcher: flags.watcher ?? 'auto' },
+    {
+      onEvent,
+      onConfig: (config) => {
+        ctx.target = targetName(deploymentRef(config));
+        ctx.root = config.root;
+      },
+    },
+  );
+
   let signals = 0;
-  let daemon: Awaited<ReturnType<typeof startWatch>> | null = null;
   const onSignal = (): void => {
     signals++;
     if (signals > 1) process.exit(130);
-    if (daemon) {
-      void daemon.stop();
+    if (run.started) {
+      void run.stop();
       return;
     }
     // Still starting (the initial sync can take a while): cancel its requests and leave.
     // A push cut short is safe by design, and the lock it leaves is recognised as stale.
-    void session.client.destroy().catch(() => undefined);
+    void run.abort();
     setTimeout(() => process.exit(EXIT.ok), 200).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    daemon = await startWatch(session, { noApply, backend: flags.watcher ?? 'auto', onEvent });
-    if (signals > 0) void daemon.stop(); // a signal that arrived while starting
-    const end = await daemon.done;
+    const end = await run.done;
+    const code = end.exitCode ?? EXIT.ok;
     // Anything still holding the event loop (an abandoned request) must not delay the exit.
-    setTimeout(() => process.exit(end.fatal ? end.fatal.exitCode : EXIT.ok), EXIT_GUARD_MS).unref();
-    return end.fatal ? end.fatal.exitCode : EXIT.ok;
+    setTimeout(() => process.exit(code), EXIT_GUARD_MS).unref();
+    return code;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await session.close();
   }
 }

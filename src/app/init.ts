@@ -1,0 +1,71 @@
+import { access, appendFile, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONFIG_FILE, normaliseBaseUrl, resolveRoot } from '../config/config.js';
+import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
+import { STATE_DIR } from '../state/paths.js';
+import { runCommand, type FailureFields, type Outcome } from './result.js';
+
+/** The template ships in the package root, beside package.json. */
+const EXAMPLE = fileURLToPath(new URL('../../.syncignore.example', import.meta.url));
+
+export interface InitOptions {
+  dir?: string;
+  /** Written into hostsync.json; on an existing file, only these options change it (not the environment). */
+  deployment?: string;
+  baseUrl?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What `init --json` prints and `init()` resolves to; `error` and `exitCode` when `ok` is false. */
+export interface InitResult extends Partial<FailureFields> {
+  ok: boolean;
+  root: string | null;
+  /** What was done to hostsync.json: created, or the fields changed (none: kept as it was). */
+  config: ConfigEditResult | null;
+  syncignore: 'written' | 'kept' | null;
+  /** `.hostsync/` was appended to an existing .gitignore. */
+  gitignoreAdded: boolean;
+}
+
+const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+
+/**
+ * `hostsync init` as a function: writes hostsync.json and .syncignore, never overwriting
+ * either; on an existing hostsync.json, `deployment` and `baseUrl` update those fields and
+ * keep the rest. Adds `.hostsync/` to an existing .gitignore.
+ */
+export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome<InitResult>; thrown: boolean }> {
+  return runCommand<InitResult>(
+    () => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false }),
+    async () => {
+      const env = opts.env ?? process.env;
+      const root = await resolveRoot(opts.dir);
+      const existed = await exists(path.join(root, CONFIG_FILE));
+      // On a new file the environment fills in too; an existing file changes only on an option.
+      const deployment = opts.deployment ?? (existed ? undefined : env.HOSTSYNC_DEPLOYMENT || undefined);
+      const baseUrlRaw = opts.baseUrl ?? (existed ? undefined : env.HOSTSYNC_BASE_URL || undefined);
+      const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, opts.baseUrl ? '--base-url' : 'HOSTSYNC_BASE_URL') : undefined;
+      const config = await setConfigFields(root, { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) });
+
+      const ignorePath = path.join(root, '.syncignore');
+      const ignoreExisted = await exists(ignorePath);
+      if (!ignoreExisted) await writeFile(ignorePath, await readFile(EXAMPLE, 'utf8'));
+
+      const gitignore = path.join(root, '.gitignore');
+      let gitignoreAdded = false;
+      if (await exists(gitignore)) {
+        const text = await readFile(gitignore, 'utf8');
+        if (!text.split(/\r?\n/).some((l) => l.trim() === `${STATE_DIR}/` || l.trim() === STATE_DIR)) {
+          await appendFile(gitignore, `${text.endsWith('\n') || text === '' ? '' : '\n'}${STATE_DIR}/\n`);
+          gitignoreAdded = true;
+        }
+      }
+      return { ok: true, root, config, syncignore: ignoreExisted ? 'kept' : 'written', gitignoreAdded };
+    },
+  );
+}
+
+export async function init(opts: InitOptions = {}): Promise<InitResult> {
+  return (await runInit(opts)).result;
+}

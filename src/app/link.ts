@@ -1,0 +1,111 @@
+import type { Deployment } from '../api/types.js';
+import { readConfigFile } from '../config/config.js';
+import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
+import { usageError } from '../errors.js';
+import { HostingClient } from '../remote/client.js';
+import { resolveConfig, type ConnectionOptions } from './options.js';
+import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+
+/** A deployment as `link` lists, checks and reports it. */
+export interface LinkChoice {
+  id: string;
+  name: string;
+  state: string;
+}
+
+export interface LinkOptions extends ConnectionOptions {
+  /** Link the deployment with this name (exact, case-insensitive). `deployment` links by id. */
+  name?: string;
+  /** Asks the user to pick one of several; without it, several deployments and no id or name is a usage error. */
+  choose?: (visible: LinkChoice[]) => Promise<number>;
+}
+
+/** What `link --json` prints and `link()` resolves to; `error` and `exitCode` when `ok` is false. */
+export interface LinkResult extends Partial<FailureFields> {
+  ok: boolean;
+  /** The deployment linked; null when none was. */
+  deployment: LinkChoice | null;
+  /** Every deployment the key can see (deployments.list). */
+  deployments: LinkChoice[];
+  baseUrl: string | null;
+  /** What was written to hostsync.json; null when nothing was. */
+  config: ConfigEditResult | null;
+  requests: RequestsSummary;
+}
+
+const choiceOf = (d: Deployment): LinkChoice => ({ id: d.id, name: d.name, state: d.state });
+
+/**
+ * Picks from what the key can see: the id (must be listed), the name (exact,
+ * case-insensitive, unique), the only deployment there is, or the user's choice.
+ * Anything else is a usage error that says which option to pass.
+ */
+export async function chooseDeployment(
+  visible: LinkChoice[],
+  by: { id?: string; name?: string },
+  choose?: (visible: LinkChoice[]) => Promise<number>,
+): Promise<LinkChoice> {
+  if (visible.length === 0) throw usageError('this key sees no deployment: create one in the dashboard, or use a key of the account that owns it');
+  if (by.id) {
+    const hit = visible.find((d) => d.id === by.id);
+    if (!hit) throw usageError(`deployment ${by.id} is not among the ${visible.length} this key can see: run \`hostsync link\` to pick one, or check the id`);
+    return hit;
+  }
+  if (by.name) {
+    const wanted = by.name.toLowerCase();
+    const hits = visible.filter((d) => d.name.toLowerCase() === wanted);
+    if (hits.length === 1) return hits[0]!;
+    if (hits.length > 1) throw usageError(`${hits.length} deployments are named "${by.name}" (${hits.map((d) => d.id).join(', ')}): pass --deployment ID instead`);
+    const near = visible.filter((d) => d.name.toLowerCase().includes(wanted)).map((d) => `"${d.name}"`);
+    throw usageError(`no deployment is named "${by.name}"${near.length ? ` (did you mean ${near.join(' or ')}?)` : ''}: run \`hostsync link\` to list them`);
+  }
+  if (visible.length === 1) return visible[0]!;
+  if (!choose) throw usageError(`this key sees ${visible.length} deployments: pass --deployment ID or --name NAME`);
+  const i = await choose(visible);
+  const picked = visible[i];
+  if (!picked) throw usageError(`choice ${i + 1} is not in the list of ${visible.length}`);
+  return picked;
+}
+
+/**
+ * `hostsync link` as a function: lists the deployments the key can see, picks one, and
+ * writes it (and the base URL, when given as an option or missing from the file) into
+ * hostsync.json, creating the file when missing. The deployment comes only from
+ * `deployment` or `name`, never from the environment or the file: choosing it is the point.
+ */
+export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome<LinkResult>; thrown: boolean }> {
+  let client: HostingClient | null = null;
+  let visible: LinkChoice[] = [];
+  let baseUrl: string | null = null;
+  let apiKey: string | undefined;
+  return runCommand<LinkResult>(
+    () => ({ ok: false, deployment: null, deployments: visible, baseUrl, config: null, requests: requestsOf(client?.stats()) }),
+    async () => {
+      const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
+      ({ baseUrl, apiKey } = config);
+      const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
+      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}) });
+      try {
+        visible = (await client.deployments.list()).deployments.map(choiceOf);
+        const chosen = await chooseDeployment(
+          visible,
+          { ...(opts.deployment ? { id: opts.deployment } : {}), ...(opts.name ? { name: opts.name } : {}) },
+          opts.choose,
+        );
+        const fileBaseUrl = (await readConfigFile(config.root)).baseUrl;
+        const edit = await setConfigFields(config.root, {
+          deployment: chosen.id,
+          ...(opts.baseUrl || !fileBaseUrl ? { baseUrl: config.baseUrl } : {}),
+        });
+        return { ok: true, deployment: chosen, deployments: visible, baseUrl, config: edit, requests: requestsOf(client.stats()) };
+      } finally {
+        await client.close();
+      }
+    },
+    () => apiKey ?? opts.apiKey ?? (opts.env ?? process.env).HOSTSYNC_API_KEY,
+  );
+}
+
+export async function link(opts: LinkOptions = {}): Promise<LinkResult> {
+  return (await runLink(opts)).result;
+}

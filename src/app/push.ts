@@ -1,0 +1,186 @@
+import type { ApplyResult } from '../api/types.js';
+import { EXIT, type ExitCode } from '../errors.js';
+import type { ProgressFn, StepFailure } from '../sync/execute.js';
+import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/push.js';
+import type { Session } from '../sync/session.js';
+import type { Change, Conflict, Drift } from '../model/types.js';
+import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
+import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+
+export interface PushOptions extends ConnectionOptions {
+  /** Show the plan, send nothing but the index read. */
+  dryRun?: boolean;
+  /** Local wins every conflict (still never deletes ignored or remote-only files). */
+  force?: boolean;
+  /** Also delete files that exist only on the deployment (never ignored ones). */
+  mirror?: boolean;
+  /** Call deployments.apply after pushing; default true. */
+  apply?: boolean;
+  /** Allow deleting more than half of the tracked files. */
+  allowMassDelete?: boolean;
+  /** Progress of the phases and of the transfer (bytes). */
+  onProgress?: ProgressFn;
+}
+
+/** One change, as results list them. */
+export type ChangeItem =
+  | { kind: 'write'; path: string; create: boolean }
+  | { kind: 'delete'; path: string }
+  | { kind: 'chmod'; path: string; executable: boolean }
+  | { kind: 'rename'; from: string; to: string };
+
+export interface ConflictItem {
+  path: string;
+  reason: Conflict['reason'];
+}
+
+export interface DriftItem {
+  path: string;
+  kind: Drift['kind'];
+}
+
+/** What `push --json` prints and `push()` resolves to; `error` and `exitCode` when `ok` is false. */
+export interface PushResult extends Partial<FailureFields> {
+  /** Everything landed and verified, nothing was refused, and the deployment is healthy (or was not applied). */
+  ok: boolean;
+  dryRun: boolean;
+  changes: ChangeCounts;
+  conflicts: ConflictItem[];
+  drift: DriftItem[];
+  failures: StepFailure[];
+  requests: RequestsSummary;
+  /** The deployments.apply answer, or null when nothing was applied. */
+  apply: ApplyResult | null;
+  healthy: boolean | null;
+  durationMs: number;
+  /** The changes planned (a dry run's are what would be sent). */
+  planned: ChangeItem[];
+  /** Requests the plan was estimated to take. */
+  plannedRequests: number;
+  warnings: string[];
+  /** Which deployment on which service; null when the configuration could not be resolved. */
+  deployment: DeploymentRef | null;
+}
+
+export const changeItem = (c: Change): ChangeItem => {
+  switch (c.kind) {
+    case 'write':
+      return { kind: 'write', path: c.path, create: c.create };
+    case 'delete':
+      return { kind: 'delete', path: c.path };
+    case 'chmod':
+      return { kind: 'chmod', path: c.path, executable: c.executable };
+    case 'rename':
+      return { kind: 'rename', from: c.from, to: c.to };
+  }
+};
+export const conflictItem = (c: Conflict): ConflictItem => ({ path: c.path, reason: c.reason });
+export const driftItem = (d: Drift): DriftItem => ({ path: d.path, kind: d.kind });
+
+export function emptyPushResult(): PushResult {
+  return {
+    ok: false,
+    dryRun: false,
+    changes: { written: 0, deleted: 0, moved: 0, chmod: 0 },
+    conflicts: [],
+    drift: [],
+    failures: [],
+    requests: requestsOf(null),
+    apply: null,
+    healthy: null,
+    durationMs: 0,
+    planned: [],
+    plannedRequests: 0,
+    warnings: [],
+    deployment: null,
+  };
+}
+
+/**
+ * The exit code a push ends with. A failure outranks a refusal (something we meant to
+ * do did not happen), a refusal outranks an unhealthy app (the user must act on the
+ * conflicts first), and an unhealthy app is still a push that landed.
+ */
+export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy'>): ExitCode {
+  if (report.failures.length > 0) return EXIT.failed;
+  if (report.conflicts.length > 0) return EXIT.refused;
+  if (report.healthy === false) return EXIT.unhealthy;
+  return EXIT.ok;
+}
+
+/** The one line a failed push's result carries, for each exit code a report can end with. */
+function reasonFor(report: PushReport, code: ExitCode): string {
+  if (code === EXIT.failed) {
+    const n = report.failures.length;
+    return `${n} change${n === 1 ? '' : 's'} did not land (first: ${report.failures[0]?.path}: ${report.failures[0]?.error}): run the push again`;
+  }
+  if (code === EXIT.refused) {
+    const n = report.conflicts.length;
+    return `${n} conflict${n === 1 ? '' : 's'} left alone (first: ${report.conflicts[0]?.path}): resolve them, or push --force to overwrite them with the local files`;
+  }
+  return `the deployment is ${report.apply?.state ?? 'unhealthy'} after the push: see apply.logs and apply.hint`;
+}
+
+/** The result of a push that ran, from its report. */
+export function pushResult(report: PushReport, session: Session): PushResult {
+  const code = exitCodeFor(report);
+  const result: PushResult = {
+    ok: code === EXIT.ok,
+    dryRun: report.dryRun,
+    changes: { ...report.counts },
+    conflicts: report.conflicts.map(conflictItem),
+    drift: report.drift.map(driftItem),
+    failures: report.failures,
+    requests: requestsOf(session.client.stats()),
+    apply: report.apply,
+    healthy: report.healthy,
+    durationMs: report.durationMs,
+    planned: report.changes.map(changeItem),
+    plannedRequests: report.plan.requests,
+    warnings: report.warnings,
+    deployment: deploymentRef(session.config),
+  };
+  return code === EXIT.ok ? result : failedWith(result, reasonFor(report, code), code);
+}
+
+/**
+ * `hostsync push` as a function: resolves the configuration, pushes (under the lock,
+ * see Session.hold), applies, and resolves to the object `push --json` prints. It never
+ * rejects for anything the push met (bad configuration, a refused key, a refusal, an
+ * unreachable service): those come back as `ok: false` with `error` and `exitCode`.
+ */
+export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome<PushResult>; thrown: boolean }> {
+  const started = Date.now();
+  let session: Session | null = null;
+  return runCommand(
+    () => ({
+      ...emptyPushResult(),
+      dryRun: opts.dryRun ?? false,
+      requests: requestsOf(session?.client.stats()),
+      durationMs: Date.now() - started,
+      deployment: session ? deploymentRef(session.config) : null,
+    }),
+    async () => {
+      session = await connect(opts);
+      try {
+        const report = await pushCore(session, {
+          dryRun: opts.dryRun ?? false,
+          force: opts.force ?? false,
+          mirror: opts.mirror ?? false,
+          noApply: opts.apply === false,
+          allowMassDelete: opts.allowMassDelete ?? false,
+          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        });
+        return pushResult(report, session);
+      } finally {
+        await session.close();
+      }
+    },
+    () => session?.config.apiKey ?? opts.apiKey ?? (opts.env ?? process.env).HOSTSYNC_API_KEY,
+  );
+}
+
+/** Library form of `hostsync push`: see runPush. */
+export async function push(opts: PushOptions = {}): Promise<PushResult> {
+  return (await runPush(opts)).result;
+}

@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { runLink, type LinkChoice, type LinkResult } from '../../app/link.js';
+import { pc } from '../colors.js';
+import { configEditLine } from '../config-changes.js';
+import { connectionFlags, globalFlags } from '../context.js';
+import { emitResult } from '../output.js';
+import { askChoice, canPrompt } from '../prompt.js';
+
+export interface LinkFlags {
+  name?: string;
+}
+
+export const choiceLine = (d: LinkChoice, i?: number): string =>
+  `${i === undefined ? '' : `${String(i + 1).padStart(3)}) `}${d.name}  ${pc.dim(d.id)}  ${d.state === 'running' ? pc.green(d.state) : d.state}`;
+
+const listing = (visible: LinkChoice[]): string =>
+  `Deployments this key can see:\n${visible.map((d, i) => choiceLine(d, i)).join('\n')}\n`;
+
+export function renderLink(r: LinkResult): string {
+  const lines = [`Linked to ${choiceLine(r.deployment!)}`];
+  if (r.config) lines.push(configEditLine(r.config));
+  return lines.join('\n');
+}
+
+/** `hostsync link`: like `vercel link`. A choice on a terminal; `--deployment ID` or `--name NAME` elsewhere. */
+export async function linkCommand(flags: LinkFlags, cmd: Command): Promise<number> {
+  const json = globalFlags(cmd).json ?? false;
+  const opts = connectionFlags(cmd);
+  const interactive = canPrompt(json) && !opts.deployment && !flags.name;
+  const outcome = await runLink({
+    ...opts,
+    ...(flags.name ? { name: flags.name } : {}),
+    ...(interactive
+      ? {
+          choose: async (visible: LinkChoice[]) => {
+            process.stdout.write(listing(visible));
+            return askChoice('Link to which deployment?', visible.length);
+          },
+        }
+      : {}),
+  });
+  // Without a terminal, a refusal to guess among several shows what there is to choose from.
+  const r = outcome.result;
+  if (!json && !r.ok && r.deployments.length > 1) process.stderr.write(listing(r.deployments));
+  return emitResult(outcome, json, renderLink);
+}

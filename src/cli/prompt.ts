@@ -1,0 +1,33 @@
+import { createInterface } from 'node:readline/promises';
+import { usageError } from '../errors.js';
+
+/**
+ * Whether the user can be asked: both ends are a terminal and this is not CI. Commands
+ * that would ask take a flag instead when this is false, and say which.
+ */
+export function canPrompt(json = false): boolean {
+  return !json && process.stdin.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
+}
+
+/**
+ * Asks for one of `count` numbered choices (already printed by the caller) until the
+ * answer is a number in range. Ctrl-C or end of input cancels with a usage error.
+ */
+export async function askChoice(question: string, count: number): Promise<number> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const ac = new AbortController();
+  rl.on('SIGINT', () => ac.abort());
+  rl.on('close', () => ac.abort());
+  try {
+    for (;;) {
+      const answer = (await rl.question(`${question} [1-${count}]: `, { signal: ac.signal })).trim();
+      const n = Number(answer);
+      if (Number.isInteger(n) && n >= 1 && n <= count) return n - 1;
+      process.stdout.write(`  answer with a number from 1 to ${count}\n`);
+    }
+  } catch {
+    throw usageError('cancelled: nothing was changed');
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Writes hostsync.json for `init`, `link` and `dev`: creates it from a template, or updates
+ * the named fields in place. Keys this module does not touch keep their values and order,
+ * so a hand-edited file survives a relink.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_FILE, readConfigFile, type ConfigFile } from './config.js';
+
+/** What a new hostsync.json holds besides the fields the command was given. */
+export const CONFIG_TEMPLATE: ConfigFile = {
+  ignore: [],
+  restart: 'auto',
+  hotPaths: ['public/**', '*.css', '*.html'],
+};
+
+/** The fields a command may set from its flags. */
+export type EditableField = 'deployment' | 'baseUrl';
+
+export interface FieldChange {
+  key: EditableField;
+  /** null when the field was not set before. */
+  from: string | null;
+  to: string;
+}
+
+export interface ConfigEditResult {
+  path: string;
+  created: boolean;
+  /** Fields whose value changed (a field set to its current value is not a change). */
+  changes: FieldChange[];
+}
+
+/**
+ * Sets `fields` in root/hostsync.json, creating the file from CONFIG_TEMPLATE when missing.
+ * An existing file is validated first (the same errors as every command), so a broken file
+ * is never half-rewritten. Writes nothing when nothing changes.
+ */
+export async function setConfigFields(root: string, fields: Partial<Record<EditableField, string>>): Promise<ConfigEditResult> {
+  const file = path.join(root, CONFIG_FILE);
+  const present = await readFile(file, 'utf8').then(
+    (text) => text,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    },
+  );
+  const wanted = Object.entries(fields).filter((e): e is [EditableField, string] => typeof e[1] === 'string');
+  if (present === null) {
+    const config = { ...Object.fromEntries(wanted), ...CONFIG_TEMPLATE };
+    await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
+    return { path: file, created: true, changes: wanted.map(([key, to]) => ({ key, from: null, to })) };
+  }
+  await readConfigFile(root); // throws the one-line usage error naming what is wrong
+  const raw = JSON.parse(present.replace(/^\uFEFF/, '')) as Record<string, unknown>;
+  const changes: FieldChange[] = [];
+  for (const [key, to] of wanted) {
+    const from = typeof raw[key] === 'string' ? (raw[key] as string) : null;
+    if (from === to) continue;
+    raw[key] = to;
+    changes.push({ key, from, to });
+  }
+  if (changes.length > 0) await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
+  return { path: file, created: false, changes };
+}

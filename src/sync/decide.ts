@@ -1,0 +1,37 @@
+/**
+ * What a push should do, decided from three trees and nothing else: pure, no I/O.
+ * push.ts decides once from the first remote read, again after every re-read (an
+ * unknown outcome, the verifying read), and acts on each decision at its edges.
+ */
+import type { Plan, Reconciliation, ReconcileOptions, Snapshot } from '../model/types.js';
+import { guardRemoteSymlinks, protectSkipped } from './guards.js';
+import { massDeleteGuard, planChanges } from './plan.js';
+import { reconcile } from './reconcile.js';
+
+export interface DecideInput {
+  base: Snapshot | null;
+  /** The local scan, as read. */
+  scanned: Snapshot;
+  /** Paths the scan could not read (see ScanResult.skipped): unknown, never deletions. */
+  skipped: readonly string[];
+  remote: { snapshot: Snapshot; symlinks: readonly string[] };
+  options: ReconcileOptions;
+}
+
+export interface Decision {
+  /** The local tree reconcile compared: the scan, with skipped paths given the remote's (or base's) entry. */
+  local: Snapshot;
+  rec: Reconciliation;
+  plan: Plan;
+}
+
+export function decide(input: DecideInput): Decision {
+  const local = protectSkipped(input.scanned, input.base, input.remote.snapshot, input.skipped);
+  const rec = guardRemoteSymlinks(reconcile(input.base, local, input.remote.snapshot, input.options), input.remote.symlinks, input.base);
+  return { local, rec, plan: planChanges(rec.changes, input.remote.snapshot) };
+}
+
+/** The mass-delete guard's verdict on a decision: tracked files are the base's, or on a first push the remote's. */
+export function massDeleteVerdict(d: Decision, base: Snapshot | null, remote: Snapshot): { refuse: boolean; deletes: number; tracked: number } {
+  return massDeleteGuard(d.rec.changes, base?.size ?? remote.size);
+}

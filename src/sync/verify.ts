@@ -1,0 +1,83 @@
+/**
+ * Judging a push against a fresh read of the remote, and the base it leaves: pure.
+ * Every change the push meant to make is checked end to end; whatever did not verify
+ * stays pending (its base entry unchanged), so the next push plans it again.
+ */
+import { targetOf } from '../model/change.js';
+import { entriesEqual, toBaseEntry } from '../model/snapshot.js';
+import { comparePaths } from '../model/paths.js';
+import type { Change, Conflict, Entry, Reconciliation, Snapshot } from '../model/types.js';
+import type { StepFailure } from './execute.js';
+import { settleBase } from './settle.js';
+
+export interface VerifyInput {
+  /** The base the push started from. */
+  oldBase: Snapshot | null;
+  /** Every change the push sent (all rounds). */
+  intended: readonly Change[];
+  /** Failures the transfer reported. */
+  failures: readonly StepFailure[];
+  /** Local files that disappeared before they could be sent. */
+  vanished: ReadonlySet<string>;
+  /** What the transfer sent: path -> hash of the bytes read. */
+  sent: ReadonlyMap<string, string>;
+  /** The local tree, protected against the verifying read (Decision.local). */
+  local: Snapshot;
+  /** The verifying read of the remote. */
+  remote: Snapshot;
+  /** The reconcile against the verifying read. */
+  rec: Reconciliation;
+  /** The conflicts found before the transfer (reported even if they resolved meanwhile). */
+  firstConflicts: readonly Conflict[];
+}
+
+export interface Verdict {
+  /** Changes that did not land as pushed (the transfer's own failures are not repeated). */
+  failures: StepFailure[];
+  warnings: string[];
+  conflicts: Conflict[];
+  /** The base to save. */
+  base: Snapshot;
+}
+
+/** Did this change land, judged against a verified remote read? */
+export function landed(c: Change, local: Snapshot, remote: Snapshot): boolean {
+  switch (c.kind) {
+    case 'delete':
+      return !remote.has(c.path);
+    case 'rename':
+      return !remote.has(c.from) && entriesEqual(local.get(c.to), remote.get(c.to));
+    default:
+      return entriesEqual(local.get(c.path), remote.get(c.path));
+  }
+}
+
+function mergeConflicts(a: readonly Conflict[], b: readonly Conflict[]): Conflict[] {
+  const byPath = new Map(a.map((c) => [c.path, c]));
+  for (const c of b) if (!byPath.has(c.path)) byPath.set(c.path, c);
+  return [...byPath.values()].sort((x, y) => comparePaths(x.path, y.path));
+}
+
+export function verify(input: VerifyInput): Verdict {
+  const failures: StepFailure[] = [];
+  const failed = new Set([...input.failures.map((f) => f.path), ...input.vanished]);
+  const warnings = [...input.vanished].map((p) => `${p} disappeared locally during the push: not sent (the next push handles its deletion)`);
+  // A write that does not verify but whose remote bytes hash to exactly what we sent raced
+  // a local edit (the file changed between the scan and the read that sent it). Those bytes
+  // are ours, so they become its base entry: the next push sends the newer file as a plain
+  // modification instead of calling it a conflict with itself. Bytes we did not send
+  // (someone else wrote after us) stay a conflict: never adopted, never overwritten.
+  const raced = new Map<string, Entry>();
+  for (const c of input.intended) {
+    const p = targetOf(c);
+    if (failed.has(p) || landed(c, input.local, input.remote)) continue;
+    failures.push({ path: p, error: 'not as pushed on the deployment after the push (verification failed)' });
+    failed.add(p);
+    const onRemote = input.remote.get(p);
+    if (c.kind === 'write' && onRemote && onRemote.hash !== null && onRemote.hash === input.sent.get(p)) raced.set(p, onRemote);
+  }
+  const conflicts = mergeConflicts(input.firstConflicts, input.rec.conflicts.filter((c) => !raced.has(c.path)));
+  const base = settleBase(input.oldBase, input.rec);
+  for (const [p, entry] of raced) base.set(p, toBaseEntry(entry));
+  return { failures, warnings, conflicts, base };
+}

@@ -1,0 +1,86 @@
+/**
+ * One output model: whatever happened, `--json` prints one object with the command's
+ * keys; a failure adds exactly `error` and `exitCode`.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { envFor } from '../helpers/push.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+
+let emu: RunningEmulator;
+let work: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  emu = await startEmulator({});
+  work = await tempDir('hostsync-json-');
+});
+afterAll(async () => {
+  await emu?.close();
+  await work?.cleanup();
+});
+
+const one = (stdout: string): Record<string, unknown> => {
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as Record<string, unknown>;
+};
+const keys = (o: Record<string, unknown>): string[] => Object.keys(o).sort();
+const withFailure = (o: Record<string, unknown>): string[] => [...Object.keys(o), 'error', 'exitCode'].sort();
+
+describe('push --json and status --json', () => {
+  it('print the same keys on success, refusal, a bad key and a bad configuration (plus error and exitCode)', async () => {
+    const env = envFor(emu);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`f${i}.txt`] = `${i}\n`;
+    await writeTree(work.dir, files);
+
+    const ok = await runCli(['push', '--no-apply', '--json', '--dir', work.dir], env);
+    expect(ok.code).toBe(0);
+    const success = one(ok.stdout);
+    expect(success).toMatchObject({ ok: true, changes: { written: 30 } });
+    expect(success).not.toHaveProperty('error');
+    const statusOk = await runCli(['status', '--json', '--dir', work.dir], env);
+    const statusSuccess = one(statusOk.stdout);
+    expect(statusSuccess).toMatchObject({ ok: true, changes: [] });
+
+    // Refused by the mass-delete guard (exit 3).
+    for (let i = 0; i < 30; i++) await rm(path.join(work.dir, `f${i}.txt`));
+    await writeFile(path.join(work.dir, 'keep.txt'), 'k\n');
+    const refused = await runCli(['push', '--no-apply', '--json', '--dir', work.dir], env);
+    expect(refused.code).toBe(3);
+    expect(one(refused.stdout)).toMatchObject({ ok: false, exitCode: 3, error: expect.stringMatching(/allow-mass-delete/) });
+    expect(keys(one(refused.stdout))).toEqual(withFailure(success));
+
+    // A key the service refuses (exit 2), never echoed.
+    const badKey = { ...env, HOSTSYNC_API_KEY: 'wrong-key-for-shape-test' };
+    for (const [cmd, shape] of [['push', success], ['status', statusSuccess]] as const) {
+      const res = await runCli([cmd, '--json', '--dir', work.dir], badKey);
+      expect(res.code).toBe(2);
+      expect(one(res.stdout)).toMatchObject({ ok: false, exitCode: 2 });
+      expect(keys(one(res.stdout))).toEqual(withFailure(shape));
+      expect(res.stdout + res.stderr).not.toContain('wrong-key-for-shape-test');
+    }
+
+    // A broken hostsync.json (exit 2): nothing ran, the shape is still whole.
+    await writeFile(path.join(work.dir, 'hostsync.json'), '{ not json');
+    for (const [cmd, shape] of [['push', success], ['status', statusSuccess]] as const) {
+      const res = await runCli([cmd, '--json', '--dir', work.dir], env);
+      expect(res.code).toBe(2);
+      const out = one(res.stdout);
+      expect(out).toMatchObject({ ok: false, exitCode: 2, error: expect.stringMatching(/hostsync\.json/) });
+      expect(keys(out)).toEqual(withFailure(shape));
+    }
+  });
+
+  it('a conflict is a failure too: ok false, the reason in error, exit 3', async () => {
+    const env = envFor(emu);
+    await rm(path.join(work.dir, 'hostsync.json'), { force: true });
+    await writeTree(work.dir, { 'c.txt': 'local\n' });
+    await writeTree(emu.volume, { 'c.txt': 'remote\n' });
+    const res = await runCli(['push', '--no-apply', '--allow-mass-delete', '--json', '--dir', work.dir], env);
+    expect(res.code).toBe(3);
+    expect(one(res.stdout)).toMatchObject({ ok: false, exitCode: 3, conflicts: [{ path: 'c.txt', reason: expect.any(String) }], error: expect.stringMatching(/c\.txt/) });
+  });
+});

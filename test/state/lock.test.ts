@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, utimes, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT, HostsyncError } from '../../src/errors.js';
+import { acquireLock } from '../../src/state/lock.js';
+import { loadConfig } from '../../src/config/config.js';
+import { openSession } from '../../src/sync/session.js';
+import { tempDir } from '../helpers/tree.js';
+
+let work: { dir: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  work = await tempDir('hostsync-lock-');
+});
+afterEach(async () => {
+  await work.cleanup();
+});
+
+const lockFile = () => path.join(work.dir, 'lock');
+const refusedWith = async (p: Promise<unknown>, pattern: RegExp) => {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(HostsyncError);
+  expect((err as HostsyncError).exitCode).toBe(EXIT.refused);
+  expect((err as Error).message).toMatch(pattern);
+};
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+  await new Promise((r) => child.on('exit', r));
+  return child.pid!;
+}
+
+describe('acquireLock', () => {
+  it('writes the owner, refuses a second holder naming it, and frees the file on release', async () => {
+    const lock = await acquireLock(work.dir, 'watch');
+    const info = JSON.parse(await readFile(lockFile(), 'utf8'));
+    expect(info).toMatchObject({ pid: process.pid, command: 'watch' });
+    await refusedWith(acquireLock(work.dir, 'push'), new RegExp(`another hostsync watch \\(pid ${process.pid}`));
+    await lock.release();
+    await lock.release(); // idempotent
+    expect(existsSync(lockFile())).toBe(false);
+    await (await acquireLock(work.dir, 'push')).release();
+  });
+
+  it('takes over a lock whose process is gone', async () => {
+    await writeFile(lockFile(), JSON.stringify({ pid: await deadPid(), host: (await import('node:os')).hostname(), command: 'push', startedAt: '' }));
+    const lock = await acquireLock(work.dir, 'push');
+    expect(JSON.parse(await readFile(lockFile(), 'utf8')).pid).toBe(process.pid);
+    await lock.release();
+  });
+
+  it('leaves a fresh torn lock to its writer, and takes over an old one', async () => {
+    await writeFile(lockFile(), '');
+    await refusedWith(acquireLock(work.dir, 'push'), /is starting/);
+    const old = new Date(Date.now() - 3_600_000);
+    await utimes(lockFile(), old, old);
+    await (await acquireLock(work.dir, 'push')).release();
+  });
+
+  it('creates the folder it needs', async () => {
+    const dir = path.join(work.dir, 'a', 'b');
+    await (await acquireLock(dir, 'push')).release();
+    expect(existsSync(dir)).toBe(true);
+  });
+});
+
+describe('Session.hold: the one owner of the lock for push and watch', () => {
+  const session = async () => {
+    await mkdir(path.join(work.dir, 'root'), { recursive: true });
+    const config = await loadConfig({ flags: { dir: path.join(work.dir, 'root') }, env: { HOSTSYNC_API_KEY: 'k-test', HOSTSYNC_BASE_URL: 'http://127.0.0.1:9', HOSTSYNC_DEPLOYMENT: 'd1' } });
+    return openSession(config);
+  };
+
+  it('is re-entrant within a session: the file goes with the last release', async () => {
+    const s = await session();
+    try {
+      const outer = await s.hold('watch');
+      const inner = await s.hold('push');
+      const file = path.join(s.stateDir, 'lock');
+      expect(JSON.parse(await readFile(file, 'utf8')).command).toBe('watch');
+      await inner.release();
+      expect(existsSync(file)).toBe(true);
+      await outer.release();
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses another session on the same root and deployment (exit 3)', async () => {
+    const a = await session();
+    const b = await session();
+    try {
+      const held = await a.hold('watch');
+      await refusedWith(b.hold('push'), /another hostsync watch/);
+      await held.release();
+      await (await b.hold('push')).release();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

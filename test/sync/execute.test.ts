@@ -1,0 +1,94 @@
+/** executePlan against the emulator: what lands, what fails and how, what is not a failure. */
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { ApiError } from '../../src/remote/errors.js';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
+import { scanTree } from '../../src/local/scan.js';
+import { HostingClient } from '../../src/remote/client.js';
+import { decide } from '../../src/sync/decide.js';
+import { executePlan } from '../../src/sync/execute.js';
+import { readRemote } from '../../src/sync/remote-read.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({ rateLimit: 1_000_000, userRateLimit: 1_000_000, keys: ['exec-readonly-key:files:read'] });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+const matcher = createIgnoreMatcher([...DEFAULT_IGNORE_PATTERNS]);
+
+/** A local tree, a deployment holding `remoteFiles`, and the plan a first push (forced) would run. */
+async function setup(localFiles: Record<string, string>, remoteFiles: Record<string, string>, { apiKey = emu.apiKey, mirror = false } = {}) {
+  const local = await tempDir('hostsync-exec-');
+  await writeTree(local.dir, localFiles);
+  const dep = await emu.createDeployment({ runtime: 'static' });
+  await writeTree(dep.volume, remoteFiles);
+  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey, deploymentId: dep.id });
+  const admin = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: dep.id });
+  const remote = await readRemote(admin, matcher, null);
+  await admin.close();
+  const scan = await scanTree({ root: local.dir, matcher });
+  const decision = decide({ base: null, scanned: scan.snapshot, skipped: [], remote, options: { force: true, mirror } });
+  const run = () => executePlan(decision.plan, { client, root: local.dir, remote: remote.snapshot });
+  const done = async () => {
+    await client.close();
+    await local.cleanup();
+  };
+  return { local, dep, run, done, decision };
+}
+
+describe('executePlan', () => {
+  it('writes, overwrites and deletes, counts them, and records the hash of the bytes it sent', async () => {
+    const s = await setup({ 'new.txt': 'n\n', 'mod.txt': 'mine\n' }, { 'mod.txt': 'theirs\n', 'old.txt': 'o\n' }, { mirror: true });
+    try {
+      const r = await s.run();
+      expect(r).toMatchObject({ written: 2, deleted: 1, failures: [], outcomeUnknown: false, vanished: [] });
+      expect(await readFile(path.join(s.dep.volume, 'mod.txt'), 'utf8')).toBe('mine\n');
+      await expect(readFile(path.join(s.dep.volume, 'old.txt'))).rejects.toThrow();
+      expect(r.sent.get('new.txt')).toBe(s.decision.local.get('new.txt')!.hash);
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('a file gone locally before its send is "vanished", neither sent nor a failure', async () => {
+    const s = await setup({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, {});
+    try {
+      await rm(path.join(s.local.dir, 'b.txt'));
+      const r = await s.run();
+      expect(r.vanished).toEqual(['b.txt']);
+      expect(r.failures).toEqual([]);
+      expect(await readFile(path.join(s.dep.volume, 'a.txt'), 'utf8')).toBe('a\n');
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('a non-empty remote folder where a file goes is a permanent failure of that path only', async () => {
+    const s = await setup({ d: 'a file\n', 'ok.txt': 'ok\n' }, { 'd/theirs.txt': 'keep\n' });
+    try {
+      const r = await s.run();
+      expect(r.failures.map((f) => [f.path, f.permanent])).toEqual([['d', true]]);
+      expect(await readFile(path.join(s.dep.volume, 'd/theirs.txt'), 'utf8')).toBe('keep\n');
+      expect(await readFile(path.join(s.dep.volume, 'ok.txt'), 'utf8')).toBe('ok\n');
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('a key lacking a scope stops the whole run (it would fail every step alike)', async () => {
+    const s = await setup({ 'a.txt': 'a\n' }, {}, { apiKey: 'exec-readonly-key' });
+    try {
+      const err = await s.run().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).status).toBe(403);
+    } finally {
+      await s.done();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/** readRemote against the emulator: what a read costs, and what it never takes for the tree. */
+import { symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
+import { HostingClient } from '../../src/remote/client.js';
+import { readRemote } from '../../src/sync/remote-read.js';
+import { writeTree } from '../helpers/tree.js';
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({ indexMaxEntries: 10, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+const matcher = createIgnoreMatcher([...DEFAULT_IGNORE_PATTERNS, 'secret/']);
+
+async function fresh(files: Record<string, string>) {
+  const dep = await emu.createDeployment({ runtime: 'static' });
+  await writeTree(dep.volume, files);
+  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: dep.id });
+  return { dep, client };
+}
+
+describe('readRemote', () => {
+  it('reads files with hashes and exec bits, drops ignored paths, lists symlinks and our leftover archives apart', async () => {
+    const { dep, client } = await fresh({ 'a.txt': 'a\n', 'secret/key.txt': 'k', '.env': 'X=1', '.hostsync-upload-12-abc.tar.gz': 'junk' });
+    await symlink('a.txt', path.join(dep.volume, 'link'));
+    try {
+      const r = await readRemote(client, matcher, null);
+      expect([...r.snapshot.keys()]).toEqual(['a.txt']);
+      expect(r.snapshot.get('a.txt')).toMatchObject({ size: 2, executable: false, hash: expect.stringMatching(/^[0-9a-f]{16}$/) });
+      expect(r.symlinks).toEqual(['link']);
+      expect(r.leftovers).toEqual(['.hostsync-upload-12-abc.tar.gz']);
+      expect(r.fromCache).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers an unchanged remote from the cache in one request; a changed one is read again', async () => {
+    const { dep, client } = await fresh({ 'a.txt': 'a\n' });
+    try {
+      const first = await readRemote(client, matcher, null);
+      const cache = { digest: first.digest, requestKey: first.requestKey, snapshot: first.snapshot, symlinks: first.symlinks, leftovers: first.leftovers };
+      client.resetStats();
+      const again = await readRemote(client, matcher, cache);
+      expect(again.fromCache).toBe(true);
+      expect(client.stats().total).toBe(1);
+      expect(again.snapshot).toBe(first.snapshot);
+
+      await writeTree(dep.volume, { 'b.txt': 'b\n' });
+      const changed = await readRemote(client, matcher, cache);
+      expect(changed.fromCache).toBe(false);
+      expect([...changed.snapshot.keys()].sort()).toEqual(['a.txt', 'b.txt']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('does not use a cache made with other ignore rules', async () => {
+    const { client } = await fresh({ 'a.txt': 'a\n' });
+    try {
+      const first = await readRemote(client, matcher, null);
+      const other = await readRemote(client, createIgnoreMatcher(['*.md']), { ...first, leftovers: [] });
+      expect(other.fromCache).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('completes a truncated index folder by folder, never taking it for the whole tree', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 8; i++) files[`top${i}.txt`] = `${i}`;
+    for (let d = 0; d < 3; d++) for (let i = 0; i < 12; i++) files[`d${d}/sub/f${i}.txt`] = `${d}.${i}`;
+    const { client } = await fresh(files);
+    try {
+      const r = await readRemote(client, matcher, null);
+      expect([...r.snapshot.keys()].sort()).toEqual(Object.keys(files).sort());
+      expect(client.stats().byOperation['files.index']).toBeGreaterThan(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
