@@ -46,3 +46,11 @@ export const REQUEST_COST_BYTES = 1024 * 1024;
  * cover it, and each entry holds only the scope's few files.
  */
 export const SCOPED_READ_CACHE_ENTRIES = 64;
+
+/**
+ * Watch mode: verified writes held in memory (and in the small unverified record) before
+ * the base is saved to state.json anyway. Saving the base costs a full rewrite of
+ * state.json (megabytes at 100k files), so it waits for idle; this bounds the record
+ * (and the re-reads a restart would make) during hours of continuous saving.
+ */
+export const UNSAVED_BASE_MAX_ENTRIES = 500;
