@@ -54,3 +54,11 @@ export const SCOPED_READ_CACHE_ENTRIES = 64;
  * (and the re-reads a restart would make) during hours of continuous saving.
  */
 export const UNSAVED_BASE_MAX_ENTRIES = 500;
+
+/**
+ * writeMany stops at a failing file and names it; a node write failure is usually
+ * transient (a busy disk, a restarting node), so the failing file and the rest are sent
+ * again, up to this many sends in all. Four sends cost at most three extra requests per
+ * batch; a failure that survives them holds back the apply (never a half-pushed restart).
+ */
+export const WRITE_MANY_ATTEMPTS = 4;
