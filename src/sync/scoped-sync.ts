@@ -185,6 +185,7 @@ export class ScopedSync {
       massDelete: guard,
       apply: null,
       healthy: null,
+      leftOut: [],
       durationMs: 0,
     };
 
@@ -197,6 +198,7 @@ export class ScopedSync {
     this.base = base;
 
     let applyPending = await store.applyPending();
+    const vanished: string[] = [];
     if (plan.steps.length > 0) {
       for (const c of rec.changes) this.expect(c);
       await this.record.save(new Map([...this.unsaved, ...this.unverified]));
@@ -213,6 +215,7 @@ export class ScopedSync {
         if (exp && exp.hash !== h) this.unverified.set(p, { hash: h, size: null, executable: exp.executable });
       }
       for (const p of result.vanished) {
+        vanished.push(p);
         this.unverified.delete(p);
         report.warnings.push(`${p} disappeared locally during the cycle: not sent (the next cycle handles its deletion)`);
       }
@@ -225,6 +228,7 @@ export class ScopedSync {
       await store.setApplyPending(false);
       report.apply = applied;
       report.healthy = isHealthy(applied);
+      report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...vanished])].sort();
     }
     if (this.unsaved.size > UNSAVED_BASE_MAX_ENTRIES) await this.flush();
     report.durationMs = Date.now() - started;
