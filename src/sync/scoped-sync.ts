@@ -26,7 +26,7 @@ import { refusal } from '../errors.js';
 import { pathsOf, changedPaths, targetOf } from '../model/change.js';
 import type { Change, Entry, Snapshot } from '../model/types.js';
 import { UnverifiedStore, type Expectation } from '../state/unverified.js';
-import { applyRequestFor, isHealthy } from './apply.js';
+import { applyRequestFor, awaitHealth } from './apply.js';
 import { decide, massDeleteVerdict } from './decide.js';
 import { executePlan } from './execute.js';
 import type { PushReport } from './push.js';
@@ -184,6 +184,7 @@ export class ScopedSync {
       warnings: [],
       massDelete: guard,
       apply: null,
+      health: null,
       healthy: null,
       leftOut: [],
       durationMs: 0,
@@ -227,7 +228,8 @@ export class ScopedSync {
       const applied = await client.deployments.apply(applyRequestFor(config.restart, session.hotPaths, changed, config.applyWaitSeconds));
       await store.setApplyPending(false);
       report.apply = applied;
-      report.healthy = isHealthy(applied);
+      report.health = await awaitHealth(client, applied, config.health, { started: applied.restarted });
+      report.healthy = report.health.healthy;
       report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...vanished])].sort();
     }
     if (this.unsaved.size > UNSAVED_BASE_MAX_ENTRIES) await this.flush();
