@@ -182,6 +182,8 @@ export class ScopedSync {
       remoteOnly: rec.remoteOnly,
       failures: [],
       warnings: [],
+      overwrites: [],
+      applyPending: false,
       massDelete: guard,
       apply: null,
       health: null,
@@ -232,6 +234,7 @@ export class ScopedSync {
       report.healthy = report.health.healthy;
       report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...vanished])].sort();
     }
+    report.applyPending = applyPending && report.apply === null;
     if (this.unsaved.size > UNSAVED_BASE_MAX_ENTRIES) await this.flush();
     report.durationMs = Date.now() - started;
     if (plan.steps.length > 0 || report.apply) {
