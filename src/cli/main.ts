@@ -109,6 +109,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
 
   program
+    .command('trust')
+    .description('trust the "baseUrl" of hostsync.json to receive the API key (needed once for an address that only a file in the project names)')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/trust.js')).trustCommand(cmd)));
+
+  program
     .command('dev')
     .description('the local loop: run the emulator (data in .hostsync/dev, same key, deployment and port each time), sync this project to it, print the app URL and its console, and keep syncing as you save (Ctrl-C stops everything)')
     .option('--port <n>', 'emulator port (default: the one it had last time if free, else any free port)', integer('--port', 0, 65535))

@@ -150,6 +150,14 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const state = await store.load();
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
   let remote: RemoteRead = await readRemote(client, matcher, state.remote);
+  // An archive a killed push left behind is served by static and PHP runtimes, with the
+  // whole project in it: it goes first, before any guard or conflict can stop this push.
+  let cleaned = false;
+  if (!opts.dryRun && remote.leftovers.length > 0) {
+    await client.files.delete(remote.leftovers);
+    remote = { ...remote, leftovers: [] };
+    cleaned = true;
+  }
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped, remote: r, options });
   const first = redecide(remote);
@@ -192,7 +200,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const sent = await transfer(session, opts, report, { remote, decision: first }, redecide);
   remote = sent.remote;
   let decision = sent.decision;
-  const { intended, stale } = sent;
+  const { intended } = sent;
+  const stale = sent.stale || cleaned;
   if (stale) {
     opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });
     remote = await readRemote(client, matcher, null);
