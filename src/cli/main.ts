@@ -51,6 +51,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--base-url <url>', 'service address (else HOSTSYNC_BASE_URL or hostsync.json)')
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
+    .option('-q, --quiet', 'print only errors and the final line')
     .showHelpAfterError('(run hostsync --help for usage)')
     // Set before any .command(): subcommands inherit it, so each one's --help lists the global flags too.
     .configureHelp({ showGlobalOptions: true })
@@ -151,6 +152,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
     .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
+    .option('--no-install', 'start node apps without running npm install first (offline use)')
     .action(async (opts, cmd: Command) => setExit(await emulatorCommand(opts, cmd)));
 
   return program;

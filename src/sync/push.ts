@@ -50,6 +50,14 @@ export interface PushReport {
   remoteOnly: string[];
   failures: StepFailure[];
   warnings: string[];
+  /** With force: paths whose remote version (a conflict or drift) the push overwrites. */
+  overwrites: string[];
+  /**
+   * An apply is owed: files landed that the app has not been applied with yet (--no-apply,
+   * or a failed push). A dry run reports the stored marker; the next push without
+   * --no-apply applies.
+   */
+  applyPending: boolean;
   /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   apply: ApplyResult | null;
@@ -179,6 +187,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     remoteOnly: first.rec.remoteOnly,
     failures: [],
     warnings,
+    overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
+    applyPending: state.applyPending,
     massDelete: guard,
     apply: null,
     health: null,
@@ -260,6 +270,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     report.health.requests += 1;
     report.healthy = report.health.healthy;
   }
+  report.applyPending = applyPending && report.apply === null;
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
   await store.appendLog({
