@@ -1,96 +1,78 @@
 /**
- * The part of the tree one watch cycle looks at: the paths its batch touched plus the
- * writes still waiting for verification. Pure path logic; remote-read.ts turns a Scope
- * into one files.index request.
+ * The paths a user names on the command line (`hostsync pull data/db.json src`): where
+ * they point inside the root, and which ignore rules apply beneath them.
  *
- * A scope is a set of roots (files or folders, relative POSIX paths, never ''); a path is
- * in scope when it is a root or lies below one. The remote is read through the smallest
- * folder holding every root (`dir`), and inside it only the roots are entered: the index
- * request carries gitignore "allow-list" patterns (ignore everything, re-include the
- * roots and their parent folders), so a one-file edit reads one file and its parents'
- * listings, whatever the size of the tree around it.
+ * A named path that the ignore rules exclude (itself or a folder above it) is "lifted":
+ * the user asked for it by name, so only the enforced rules (`.hostsync/`) apply at and
+ * below it. A named path the rules do not exclude keeps them for everything beneath it.
  */
-import { ancestors, comparePaths, parentDir } from '../model/paths.js';
+import path from 'node:path';
+import { usageError } from '../errors.js';
+import { ancestors } from '../model/paths.js';
+import { ENFORCED_IGNORE_PATTERNS, createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { Snapshot } from '../model/types.js';
 
-export interface Scope {
-  /** Sorted; none lies below another. */
-  roots: string[];
-  /** The deepest folder holding every root ('' = the volume root). */
-  dir: string;
+/**
+ * Root-relative POSIX paths ('' for the root itself), deduplicated, a path inside another
+ * named one dropped. A relative path is taken from `cwd` when that lies inside the root
+ * (as git does), else from the root. A path outside the root is a usage error.
+ */
+export function namedPaths(root: string, cwd: string, raw: readonly string[]): string[] {
+  const absRoot = path.resolve(root);
+  const base = isInside(absRoot, path.resolve(cwd)) ? path.resolve(cwd) : absRoot;
+  const rels = raw.map((p) => {
+    const rel = path.relative(absRoot, path.resolve(base, p));
+    if (rel.startsWith('..') || path.isAbsolute(rel)) throw usageError(`${p} is outside the project directory ${absRoot}: name a path inside it`);
+    return rel.split(path.sep).join('/');
+  });
+  const sorted = [...new Set(rels)].sort((a, b) => a.length - b.length);
+  const kept: string[] = [];
+  for (const r of sorted) if (!kept.some((k) => within(r, k))) kept.push(r);
+  return kept.sort();
 }
 
-const clean = (p: string): string => p.replace(/^\/+/, '').replace(/\/+$/, '');
-
-/** The scope covering `paths`; null when one of them is the root itself (the whole tree). */
-export function scopeOf(paths: Iterable<string>): Scope | null {
-  const sorted = [...new Set([...paths].map(clean))].sort(comparePaths);
-  if (sorted.length === 0) return { roots: [], dir: '' };
-  if (sorted.includes('')) return null;
-  const roots: string[] = [];
-  for (const p of sorted) {
-    // Sorted by code unit, a path's descendants follow it, possibly after siblings such as
-    // "a-b" sorting between "a" and "a/x": test against every kept root's prefix.
-    if (roots.some((r) => p.startsWith(`${r}/`))) continue;
-    roots.push(p);
-  }
-  return { roots, dir: commonDir(roots) };
+function isInside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-function commonDir(roots: readonly string[]): string {
-  let dir = parentDir(roots[0]!);
-  for (const r of roots) {
-    while (dir !== '' && r !== dir && !r.startsWith(`${dir}/`)) dir = parentDir(dir);
-  }
-  // A single root that is itself a folder is still read through its parent: whether it is
-  // a file or a folder (or missing) on the remote is what the read finds out.
-  return dir;
+/** `rel` is `scope` or lies beneath it ('' is the whole tree). */
+export function within(rel: string, scope: string): boolean {
+  return scope === '' || rel === scope || rel.startsWith(`${scope}/`);
 }
 
-export function inScope(scope: Scope, path: string): boolean {
-  return scope.roots.some((r) => path === r || path.startsWith(`${r}/`));
-}
+export const inScope = (rel: string, scopes: readonly string[]): boolean => scopes.some((s) => within(rel, s));
 
-/** True for a folder above some root: a symlink there would redirect writes into the scope. */
-export function aboveScope(scope: Scope, path: string): boolean {
-  return scope.roots.some((r) => r.startsWith(`${path}/`));
-}
-
-/** The entries of `snapshot` inside the scope. */
-export function restrict(snapshot: Snapshot | null, scope: Scope): Snapshot {
+/** The entries of `snap` inside the scopes. */
+export function restrict(snap: Snapshot, scopes: readonly string[]): Snapshot {
   const out: Snapshot = new Map();
-  if (!snapshot) return out;
-  if (scope.roots.length * 8 < snapshot.size) {
-    // Few roots, big tree: probe the roots' prefixes instead of testing every entry.
-    for (const r of scope.roots) {
-      const e = snapshot.get(r);
-      if (e) out.set(r, e);
-    }
-    const prefixes = scope.roots.map((r) => `${r}/`);
-    for (const [p, e] of snapshot) if (prefixes.some((x) => p.startsWith(x))) out.set(p, e);
-    return out;
-  }
-  for (const [p, e] of snapshot) if (inScope(scope, p)) out.set(p, e);
+  for (const [k, v] of snap) if (inScope(k, scopes)) out.set(k, v);
   return out;
 }
 
-/** Escapes a path for a gitignore pattern: glob characters, and trailing spaces (which gitignore trims). */
-function escapeGlob(rel: string): string {
-  return rel.replace(/([\\*?[\]])/g, '\\$1').replace(/ (?= *$)/g, '\\ ');
+/** The named path is excluded by the ignore rules, itself or through a folder above it. */
+export function isLifted(matcher: IgnoreMatcher, named: string): boolean {
+  if (named === '') return false;
+  return matcher.ignores(named, false) || matcher.ignores(named, true) || ancestors(named).some((a) => a !== '' && matcher.ignores(a, true));
 }
+
+const enforcedOnly = createIgnoreMatcher(ENFORCED_IGNORE_PATTERNS);
+
+/** The matcher a named path is read with, locally and remotely. */
+export const matcherFor = (matcher: IgnoreMatcher, named: string): IgnoreMatcher => (isLifted(matcher, named) ? enforcedOnly : matcher);
 
 /**
- * Gitignore patterns (volume-relative, anchored) that leave only the scope's roots
- * visible: "ignore every child of each parent folder, re-include the one on the way".
- * Later patterns win, so the caller appends the user's ignore list after these, and an
- * ignored folder inside a root is still not entered.
+ * One matcher for a local walk of the named paths: enforced rules only below a lifted
+ * path, never excluding a folder on the way to a named path, the usual rules elsewhere.
  */
-export function allowListPatterns(scope: Scope): string[] {
-  const parents = new Set<string>();
-  for (const r of scope.roots) for (const a of ancestors(r)) parents.add(a);
-  const byDepth = [...parents].sort((a, b) => a.split('/').length - b.split('/').length || comparePaths(a, b));
-  const out = ['/*'];
-  for (const d of byDepth) out.push(`!/${escapeGlob(d)}/`, `/${escapeGlob(d)}/*`);
-  for (const r of scope.roots) out.push(`!/${escapeGlob(r)}`);
-  return out;
+export function scopedMatcher(matcher: IgnoreMatcher, scopes: readonly string[]): IgnoreMatcher {
+  const lifted = scopes.filter((s) => isLifted(matcher, s));
+  return {
+    patterns: matcher.patterns,
+    ignores(rel, isDir) {
+      if (lifted.some((s) => within(rel, s))) return enforcedOnly.ignores(rel, isDir);
+      if (isDir && scopes.some((s) => s !== rel && within(s, rel))) return enforcedOnly.ignores(rel, isDir);
+      return matcher.ignores(rel, isDir);
+    },
+  };
 }

@@ -1,52 +1,29 @@
-/** scope.ts: which paths a scoped cycle reads, and the allow-list that makes files.index read only those. */
-import ignore from 'ignore';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allowListPatterns, inScope, restrict, scopeOf } from '../../src/sync/scope.js';
+import { createIgnoreMatcher, composeIgnorePatterns } from '../../src/local/ignore.js';
+import { isLifted, namedPaths, scopedMatcher } from '../../src/sync/scope.js';
 
-describe('scopeOf', () => {
-  it.each([
-    { paths: ['src/a/b.js'], roots: ['src/a/b.js'], dir: 'src/a' },
-    { paths: ['src/a/b.js', 'src/a/c.js'], roots: ['src/a/b.js', 'src/a/c.js'], dir: 'src/a' },
-    { paths: ['src/a/b.js', 'src/x/y/z.js'], roots: ['src/a/b.js', 'src/x/y/z.js'], dir: 'src' },
-    { paths: ['src/a', 'src/a/b.js', 'src/a-b/c.js'], roots: ['src/a', 'src/a-b/c.js'], dir: 'src' },
-    { paths: ['index.html', 'src/a.js'], roots: ['index.html', 'src/a.js'], dir: '' },
-    { paths: ['/src/a/'], roots: ['src/a'], dir: 'src' },
-  ])('$paths -> roots $roots under "$dir"', ({ paths, roots, dir }) => {
-    expect(scopeOf(paths)).toEqual({ roots, dir });
+const root = path.resolve('/proj');
+const matcher = createIgnoreMatcher(composeIgnorePatterns(['data/', '*.log']));
+
+describe('named paths', () => {
+  it('are taken from the current directory inside the project, from the root outside it', () => {
+    expect(namedPaths(root, path.join(root, 'src'), ['a.ts', './b/'])).toEqual(['src/a.ts', 'src/b']);
+    expect(namedPaths(root, '/elsewhere', ['src/a.ts'])).toEqual(['src/a.ts']);
   });
-
-  it('the root itself is the whole tree: no scope', () => {
-    expect(scopeOf(['src/a.js', ''])).toBeNull();
+  it('drop a path inside another named one, and refuse one outside the project', () => {
+    expect(namedPaths(root, root, ['src/a.ts', 'src', 'src'])).toEqual(['src']);
+    expect(() => namedPaths(root, root, ['../other'])).toThrow(/outside the project/);
   });
-});
-
-describe('allowListPatterns', () => {
-  const visible = (paths: string[], probe: string[]): string[] => {
-    const ig = ignore().add(allowListPatterns(scopeOf(paths)!));
-    return probe.filter((p) => !ig.ignores(p));
-  };
-
-  it('leaves exactly the roots, their contents and their parent folders visible', () => {
-    const probe = ['src/', 'src/a/', 'src/a/b.js', 'src/a/c.js', 'src/d/', 'src/d/e/f.js', 'src/g.js', 'lib/', 'x.js', 'src/a-b/'];
-    expect(visible(['src/a/b.js', 'src/d'], probe)).toEqual(['src/', 'src/a/', 'src/a/b.js', 'src/d/', 'src/d/e/f.js']);
-  });
-
-  it('names with glob characters match literally', () => {
-    const probe = ['a/', 'a/[x]*.js', 'a/xy.js', 'a/?.js', 'a/b.js'];
-    expect(visible(['a/[x]*.js', 'a/?.js'], probe)).toEqual(['a/', 'a/[x]*.js', 'a/?.js']);
-  });
-});
-
-describe('inScope and restrict', () => {
-  const scope = scopeOf(['src/a', 'lib/x.js'])!;
-  it('a root, or below one; not a sibling sharing the prefix', () => {
-    expect(['src/a', 'src/a/b.js', 'lib/x.js', 'src/ab.js', 'lib/x.js.map'].filter((p) => inScope(scope, p))).toEqual(['src/a', 'src/a/b.js', 'lib/x.js']);
-  });
-  it('restrict keeps the in-scope entries, for a big snapshot as for a small one', () => {
-    const entry = (path: string) => ({ path, hash: '0', size: 1, executable: false });
-    const paths = ['src/a/b.js', 'src/ab.js', 'lib/x.js', ...Array.from({ length: 40 }, (_, i) => `other/${i}.js`)];
-    const snap = new Map(paths.map((p) => [p, entry(p)]));
-    expect([...restrict(snap, scope).keys()].sort()).toEqual(['lib/x.js', 'src/a/b.js']);
-    expect([...restrict(new Map([...snap].slice(0, 3)), scope).keys()].sort()).toEqual(['lib/x.js', 'src/a/b.js']);
+  it('lift the ignore rules only where the named path itself is ignored', () => {
+    expect(isLifted(matcher, 'data/db.json')).toBe(true);
+    expect(isLifted(matcher, 'data')).toBe(true);
+    expect(isLifted(matcher, 'src')).toBe(false);
+    const m = scopedMatcher(matcher, ['data/db.json', 'src']);
+    expect(m.ignores('data', true)).toBe(false);
+    expect(m.ignores('data/db.json', false)).toBe(false);
+    expect(m.ignores('data/other.json', false)).toBe(true);
+    expect(m.ignores('src/x.log', false)).toBe(true);
+    expect(m.ignores('.hostsync', true)).toBe(true);
   });
 });
