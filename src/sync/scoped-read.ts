@@ -1,5 +1,5 @@
 /**
- * R inside a Scope (scope.ts) in one files.index request: `path` is the scope's common
+ * R inside a Scope (cycle-scope.ts) in one files.index request: `path` is the scope's common
  * folder, `ignore` the scope's allow-list followed by the user's patterns. A truncated
  * answer is completed folder by folder (remote-read.ts completeTruncated), never taken
  * as the whole scope. A repeated request for the same scope sends the digest of the last
@@ -11,7 +11,7 @@ import type { HostingClient } from '../remote/client.js';
 import { ApiError } from '../remote/errors.js';
 import type { Snapshot } from '../model/types.js';
 import { completeTruncated, RemoteTree } from './remote-read.js';
-import { aboveScope, allowListPatterns, inScope, restrict, type Scope } from './scope.js';
+import { aboveScope, allowListPatterns, inScope, restrict, type Scope } from './cycle-scope.js';
 
 export interface ScopedRead {
   /** Regular files inside the scope. */

@@ -1,7 +1,7 @@
 /**
  * Watch mode's cycle: a push whose cost follows the work, not the tree.
  *
- * One cycle = ONE scoped files.index (scope.ts: the batch's paths plus the writes still
+ * One cycle = ONE scoped files.index (cycle-scope.ts: the batch's paths plus the writes still
  * unverified) -> verify those earlier writes against it -> the three-way merge inside the
  * scope only (decide.ts; the base outside it is untouched) -> transfer -> apply.
  * A one-file edit costs the read and the write (plus apply).
@@ -30,7 +30,7 @@ import { applyRequestFor, awaitHealth } from './apply.js';
 import { decide, massDeleteVerdict } from './decide.js';
 import { executePlan } from './execute.js';
 import type { PushReport } from './push.js';
-import { inScope, restrict, scopeOf, type Scope } from './scope.js';
+import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader } from './scoped-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';

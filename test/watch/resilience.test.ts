@@ -208,7 +208,9 @@ describe('rate limits', () => {
         // Coalesced: far fewer cycles than saves, and each applied.
         const changeCycles = rec.cycles().filter((c) => c.trigger === 'change');
         expect(changeCycles.length).toBeLessThan(80);
-        expect(changeCycles.at(-1)!.apply).not.toBeNull();
+        // The last cycle that sent something applied it (a late duplicate event may add a
+        // cycle with nothing to send, which applies nothing).
+        expect(changeCycles.filter((c) => c.changes.length > 0).at(-1)!.apply).not.toBeNull();
       } finally {
         await daemon.stop();
         await session.close();
