@@ -49,6 +49,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--dir <dir>', 'project directory to sync (default: the current directory)')
     .option('--deployment <id>', 'deployment id (else HOSTSYNC_DEPLOYMENT or hostsync.json)')
     .option('--base-url <url>', 'service address (else HOSTSYNC_BASE_URL or hostsync.json)')
+    .option('-t, --target <name>', 'a target of hostsync.json, e.g. staging (else HOSTSYNC_TARGET, else "defaultTarget")')
+    .option('-y, --yes', 'answer yes for a target marked "confirm": true (needed without a terminal)')
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
     .showHelpAfterError('(run hostsync --help for usage)')
@@ -82,8 +84,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command('init')
-    .description('write hostsync.json and .syncignore in the project directory')
+    .description('write hostsync.json and .syncignore in the project directory; with --target NAME, add that target')
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
+
+  program
+    .command('targets')
+    .description('list the targets of hostsync.json (staging, production...) and which one commands use now')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/targets.js')).targetsCommand(cmd)));
 
   program
     .command('link')

@@ -47,7 +47,8 @@ function limited(lines: string[], indent = '  '): string[] {
 }
 
 /** How a human names the deployment a command worked on. */
-export const targetName = (d: DeploymentRef | null): string => (d ? `deployment ${d.id} (${d.host})` : 'the deployment');
+export const targetName = (d: DeploymentRef | null): string =>
+  d ? `${d.target ? `target ${d.target}, ` : ''}deployment ${d.id} (${d.host})` : 'the deployment';
 
 /** `hostsync status`: what a push would do, conflicts, drift. */
 export function renderStatus(report: StatusResult): string {
