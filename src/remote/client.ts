@@ -20,7 +20,6 @@ import type {
   Account,
   ApplyRequest,
   ApplyResult,
-  CompressResult,
   DecompressResult,
   DeleteResult,
   Deployment,
@@ -38,7 +37,6 @@ import type {
   ReadResult,
   RestoreResult,
   SignedUrl,
-  StartupConfig,
   UploadUrlResult,
   WriteFile,
   WriteManyResult,
@@ -125,8 +123,6 @@ export class HostingClient {
     move(files: string[], to: string): Promise<MoveResult>;
     rename(from: string, to: string, root?: string): Promise<OkResult>;
     chmod(file: string, mode: string, root?: string): Promise<OkResult>;
-    mkdir(name: string, root?: string): Promise<OkResult>;
-    compress(files: string[], root?: string): Promise<CompressResult>;
     decompress(file: string, opts?: { root?: string; removeArchive?: boolean }): Promise<DecompressResult>;
     uploadUrl(path?: string): Promise<UploadUrlResult>;
     upload(dir: string, files: UploadFile[]): Promise<void>;
@@ -137,7 +133,6 @@ export class HostingClient {
     /** Owned and shared deployments; `name` keeps those whose name contains it, case-insensitively. */
     list(query?: { name?: string }): Promise<{ deployments: Deployment[] }>;
     get(): Promise<Deployment>;
-    getStartup(): Promise<StartupConfig>;
     apply(req?: ApplyRequest): Promise<ApplyResult>;
     diagnose(waitSeconds?: number): Promise<DiagnoseResult>;
     logs(size?: number, waitSeconds?: number): Promise<LogsResult>;
@@ -221,8 +216,6 @@ export class HostingClient {
       move: (files, to) => this.call<MoveResult>(O.filesMove, { json: { files, to } }),
       rename: (from, to, root) => this.call<OkResult>(O.filesRename, { json: { from, to, root } }),
       chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { json: { file, mode, root } }),
-      mkdir: (name, root) => this.call<OkResult>(O.filesMkdir, { json: { name, root } }),
-      compress: (files, root) => this.call<CompressResult>(O.filesCompress, { json: { files, root } }),
       decompress: (file, o = {}) =>
         this.call<DecompressResult>(O.filesDecompress, { json: { file, root: o.root, removeArchive: o.removeArchive } }),
       uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { json: path === undefined ? {} : { path } }),
@@ -232,7 +225,6 @@ export class HostingClient {
     this.deployments = {
       list: (q = {}) => this.call<{ deployments: Deployment[] }>(O.deploymentsList, { query: { name: q.name } }),
       get: () => this.call<Deployment>(O.deploymentsGet),
-      getStartup: () => this.call<StartupConfig>(O.deploymentsGetStartup),
       apply: (req = {}) =>
         this.call<ApplyResult>(O.deploymentsApply, { json: req, extraTimeoutMs: waitMs(req.waitSeconds, 20) }),
       diagnose: (waitSeconds) =>
