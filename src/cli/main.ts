@@ -124,6 +124,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--latency <ms>', 'added to every API response', integer('--latency', 0, 60_000))
     .option('--faults <spec>', 'fault injection, e.g. 5xx=0.1,reset=0.05,429=0.02,partial=0.1')
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
+    .option('--deployments <n>', 'how many deployments to start with (default 1; deployments.create adds more)', integer('--deployments', 1, 16))
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
     .option('--dns-verified', 'verifyCustomDomain treats DNS as right (the emulator reaches no DNS)')

@@ -13,6 +13,7 @@ export interface EmulatorFlags {
   key?: string[];
   runtime?: string;
   entry?: string;
+  deployments?: number;
   dnsVerified?: boolean;
   backups?: boolean;
   backupInterval?: number;
@@ -37,6 +38,7 @@ export async function emulatorCommand(flags: EmulatorFlags): Promise<number> {
     ...(flags.key ? { keys: flags.key } : {}),
     ...(flags.runtime ? { runtime: flags.runtime } : {}),
     ...(flags.entry ? { entryFile: flags.entry } : {}),
+    ...(flags.deployments ? { deployments: flags.deployments } : {}),
     ...(flags.dnsVerified ? { dnsVerified: true } : {}),
     ...(flags.backups === false ? { autoBackups: false } : {}),
     ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),
