@@ -52,6 +52,8 @@ export interface PushResult extends Partial<FailureFields> {
   /** The deployments.apply answer, or null when nothing was applied. */
   apply: ApplyResult | null;
   healthy: boolean | null;
+  /** Files the apply went ahead without (refused for good, or vanished locally); empty when none. */
+  leftOut: string[];
   durationMs: number;
   /** The changes planned (a dry run's are what would be sent). */
   planned: ChangeItem[];
@@ -88,6 +90,7 @@ export function emptyPushResult(): PushResult {
     requests: requestsOf(null),
     apply: null,
     healthy: null,
+    leftOut: [],
     durationMs: 0,
     planned: [],
     plannedRequests: 0,
@@ -134,6 +137,7 @@ export function pushResult(report: PushReport, session: Session): PushResult {
     requests: requestsOf(session.client.stats()),
     apply: report.apply,
     healthy: report.healthy,
+    leftOut: report.leftOut,
     durationMs: report.durationMs,
     planned: report.changes.map(changeItem),
     plannedRequests: report.plan.requests,

@@ -118,6 +118,8 @@ export function renderPush(report: PushResult): string {
   const requests = `${stats.total} request${stats.total === 1 ? '' : 's'}${stats.rateLimited ? `, ${stats.rateLimited} rate-limited` : ''}`;
   if (report.dryRun) {
     out.push(`dry run: would push ${report.planned.length} change(s) to ${target} in about ${report.plannedRequests} request(s); nothing was sent`);
+  } else if (report.planned.length === 0 && report.conflicts.length > 0) {
+    out.push(`Nothing pushed to ${target}: ${report.conflicts.length} conflict(s) need a decision (${requests}, ${seconds} s)`);
   } else if (report.planned.length === 0) {
     out.push(`Up to date with ${target} (${requests}, ${seconds} s)`);
   } else {
@@ -128,5 +130,8 @@ export function renderPush(report: PushResult): string {
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   if (report.apply) out.push(...renderApply(report.apply, report.healthy));
+  if (report.apply && report.leftOut.length > 0) {
+    out.push(pc.yellow(`applied without ${report.leftOut.length} file(s) that could not land: ${report.leftOut.slice(0, LIST_LIMIT).join(', ')}`));
+  }
   return out.join('\n');
 }

@@ -48,17 +48,16 @@ export interface PushReport {
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   apply: ApplyResult | null;
   healthy: boolean | null;
+  /**
+   * Files the apply went ahead without: permanent refusals and files that vanished locally
+   * (nothing retrying could land). Empty when nothing was applied or nothing was left out.
+   */
+  leftOut: string[];
   durationMs: number;
 }
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
 
-function addCounts(into: ChangeCounts, r: ExecResult): void {
-  into.written += r.written;
-  into.deleted += r.deleted;
-  into.moved += r.moved;
-  into.chmod += r.chmod;
-}
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
 async function localTree(session: Session, opts: PushOptions): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
@@ -102,7 +101,6 @@ async function transfer(
     if (decision.plan.steps.length === 0) break;
     out.intended.push(...decision.rec.changes);
     const result = await executePlan(decision.plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-    addCounts(report.counts, result);
     report.failures.push(...result.failures);
     for (const [p, h] of result.sent) out.sent.set(p, h);
     for (const p of result.vanished) out.vanished.add(p);
@@ -168,6 +166,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     massDelete: guard,
     apply: null,
     healthy: null,
+    leftOut: [],
     durationMs: 0,
   };
   if (opts.dryRun) {
@@ -205,6 +204,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   report.failures.push(...verdict.failures);
   warnings.push(...verdict.warnings);
   report.conflicts = verdict.conflicts;
+  report.counts = verdict.counts;
   const base = verdict.base;
 
   // Our own archive left by a failed decompress: removed now, and the cache is not
@@ -232,6 +232,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     await store.setApplyPending(false);
     report.apply = applied;
     report.healthy = isHealthy(applied);
+    report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...sent.vanished])].sort();
   }
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line

@@ -39,3 +39,11 @@ export const MAX_PLAN_ROUNDS = 3;
  * a modest uplink; requests still dominate for small files, bytes for large ones.
  */
 export const REQUEST_COST_BYTES = 1024 * 1024;
+
+/**
+ * writeMany stops at a failing file and names it; a node write failure is usually
+ * transient (a busy disk, a restarting node), so the failing file and the rest are sent
+ * again, up to this many sends in all. Four sends cost at most three extra requests per
+ * batch; a failure that survives them holds back the apply (never a half-pushed restart).
+ */
+export const WRITE_MANY_ATTEMPTS = 4;
