@@ -262,6 +262,7 @@ export interface ResourcesResult {
   uptimeMs: number;
 }
 
+/** deployments.check: the deployment requested over its public URL like a visitor. */
 export interface CheckResult {
   url: string;
   status: number;

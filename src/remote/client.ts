@@ -42,6 +42,7 @@ import type {
   WriteManyResult,
   WriteResult,
   ShellRequest,
+  CheckResult,
   ShellResult,
 } from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
@@ -139,6 +140,8 @@ export class HostingClient {
     power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
     /** Runs one shell line in the container; not idempotent, so never repeated on an unknown outcome. */
     shell(req: ShellRequest): Promise<ShellResult>;
+    /** GET of `path` over the public URL, as a visitor would (health of a web app on a path other than "/"). */
+    check(path: string): Promise<CheckResult>;
   };
 
   readonly account: { get(): Promise<Account> };
@@ -237,6 +240,7 @@ export class HostingClient {
           extraTimeoutMs: waitMs(waitSeconds, action === 'start' || action === 'restart' ? 20 : 0),
         }),
       shell: (req) => this.call<ShellResult>(O.deploymentsShell, { json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
+      check: (path) => this.call<CheckResult>(O.deploymentsCheck, { query: { path } }),
     };
     this.account = { get: () => this.call<Account>(O.accountGet) };
   }

@@ -57,6 +57,7 @@ export const OPERATIONS = {
   deploymentsDiagnose: op('deployments.diagnose', 'GET', '/deployments/:id/diagnose', 'deployments:read', true),
   deploymentsLogs: op('deployments.logs', 'GET', '/deployments/:id/logs', 'deployments:read', true),
   deploymentsPower: op('deployments.power', 'POST', '/deployments/:id/power', 'deployments:power', false),
+  deploymentsCheck: op('deployments.check', 'GET', '/deployments/:id/check', 'deployments:read', true),
   deploymentsShell: op('deployments.shell', 'POST', '/deployments/:id/shell', 'deployments:shell', false),
 
   accountGet: op('account.get', 'GET', '/account', 'account:read', true),

@@ -10,7 +10,7 @@ import type { Entry, Plan, Snapshot, Step } from '../model/types.js';
 
 /** Progress reported to the porcelain; the engine itself never prints. */
 export interface ProgressEvent {
-  phase: 'scan' | 'index' | 'transfer' | 'verify' | 'apply';
+  phase: 'scan' | 'index' | 'transfer' | 'verify' | 'apply' | 'health';
   done: number;
   total: number;
 }

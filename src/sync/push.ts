@@ -1,8 +1,8 @@
-import { MAX_PLAN_ROUNDS } from './tunables.js';
+import { IDLE_CHECK_WAIT_SECONDS, MAX_PLAN_ROUNDS } from './tunables.js';
 import { refusal } from '../errors.js';
 import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
-import { applyRequestFor, isHealthy } from './apply.js';
+import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, massDeleteVerdict, type Decision } from './decide.js';
 import { readRemote, type RemoteRead } from './remote-read.js';
@@ -23,6 +23,12 @@ export interface PushOptions {
   local?: Snapshot;
   /** With `local`: the paths its scan skipped (see ScanResult.skipped). */
   skipped?: readonly string[];
+  /**
+   * With nothing to apply, still read the deployment's state (one deployments.diagnose)
+   * and judge its health, so a push to a crashed app never reports green. `hostsync
+   * push` sets it; watch's cycles and drift polls do not (they judge after each apply).
+   */
+  checkIdle?: boolean;
 }
 
 export interface ChangeCounts {
@@ -47,6 +53,8 @@ export interface PushReport {
   /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   apply: ApplyResult | null;
+  /** The health verdict after the apply, or of the idle check; null when neither ran. */
+  health: HealthReport | null;
   healthy: boolean | null;
   /**
    * Files the apply went ahead without: permanent refusals and files that vanished locally
@@ -165,6 +173,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     warnings,
     massDelete: guard,
     apply: null,
+    health: null,
     healthy: null,
     leftOut: [],
     durationMs: 0,
@@ -231,8 +240,16 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     const applied = await client.deployments.apply(req);
     await store.setApplyPending(false);
     report.apply = applied;
-    report.healthy = isHealthy(applied);
+    opts.onProgress?.({ phase: 'health', done: 0, total: 1 });
+    report.health = await awaitHealth(client, applied, config.health, { started: applied.restarted });
+    report.healthy = report.health.healthy;
     report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...sent.vanished])].sort();
+  } else if (opts.checkIdle && !applyPending && !opts.noApply && report.failures.length === 0) {
+    // Nothing to send, but "up to date" must not read green while the app is down.
+    const diagnosed = await client.deployments.diagnose(Math.min(config.health.timeoutSeconds, IDLE_CHECK_WAIT_SECONDS));
+    report.health = await awaitHealth(client, diagnosed, config.health, { started: false, once: true });
+    report.health.requests += 1;
+    report.healthy = report.health.healthy;
   }
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line

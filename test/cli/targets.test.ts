@@ -3,6 +3,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { acquireLock } from '../../src/state/lock.js';
+import { deploymentStateDir } from '../../src/state/paths.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
@@ -91,6 +93,21 @@ describe('targets', () => {
     const dirs = (await readdir(path.join(work.dir, '.hostsync'), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
     expect(dirs.filter((d) => d.startsWith(emu.deploymentId))).toHaveLength(1);
     expect(dirs.filter((d) => d.startsWith(prod.id))).toHaveLength(1);
+  });
+
+  it('each target has its own lock: staging held by another process does not block production', async () => {
+    await writeTree(work.dir, { 'e.txt': 'x' });
+    const held = await acquireLock(deploymentStateDir(work.dir, emu.baseUrl, emu.deploymentId), 'watch');
+    try {
+      const blocked = await cli(['push', '--no-apply']);
+      expect(blocked.code).toBe(3);
+      expect(existsSync(path.join(emu.volume, 'e.txt'))).toBe(false);
+      const other = await cli(['push', '-t', 'production', '--yes', '--no-apply']);
+      expect(other.code).toBe(0);
+      expect(await readFile(path.join(prod.volume, 'e.txt'), 'utf8')).toBe('x');
+    } finally {
+      await held.release();
+    }
   });
 
   it('`targets` lists them with the selected one; `init --target` adds one', async () => {
