@@ -8,6 +8,8 @@ import { askYesNo, canPrompt } from './prompt.js';
 export interface GlobalFlags extends ConfigFlags {
   json?: boolean;
   yes?: boolean;
+  /** Errors and the final line only. */
+  quiet?: boolean;
 }
 
 export function globalFlags(cmd: Command): GlobalFlags {

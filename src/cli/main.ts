@@ -53,6 +53,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('-y, --yes', 'answer yes for a target marked "confirm": true (needed without a terminal)')
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
+    .option('-q, --quiet', 'print only errors and the final line')
     .showHelpAfterError('(run hostsync --help for usage)')
     // Set before any .command(): subcommands inherit it, so each one's --help lists the global flags too.
     .configureHelp({ showGlobalOptions: true })
@@ -91,6 +92,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command('targets')
     .description('list the targets of hostsync.json (staging, production...) and which one commands use now')
     .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/targets.js')).targetsCommand(cmd)));
+
+  program
+    .command('trust')
+    .description('trust the "baseUrl" of hostsync.json to receive the API key (needed once for an address that only a file in the project names)')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/trust.js')).trustCommand(cmd)));
 
   program
     .command('dev')

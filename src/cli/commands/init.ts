@@ -37,5 +37,5 @@ export async function initCommand(cmd: Command): Promise<number> {
     ...(g.baseUrl !== undefined ? { baseUrl: g.baseUrl } : {}),
     ...(g.target !== undefined ? { target: g.target } : {}),
   });
-  return emitResult(outcome, g.json ?? false, renderInit);
+  return emitResult(outcome, g.json ?? false, renderInit, { quiet: g.quiet ?? false, summary: (r) => renderInit(r).split('\n')[0] ?? '' });
 }
