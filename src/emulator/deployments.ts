@@ -11,7 +11,7 @@ import { EMULATED_USER, EmulatedDeployment, type DeploymentResources } from './d
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiError, badRequest } from './errors.js';
-import { localRepo, pullInto } from './git.js';
+import { localRepo, pullInto } from './git-pull.js';
 import { templateOf } from './templates.js';
 import { EMULATED_POOL, quotaLeft, quotaUsed } from './quota.js';
 import { optBool, optInt, optNumber, optString, queryBool, queryInt, queryNumber, reqString, type JsonObject } from './validate.js';
@@ -74,7 +74,7 @@ async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> 
   for (const [key, value] of env) dep.env.set(key, { value, secret: false });
   if (githubRepo !== undefined) {
     try {
-      const { branch } = await pullInto(dep, githubRepo, optString(body, 'branch'));
+      const { branch } = await pullInto(dep.volume.root, githubRepo, optString(body, 'branch'));
       dep.git = { repo: githubRepo, branch, autoPull: false };
     } catch (err) {
       ctx.core.removeDeployment(dep.id);
