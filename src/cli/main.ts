@@ -131,6 +131,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
     .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
+    .option('--no-install', 'start node apps without running npm install first (offline use)')
     .action(async (opts, cmd: Command) => setExit(await emulatorCommand(opts, cmd)));
 
   return program;

@@ -21,6 +21,7 @@ export interface EmulatorFlags {
   backups?: boolean;
   backupInterval?: number;
   bootGrace?: number;
+  install?: boolean;
 }
 
 
@@ -61,6 +62,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<number> {
     ...(flags.backups === false ? { autoBackups: false } : {}),
     ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),
     ...(flags.bootGrace !== undefined ? { bootGraceSeconds: flags.bootGrace } : {}),
+    ...(flags.install === false ? { install: false } : {}),
   };
   await runEmulatorCommand(opts);
   return 0;
