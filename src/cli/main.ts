@@ -76,6 +76,29 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .action(async (opts, cmd: Command) => setExit(await pushCommand(opts, cmd)));
 
   program
+    .command('diff')
+    .description('show local against the deployment: a unified diff for text (- deployment, + local), size and hash for binary files')
+    .argument('[path...]', 'limit to these files or folders (named paths cost a request each, not a walk of the whole deployment)')
+    .option('--stat', 'one line per file with added and removed line counts')
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).diffCommand(paths, opts, cmd)));
+
+  program
+    .command('pull')
+    .description("take the deployment's changes into this directory; a file edited here since the last sync is a conflict (exit 3) and left alone")
+    .argument('[path...]', 'limit to these files or folders; an ignored path comes down only when named here')
+    .option('--force', "the deployment wins every conflict (replaces local edits of those files)")
+    .option('--dry-run', 'show what would come down, write nothing')
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).pullCommand(paths, opts, cmd)));
+
+  program
+    .command('resolve')
+    .description("settle conflicts per path: --theirs takes the deployment's file, --ours makes the next push write yours")
+    .argument('<path...>', 'the conflicting files or folders')
+    .option('--ours', 'keep the local file; the next push writes it without --force')
+    .option('--theirs', "take the deployment's file into this directory")
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).resolveCommand(paths, opts, cmd)));
+
+  program
     .command('watch')
     .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
     .option('--no-apply', 'do not call deployments.apply after each sync')

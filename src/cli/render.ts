@@ -82,6 +82,15 @@ export function renderStatus(report: StatusResult): string {
   return out.join('\n');
 }
 
+/** How to settle conflicts: status and pull print it under their conflict lists. */
+export function resolveHint(): string[] {
+  return [
+    pc.dim('  hostsync diff PATH               shows both sides'),
+    pc.dim("  hostsync resolve PATH --theirs   takes the deployment's file here"),
+    pc.dim('  hostsync resolve PATH --ours     keeps yours; the next push writes it without --force'),
+  ];
+}
+
 /** `status --quiet`: one line. */
 export function statusSummary(r: StatusResult): string {
   const parts = [`${plural(r.changes.length, 'change')} to push`];
@@ -96,13 +105,14 @@ function conflictSection(conflicts: ConflictItem[]): string[] {
   return [
     pc.red(`Conflicts (${conflicts.length}; left alone; --force overwrites them with the local files):`),
     ...limited(conflicts.map((c) => `${pc.red('C')}  ${c.path}  ${pc.dim(conflictReason(c))}`)),
+    ...resolveHint(),
   ];
 }
 
 function driftSection(drift: DriftItem[]): string[] {
   if (drift.length === 0) return [];
   return [
-    `Remote drift (${drift.length}; changed on the deployment only; left alone):`,
+    `Remote drift (${drift.length}; changed on the deployment only; left alone; hostsync pull takes them):`,
     ...limited(drift.map(driftLine)),
   ];
 }
