@@ -29,6 +29,6 @@ export function connectionFlags(cmd: Command): ConnectionOptions {
     ...(canPrompt(flags.json ?? false) ? { confirm: askYesNo } : {}),
     // Validated by the configuration loader, which names the bad value.
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel as LogLevel } : {}),
-    logger: (config) => createLogger(config.logLevel),
+    logger: (config) => createLogger(config.logLevel, { json: flags.json ?? false }),
   };
 }
