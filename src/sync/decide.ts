@@ -47,3 +47,28 @@ export function massDeleteVerdict(
   const extra = d.rec.changes.filter((c) => c.kind === 'delete' && !known.has(c.path)).length;
   return massDeleteGuard(d.rec.changes, known.size + extra + recentDeletes, recentDeletes);
 }
+
+/** The guard's verdict, and the decision to act on: deletions it holds are left out of it. */
+export interface GuardedDecision {
+  decision: Decision;
+  guard: { refuse: boolean; deletes: number; tracked: number };
+  /** Deletions held back (watch mode); empty unless the guard tripped with `hold`. */
+  held: string[];
+}
+
+/**
+ * The mass-delete guard over a decision. A refusal is the caller's to throw, unless `hold`
+ * (watch mode): then the deletions are held, protected like unreadable files (present as
+ * they were, never deleted), and `again` decides once more with them protected.
+ */
+export function guardMassDelete(
+  first: Decision,
+  again: (protect: readonly string[]) => Decision,
+  trees: { base: Snapshot | null; remote: Snapshot },
+  opts: { recentDeletes?: number; allow?: boolean; hold?: boolean },
+): GuardedDecision {
+  const guard = massDeleteVerdict(first, trees.base, trees.remote, opts.recentDeletes ?? 0);
+  if (!guard.refuse || opts.allow || !opts.hold) return { decision: first, guard, held: [] };
+  const held = first.rec.changes.flatMap((c) => (c.kind === 'delete' ? [c.path] : []));
+  return { decision: again(held), guard, held };
+}

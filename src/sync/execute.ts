@@ -60,6 +60,10 @@ export interface Overwritten {
   bytes: number;
 }
 
+/** The one line telling the user a remote edit was overwritten, and where it is kept. */
+export const overwrittenWarning = (o: Overwritten): string =>
+  `${o.path} was changed on the deployment while this push wrote it, and was overwritten: files.history version ${o.versionId} keeps that content (files.restore brings it back)`;
+
 /** What the deployment holds at some paths now. */
 export type RecheckFn = (paths: string[]) => Promise<{ snapshot: Snapshot; symlinks: string[] }>;
 

@@ -3,9 +3,9 @@ import { refusal } from '../errors.js';
 import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
-import { checkRequests, executePlan, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
-import { decide, massDeleteVerdict, type Decision } from './decide.js';
-import { readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
+import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
+import { decide, guardMassDelete, type Decision } from './decide.js';
+import { readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
 import { changedPaths } from '../model/change.js';
@@ -129,7 +129,7 @@ async function transfer(
   let { remote, decision } = first;
   const out = { intended: [] as Change[], sent: new Map<string, string>(), vanished: new Set<string>(), held: new Set<string>(), stale: false };
   // A forced push overwrites remote edits by request: no re-check before its writes.
-  const recheck = opts.force ? {} : { recheck: (paths: string[]) => readRemotePaths(client, matcher, paths) };
+  const recheck = opts.force ? {} : { recheck: (paths: string[]) => readRemoteScope(client, matcher, paths) };
   for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
     // Was `remote` read by the last request? (Then the first write needs no re-check.)
     let fresh = round > 0 || first.fresh;
@@ -202,16 +202,17 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   let protect = skipped;
   const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped: protect, remote: r, options });
-  let first = redecide(remote);
-
-  const guard = massDeleteVerdict(first, state.base, remote.snapshot, opts.holdMassDelete?.recentDeletes ?? 0);
-  let heldDeletes: string[] = [];
-  if (guard.refuse && !opts.allowMassDelete && opts.holdMassDelete) {
-    // Held deletions are treated like unreadable files: present as they were, never deleted.
-    heldDeletes = first.rec.changes.flatMap((c) => (c.kind === 'delete' ? [c.path] : []));
-    protect = [...skipped, ...heldDeletes];
-    first = redecide(remote);
-  } else if (guard.refuse && !opts.allowMassDelete && !opts.dryRun) {
+  const guarded = guardMassDelete(
+    redecide(remote),
+    (held) => {
+      protect = [...skipped, ...held];
+      return redecide(remote);
+    },
+    { base: state.base, remote: remote.snapshot },
+    { recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0, allow: opts.allowMassDelete ?? false, hold: opts.holdMassDelete !== undefined },
+  );
+  const { decision: first, guard, held: heldDeletes } = guarded;
+  if (guard.refuse && !opts.allowMassDelete && !opts.dryRun && heldDeletes.length === 0) {
     throw refusal(
       `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or pass --allow-mass-delete`,
     );
@@ -275,9 +276,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   });
   report.failures.push(...verdict.failures);
   warnings.push(...verdict.warnings);
-  for (const o of report.overwritten) {
-    warnings.push(`${o.path} was changed on the deployment while this push wrote it, and was overwritten: files.history version ${o.versionId} keeps that content (files.restore brings it back)`);
-  }
+  for (const o of report.overwritten) warnings.push(overwrittenWarning(o));
   report.conflicts = verdict.conflicts;
   report.counts = verdict.counts;
   const base = verdict.base;

@@ -69,3 +69,11 @@ export const WATCH_CACHE_SAVE_MS = 60_000;
  * Once tripped, the window stops sliding until the user confirms or undoes the deletions.
  */
 export const WATCH_DELETE_WINDOW_MS = 10 * 60_000;
+
+/**
+ * Watch mode: a cycle's writes are verified by the next cycle's read when the user keeps
+ * saving; when the tree goes quiet this long, one read of their own verifies them. Long
+ * enough that an editing session pays for it once, not per save; short enough that a
+ * remote edit racing our write is reported within about a second.
+ */
+export const WATCH_VERIFY_IDLE_MS = 1_000;

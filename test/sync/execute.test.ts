@@ -9,7 +9,7 @@ import { scanTree } from '../../src/local/scan.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { decide } from '../../src/sync/decide.js';
 import { executePlan, type ExecuteOptions } from '../../src/sync/execute.js';
-import { readRemote, readRemotePaths } from '../../src/sync/remote-read.js';
+import { readRemote, readRemoteScope } from '../../src/sync/remote-read.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 let emu: RunningEmulator;
@@ -35,7 +35,7 @@ async function setup(localFiles: Record<string, string>, remoteFiles: Record<str
   const scan = await scanTree({ root: local.dir, matcher });
   const decision = decide({ base: null, scanned: scan.snapshot, skipped: [], remote, options: { force: true, mirror } });
   const run = (extra: Partial<ExecuteOptions> = {}) => executePlan(decision.plan, { client, root: local.dir, remote: remote.snapshot, ...extra });
-  const recheck = (paths: string[]) => readRemotePaths(client, matcher, paths);
+  const recheck = (paths: string[]) => readRemoteScope(client, matcher, paths);
   const done = async () => {
     await client.close();
     await local.cleanup();
