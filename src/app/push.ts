@@ -1,4 +1,5 @@
 import type { ApplyResult } from '../api/types.js';
+import { setGitignoreSetting } from '../config/edit.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import type { Overwritten, ProgressFn, StepFailure } from '../sync/execute.js';
 import type { HealthReport } from '../sync/apply.js';
@@ -21,6 +22,12 @@ export interface PushOptions extends ConnectionOptions {
   allowMassDelete?: boolean;
   /** Progress of the phases and of the transfer (bytes). */
   onProgress?: ProgressFn;
+  /**
+   * A first push meets files .gitignore excludes while hostsync.json does not say whether
+   * it applies: answer true to keep them off, false to push them (the answer is saved as
+   * "gitignore"), or null to push them with a warning (as without this hook).
+   */
+  onGitignored?: (paths: string[]) => Promise<boolean | null>;
 }
 
 /** One change, as results list them. */
@@ -231,6 +238,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           allowMassDelete: opts.allowMassDelete ?? false,
           checkIdle: true,
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+          ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, session.config.root) } : {}),
         });
         return pushResult(report, session, opts.allowMassDelete ?? false);
       } finally {
@@ -239,6 +247,15 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
     },
     () => session?.config.apiKey ?? opts.apiKey ?? (opts.env ?? process.env).HOSTSYNC_API_KEY,
   );
+}
+
+/** The user's answer about .gitignore, saved in hostsync.json so it is asked once. */
+function rememberAnswer(ask: (paths: string[]) => Promise<boolean | null>, root: string): (paths: string[]) => Promise<boolean | null> {
+  return async (paths) => {
+    const answer = await ask(paths);
+    if (answer !== null) await setGitignoreSetting(root, answer);
+    return answer;
+  };
 }
 
 /** Library form of `hostsync push`: see runPush. */

@@ -19,6 +19,8 @@ export interface Config {
   restart: RestartPolicy;
   /** Gitignore-style patterns: a change touching only these applies with `restart: false`. */
   hotPaths: string[];
+  /** Whether the root .gitignore also keeps files off the deployment; null: not decided yet (the first push asks). */
+  gitignore: boolean | null;
   /** Seconds deployments.apply may wait for the app to settle; undefined lets the server default (20 after a restart). */
   applyWaitSeconds: number | undefined;
   /** How to judge that the app came up (hostsync.json "health"). */
@@ -60,6 +62,7 @@ export interface Settings {
   ignore?: string[];
   restart?: RestartPolicy;
   hotPaths?: string[];
+  gitignore?: boolean;
   applyWaitSeconds?: number;
   envFile?: string;
   health?: Partial<HealthSettings>;
@@ -187,6 +190,10 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
   if (ignore !== undefined) out.ignore = ignore;
   const hotPaths = strList('hotPaths');
   if (hotPaths !== undefined) out.hotPaths = hotPaths;
+  if (v.gitignore !== undefined) {
+    if (typeof v.gitignore !== 'boolean') throw usageError(`${file}: "${at}gitignore" must be true (the .gitignore also keeps files off the deployment) or false`);
+    out.gitignore = v.gitignore;
+  }
   if (v.restart !== undefined) {
     if (!RESTART_POLICIES.includes(v.restart as RestartPolicy)) {
       throw usageError(`${file}: "${at}restart" must be one of ${RESTART_POLICIES.join(', ')}`);
@@ -343,6 +350,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     ignore: file.ignore ?? [],
     restart: file.restart ?? 'auto',
     hotPaths: file.hotPaths ?? [],
+    gitignore: file.gitignore ?? null,
     applyWaitSeconds: file.applyWaitSeconds,
     health: { ...DEFAULT_HEALTH, ...file.health },
     logLevel: logLevelRaw as LogLevel,

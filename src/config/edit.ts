@@ -60,6 +60,18 @@ export async function setConfigFields(root: string, fields: Partial<Record<Edita
   return { path: file, created: false, changes };
 }
 
+/**
+ * Records the user's answer to "does .gitignore also keep files off the deployment?" as
+ * hostsync.json "gitignore", creating the file from CONFIG_TEMPLATE when missing.
+ */
+export async function setGitignoreSetting(root: string, value: boolean): Promise<void> {
+  const file = path.join(root, CONFIG_FILE);
+  const present = await readPresent(file);
+  if (present !== null) await readConfigFile(root); // a broken file is never half-rewritten
+  const raw = present === null ? { ...CONFIG_TEMPLATE } : (JSON.parse(present.replace(/^\uFEFF/, '')) as Record<string, unknown>);
+  await writeFile(file, `${JSON.stringify({ ...raw, gitignore: value }, null, 2)}\n`);
+}
+
 async function readPresent(file: string): Promise<string | null> {
   return readFile(file, 'utf8').then(
     (text) => text,

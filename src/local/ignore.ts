@@ -119,9 +119,13 @@ export function parseIgnoreFile(content: string): string[] {
   return out;
 }
 
-/** The full pattern list in matching order: defaults, `.syncignore`, config, then the enforced ones. */
-export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = []): string[] {
-  return [...DEFAULT_IGNORE_PATTERNS, ...syncignore, ...configPatterns, ...ENFORCED_IGNORE_PATTERNS];
+/**
+ * The full pattern list in matching order: `.gitignore` (when hostsync.json says so), the
+ * defaults, `.syncignore`, config, then the enforced ones. The .gitignore goes first so
+ * none of its `!` rules can bring back what the defaults keep local (`.env*`, keys).
+ */
+export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = [], gitignore: readonly string[] = []): string[] {
+  return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...syncignore, ...configPatterns, ...ENFORCED_IGNORE_PATTERNS];
 }
 
 /** Defaults + `<root>/.syncignore` (missing file = no patterns) + config patterns. */
@@ -129,6 +133,8 @@ export async function loadIgnoreMatcher(
   root: string,
   configPatterns: readonly string[] = [],
   options: IgnoreMatcherOptions = {},
+  /** The .gitignore rules to apply too (local/gitignore.ts), when hostsync.json says so. */
+  gitignore: readonly string[] = [],
 ): Promise<IgnoreMatcher> {
   let syncignore: string[] = [];
   try {
@@ -136,5 +142,5 @@ export async function loadIgnoreMatcher(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns), options);
+  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns, gitignore), options);
 }

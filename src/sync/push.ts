@@ -1,5 +1,6 @@
-import { IDLE_CHECK_WAIT_SECONDS, MAX_PLAN_ROUNDS } from './tunables.js';
+import { GITIGNORED_NAMED, IDLE_CHECK_WAIT_SECONDS, MAX_PLAN_ROUNDS } from './tunables.js';
 import { refusal } from '../errors.js';
+import { ignoredBy, loadGitignore } from '../local/gitignore.js';
 import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
@@ -36,6 +37,12 @@ export interface PushOptions {
    * is pushed. `allowMassDelete` lets them through.
    */
   holdMassDelete?: { recentDeletes: number };
+  /**
+   * A first push with hostsync.json "gitignore" undecided meets files the root .gitignore
+   * excludes: asked with them (sorted) whether to keep them off (true), push them (false),
+   * or, answering null (no terminal), push them with a warning. Without it: the warning.
+   */
+  onGitignored?: (paths: string[]) => Promise<boolean | null>;
 }
 
 export interface ChangeCounts {
@@ -99,6 +106,31 @@ async function localTree(session: Session, opts: PushOptions): Promise<{ scanned
   const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache });
   await session.cache.save();
   return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings] };
+}
+
+/**
+ * The first push of a project whose hostsync.json leaves "gitignore" undecided: files the
+ * root .gitignore excludes (a config.local.json with a password, say) are named before
+ * anything is sent. Kept off when the user says so; otherwise pushed, with a warning.
+ */
+async function firstPushGitignore(session: Session, scanned: Snapshot, opts: PushOptions, warnings: string[]): Promise<Snapshot> {
+  const rules = await loadGitignore(session.config.root);
+  if (rules === null) return scanned;
+  const listed = ignoredBy(rules, scanned.keys());
+  if (listed.length === 0) return scanned;
+  const keepOff = opts.dryRun || !opts.onGitignored ? null : await opts.onGitignored(listed);
+  if (keepOff === true) {
+    const kept = new Map(scanned);
+    for (const p of listed) kept.delete(p);
+    return kept;
+  }
+  if (keepOff === null) {
+    const shown = listed.slice(0, GITIGNORED_NAMED).join(', ') + (listed.length > GITIGNORED_NAMED ? `, +${listed.length - GITIGNORED_NAMED} more` : '');
+    warnings.push(
+      `${listed.length} file(s) that .gitignore excludes are pushed (${shown}): set "gitignore": true in hostsync.json to keep them off the deployment, or false to push them without this warning`,
+    );
+  }
+  return scanned;
 }
 
 /** What the transfer rounds did, for verify(). */
@@ -186,9 +218,11 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
 async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
-  const { scanned, skipped, warnings } = await localTree(session, opts);
-
+  const tree = await localTree(session, opts);
+  const { skipped, warnings } = tree;
   const state = await store.load();
+  const scanned = state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
+
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
   let remote: RemoteRead = await readRemote(client, matcher, state.remote);
   // An archive a killed push left behind is served by static and PHP runtimes, with the

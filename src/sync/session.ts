@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { DEFAULT_HOT_PATHS } from './tunables.js';
 import type { Config } from '../config/config.js';
+import { loadGitignore } from '../local/gitignore.js';
 import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { StatCache } from '../local/statcache.js';
 import { HostingClient } from '../remote/client.js';
@@ -63,7 +64,8 @@ export async function openSession(config: Config, logger?: Logger): Promise<Sess
     deploymentId: config.deploymentId,
     ...(logger ? { logger } : {}),
   });
-  const matcher = await loadIgnoreMatcher(config.root, config.ignore);
+  const gitignore = config.gitignore === true ? ((await loadGitignore(config.root)) ?? []) : [];
+  const matcher = await loadIgnoreMatcher(config.root, config.ignore, {}, gitignore);
   const cache = await StatCache.load(statCacheFile(config.root));
   return {
     config,

@@ -115,3 +115,6 @@ export const DIFF_TEXT_MAX_BYTES = 2 * 1024 * 1024;
 
 /** Large files pull (downloadUrl + GET) at once: each is one stream; two keep the pipe full without hogging the node. */
 export const DOWNLOAD_CONCURRENCY = 2;
+
+/** Files the first push's .gitignore warning names before "+N more": one line in a terminal. */
+export const GITIGNORED_NAMED = 5;

@@ -13,6 +13,8 @@ import { runStatus } from '../../src/app/status.js';
 import { describeError } from '../../src/sync/describe-error.js';
 import { EXIT } from '../../src/errors.js';
 import { HostingClient } from '../../src/remote/client.js';
+import { runCli } from '../helpers/cli.js';
+import { mkfifoSync } from '../local/mkfifo.js';
 import { archiveName } from '../../src/sync/remote-read.js';
 
 let emu: RunningEmulator;
@@ -164,5 +166,59 @@ describe('an unknown deployment (review 10)', () => {
     const err = await client.files.index({ path: 'no/such/dir' }).catch((e: unknown) => e);
     await client.close();
     expect(describeError(err).exitCode).toBe(EXIT.failed);
+  });
+});
+
+describe('--json warnings (review 9)', () => {
+  it('push --json lists skipped files (a FIFO, a token-holding .npmrc) in warnings, with ok still true', async () => {
+    await writeTree(work.dir, { 'a.js': 'a\n', '.npmrc': '//registry.npmjs.org/:_authToken=npm_x\n' });
+    const fifo = mkfifoSync(path.join(work.dir, 'pipe'));
+    const r = await runCli(['push', '--json', '--no-apply', '--dir', work.dir], envFor(emu));
+    const out = JSON.parse(r.stdout) as { ok: boolean; warnings: string[] };
+    expect(r.code).toBe(0);
+    expect(out.ok).toBe(true);
+    expect(out.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^\.npmrc holds a registry token/)]));
+    if (fifo) expect(out.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/pipe/)]));
+  });
+});
+
+describe('.gitignore on the first push (review 16)', () => {
+  const project = {
+    '.gitignore': 'config.local.json\ndist/\nlogs/\n',
+    'package.json': JSON.stringify({ name: 'app', main: 'dist/server.js', scripts: { start: 'node dist/server.js' } }),
+    'config.local.json': '{"password":"hunter2"}\n',
+    'dist/server.js': 'require("http")\n',
+    'logs/today.log': 'x\n',
+    'index.js': 'i\n',
+  };
+
+  it('undecided and no one to ask: the excluded files are named in a warning (dist/, which the app runs, is not among them)', async () => {
+    await writeTree(work.dir, project);
+    const { report } = await pushOnce(emu, work.dir);
+    expect(report.warnings.join('\n')).toMatch(/2 file\(s\) that \.gitignore excludes are pushed \(config\.local\.json, logs\/today\.log\): set "gitignore": true/);
+  });
+
+  it('answered "keep them off": nothing .gitignore lists is sent, the answer is saved, and later pushes follow it', async () => {
+    await writeTree(work.dir, project);
+    let asked: string[] = [];
+    const first = (await runPush({ dir: work.dir, env: envFor(emu), apply: false, onGitignored: async (paths) => ((asked = paths), true) })).result;
+    expect(first.ok).toBe(true);
+    expect(asked).toEqual(['config.local.json', 'logs/today.log']);
+    const names = await readdir(emu.volume);
+    expect(names).not.toContain('config.local.json');
+    expect(names).not.toContain('logs');
+    expect(await readFile(path.join(emu.volume, 'dist/server.js'), 'utf8')).toBe('require("http")\n');
+    expect(JSON.parse(await readFile(path.join(work.dir, 'hostsync.json'), 'utf8'))).toMatchObject({ gitignore: true });
+    await writeTree(work.dir, { 'logs/tomorrow.log': 'y\n', 'config.local.json': '{"password":"changed"}\n' });
+    const again = (await runPush({ dir: work.dir, env: envFor(emu), apply: false, onGitignored: async () => { throw new Error('asked twice'); } })).result;
+    expect(again.ok).toBe(true);
+    expect(await readdir(emu.volume)).not.toContain('logs');
+  });
+
+  it('"gitignore": false pushes them without a word', async () => {
+    await writeTree(work.dir, { ...project, 'hostsync.json': '{"gitignore": false}' });
+    const { report } = await pushOnce(emu, work.dir);
+    expect(report.warnings).toEqual([]);
+    expect(await readFile(path.join(emu.volume, 'config.local.json'), 'utf8')).toContain('hunter2');
   });
 });

@@ -4,6 +4,19 @@ import { connectionFlags, globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
 import { progressBar } from '../progress.js';
 import { pushSummary, renderPush } from '../render.js';
+import { askYesNo, canPrompt } from '../prompt.js';
+
+/** Files named before "+N more" when asking about .gitignore. */
+const GITIGNORED_SHOWN = 20;
+
+/** The first push's question about files .gitignore excludes (the answer goes into hostsync.json). */
+async function askGitignore(paths: string[], progress: { stop(): void }): Promise<boolean> {
+  progress.stop();
+  const lines = paths.slice(0, GITIGNORED_SHOWN).map((p) => `  ${p}`);
+  if (paths.length > GITIGNORED_SHOWN) lines.push(`  +${paths.length - GITIGNORED_SHOWN} more`);
+  process.stdout.write(`.gitignore excludes ${paths.length} file(s) this first push would upload:\n${lines.join('\n')}\n`);
+  return askYesNo('Keep them (and whatever .gitignore lists) off the deployment? Saved as "gitignore" in hostsync.json');
+}
 
 export interface PushFlags {
   dryRun?: boolean;
@@ -27,6 +40,7 @@ export async function pushCommand(flags: PushFlags, cmd: Command): Promise<numbe
       apply: flags.apply !== false,
       allowMassDelete: flags.allowMassDelete ?? false,
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+      ...(canPrompt(json) && !flags.dryRun ? { onGitignored: (paths: string[]) => askGitignore(paths, progress) } : {}),
     });
     progress.stop();
     return emitResult(outcome, json, renderPush, { quiet, summary: pushSummary });
