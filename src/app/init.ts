@@ -1,8 +1,8 @@
 import { access, appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONFIG_FILE, normaliseBaseUrl, resolveRoot } from '../config/config.js';
-import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
+import { CONFIG_FILE, normaliseBaseUrl, readConfigFile, resolveRoot } from '../config/config.js';
+import { setConfigFields, setGitignoreSetting, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
 import { STATE_DIR } from '../state/paths.js';
 import { runCommand, type FailureFields, type Outcome } from './result.js';
@@ -18,6 +18,11 @@ export interface InitOptions {
   /** Adds (or updates) this target in hostsync.json with `deployment` and `baseUrl`, instead of the top-level fields. */
   target?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * With a .gitignore and no "gitignore" in hostsync.json: asked whether the .gitignore
+   * also keeps files off the deployment; the answer is saved. Without it the first push asks.
+   */
+  askGitignore?: () => Promise<boolean>;
 }
 
 /** What `init --json` prints and `init()` resolves to; `error` and `exitCode` when `ok` is false. */
@@ -69,6 +74,9 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
           await appendFile(gitignore, `${text.endsWith('\n') || text === '' ? '' : '\n'}${STATE_DIR}/\n`);
           gitignoreAdded = true;
         }
+      }
+      if (opts.askGitignore && (await exists(gitignore)) && (await readConfigFile(root)).gitignore === undefined) {
+        await setGitignoreSetting(root, await opts.askGitignore());
       }
       return { ok: true, root, config, syncignore: ignoreExisted ? 'kept' : 'written', gitignoreAdded };
     },

@@ -10,6 +10,7 @@ import { openSession } from '../../src/sync/session.js';
 import { push } from '../../src/sync/push.js';
 import { exitCodeFor, runPush } from '../../src/app/push.js';
 import { runStatus } from '../../src/app/status.js';
+import { runInit } from '../../src/app/init.js';
 import { describeError } from '../../src/sync/describe-error.js';
 import { EXIT } from '../../src/errors.js';
 import { HostingClient } from '../../src/remote/client.js';
@@ -220,5 +221,17 @@ describe('.gitignore on the first push (review 16)', () => {
     const { report } = await pushOnce(emu, work.dir);
     expect(report.warnings).toEqual([]);
     expect(await readFile(path.join(emu.volume, 'config.local.json'), 'utf8')).toContain('hunter2');
+  });
+});
+
+describe('init and .gitignore (review 16)', () => {
+  it('init asks once whether .gitignore applies and saves the answer', async () => {
+    await writeTree(work.dir, { '.gitignore': 'secret.txt\n' });
+    let asked = 0;
+    const r = (await runInit({ dir: work.dir, env: envFor(emu), askGitignore: async () => (asked++, true) })).result;
+    expect(r.ok).toBe(true);
+    expect(JSON.parse(await readFile(path.join(work.dir, 'hostsync.json'), 'utf8'))).toMatchObject({ gitignore: true });
+    await runInit({ dir: work.dir, env: envFor(emu), askGitignore: async () => (asked++, false) });
+    expect(asked).toBe(1);
   });
 });

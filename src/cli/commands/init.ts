@@ -5,6 +5,7 @@ import { STATE_DIR } from '../../state/paths.js';
 import { configEditLine } from '../config-changes.js';
 import { globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
+import { askYesNo, canPrompt } from '../prompt.js';
 
 export function renderInit(r: InitResult): string {
   const lines: string[] = [];
@@ -36,6 +37,7 @@ export async function initCommand(cmd: Command): Promise<number> {
     ...(g.deployment !== undefined ? { deployment: g.deployment } : {}),
     ...(g.baseUrl !== undefined ? { baseUrl: g.baseUrl } : {}),
     ...(g.target !== undefined ? { target: g.target } : {}),
+    ...(canPrompt(g.json ?? false) ? { askGitignore: () => askYesNo('Should .gitignore also keep files off the deployment (saved as "gitignore" in hostsync.json)?') } : {}),
   });
   return emitResult(outcome, g.json ?? false, renderInit, { quiet: g.quiet ?? false, summary: (r) => renderInit(r).split('\n')[0] ?? '' });
 }
