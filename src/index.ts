@@ -14,6 +14,9 @@ export { watch, type WatchOptions, type WatchHandle, type WatchEvent, type Watch
 export { init, type InitOptions, type InitResult } from './app/init.js';
 export { link, type LinkOptions, type LinkResult, type LinkChoice } from './app/link.js';
 export { targets, type TargetsOptions, type TargetsResult, type TargetItem } from './app/targets.js';
+export { env, type EnvAction, type EnvOptions, type EnvResult, type EnvListItem } from './app/env.js';
+export type { EnvChange, EnvChangeKind } from './sync/env-plan.js';
+export { doctor, type DoctorOptions, type DoctorResult, type DoctorCheck, type CheckId } from './app/doctor.js';
 export type { ConfigEditResult, FieldChange } from './config/edit.js';
 export type { ConnectionOptions, DeploymentRef } from './app/options.js';
 export type { FailureFields, RequestsSummary } from './app/result.js';
