@@ -158,6 +158,13 @@ export function renderHealth(apply: ApplyResult | null, health: HealthReport | n
   return out;
 }
 
+/** What the summary line says after the state: a worker has no HTTP answer to show (its port is not listened on). */
+function appAnswer(apply: ApplyResult, health: HealthReport | null): string {
+  if (health?.kind === 'worker') return health.readyLine ? ' worker, ready' : ' worker';
+  if (!apply.http?.url) return '';
+  return apply.http.status === 0 ? ' no HTTP answer' : ` HTTP ${apply.http.status}`;
+}
+
 /** The summary line of a push: what it did (or would do), and how the app is. `push --quiet` prints only this. */
 export function pushSummary(report: PushResult): string {
   const target = targetName(report.deployment);
@@ -177,7 +184,7 @@ export function pushSummary(report: PushResult): string {
   } else {
     line = `Up to date with ${target} (${requests}, ${seconds} s)`;
   }
-  if (report.apply) line += ` · ${appState(report.apply.state)}${report.apply.http?.url ? ` HTTP ${report.apply.http.status}` : ''}`;
+  if (report.apply) line += ` · ${appState(report.health?.state ?? report.apply.state)}${appAnswer(report.apply, report.health)}`;
   else if (report.applyPending) line += ' · apply pending';
   return line;
 }
