@@ -18,6 +18,7 @@ export { diff, type DiffOptions, type DiffResult, type DiffItem } from './app/di
 export { resolve, type ResolveOptions, type ResolveResult } from './app/resolve.js';
 export { undo, type UndoOptions, type UndoResult, type UndoneItem } from './app/undo.js';
 export { history, type HistoryResult, type HistoryItem } from './app/history.js';
+export { targets, type TargetsOptions, type TargetsResult, type TargetItem } from './app/targets.js';
 export type { ConfigEditResult, FieldChange } from './config/edit.js';
 export type { ConnectionOptions, DeploymentRef } from './app/options.js';
 export type { FailureFields, RequestsSummary } from './app/result.js';

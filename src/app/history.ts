@@ -11,7 +11,7 @@ export interface HistoryItem {
   id: string;
   startedAt: string;
   finishedAt: string | null;
-  /** pending: the push never finished (undo still takes back whatever of it landed). */
+  /** pending: not verified (a push that never finished, or a watch cycle); undo still takes back whatever of it landed. */
   state: Journal['state'];
   undoneAt: string | null;
   changes: { written: number; deleted: number; moved: number; chmod: number };

@@ -43,7 +43,7 @@ export function renderHistory(r: HistoryResult): string {
   let undoable = 0;
   for (const p of r.pushes) {
     const c = p.changes;
-    const mark = p.state === 'undone' ? pc.dim('undone') : p.state === 'pending' ? pc.yellow(`undo ${++undoable} (unfinished)`) : pc.green(`undo ${++undoable}`);
+    const mark = p.state === 'undone' ? pc.dim('undone') : p.state === 'pending' ? pc.yellow(`undo ${++undoable} (unverified)`) : pc.green(`undo ${++undoable}`);
     const first = p.paths.slice(0, 3).join(', ') + (p.paths.length > 3 ? `, +${p.paths.length - 3}` : '');
     out.push(`${when(p.startedAt)}  ${mark}  ${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod  ${pc.dim(first)}`);
     for (const copy of p.copies) out.push(pc.dim(`    ${copy.kind} copy of ${plural(copy.paths.length, 'file')}: ${copy.archive}`));

@@ -10,6 +10,7 @@ import { push } from '../../src/app/push.js';
 import { status } from '../../src/app/status.js';
 import { undo } from '../../src/app/undo.js';
 import { history } from '../../src/app/history.js';
+import { watch } from '../../src/app/watch.js';
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -151,6 +152,26 @@ describe('undo', () => {
 
     expect((await undo({ ...conn(), apply: false })).error).toBeUndefined();
     expect((await readFile(path.join(emu.volume, 'img/photo.bin'))).equals(v1)).toBe(true);
+  });
+
+  it('takes back a watch cycle', async () => {
+    await writeTree(work.dir, { 'a.txt': 'a1\n' });
+    await pushed();
+    const w = watch({ ...conn(), apply: false });
+    try {
+      // The start cycle finds nothing to send; the edit's cycle sends it.
+      const sent = new Promise<void>((resolve) => w.on('cycle', (e) => e.changes.written > 0 && resolve()));
+      await new Promise<void>((resolve) => w.on('ready', () => resolve()));
+      await writeFile(path.join(work.dir, 'a.txt'), 'a2 from watch\n');
+      await sent;
+    } finally {
+      await w.stop();
+    }
+    expect(await remote('a.txt')).toBe('a2 from watch\n');
+    const u = await undo({ ...conn(), apply: false });
+    expect(u.error).toBeUndefined();
+    expect(u.undone[0]!.restored).toEqual(['a.txt']);
+    expect(await remote('a.txt')).toBe('a1\n');
   });
 
   it('with nothing pushed, refuses (exit 3)', async () => {
