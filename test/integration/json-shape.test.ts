@@ -107,6 +107,9 @@ describe('--json when the command never ran', () => {
         ['link', ['link']],
         ['trust', ['trust']],
         ['exec', ['exec', '--', 'true']],
+        ['diff', ['diff']],
+        ['pull', ['pull']],
+        ['resolve', ['resolve', '--ours', 'x.txt']],
       ];
       for (const [name, args] of cases) {
         const [bad, usage] = await Promise.all([
