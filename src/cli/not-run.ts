@@ -14,6 +14,7 @@ import { emptyPullResult } from '../app/pull.js';
 import { emptyPushResult } from '../app/push.js';
 import { emptyResolveResult } from '../app/resolve.js';
 import { emptyStatusResult } from '../app/status.js';
+import { emptyTargetsResult } from '../app/targets.js';
 import { emptyTrustResult } from '../app/trust.js';
 
 /** The emulator's result is its ready line (DESIGN.md, Interfaces): those keys, null, when it could not start. */
@@ -30,6 +31,7 @@ const EMPTY: Record<string, () => object> = {
   init: emptyInitResult,
   link: emptyLinkResult,
   trust: emptyTrustResult,
+  targets: emptyTargetsResult,
   emulator: () => emulatorNotStarted,
 };
 

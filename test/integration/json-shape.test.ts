@@ -106,6 +106,7 @@ describe('--json when the command never ran', () => {
         ['init', ['init']],
         ['link', ['link']],
         ['trust', ['trust']],
+        ['targets', ['targets']],
         ['exec', ['exec', '--', 'true']],
         ['diff', ['diff']],
         ['pull', ['pull']],
