@@ -25,7 +25,7 @@ export interface LogsReport extends Partial<FailureFields> {
   requests: RequestsSummary;
 }
 
-const emptyLogsReport = (): LogsReport => ({ ok: false, lines: [], state: null, hint: '', requests: requestsOf(null) });
+export const emptyLogsReport = (): LogsReport => ({ ok: false, lines: [], state: null, hint: '', requests: requestsOf(null) });
 
 /** The --grep pattern as a RegExp; a bad one is a usage error naming it. */
 export function grepPattern(grep: string | undefined): RegExp | undefined {

@@ -32,6 +32,12 @@ export interface RunnerOptions extends RunSettings {
   entryFile: string;
   startCommand?: string;
   env?: Record<string, string>;
+  /**
+   * A step of every start before the app runs, while the state reads `installing`
+   * (the linked repository's autoPull). It answers a line for the console; a step that
+   * throws is logged and the start goes on with the files the volume has.
+   */
+  beforeStart?: () => Promise<string | null>;
 }
 
 /**
@@ -316,6 +322,7 @@ export class DeploymentRunner {
     this.installFailure = null;
     this.wake();
     try {
+      await this.runBeforeStart();
       const port = await this.ensurePort();
       if (this.disposed) return { ok: false, reason: 'the emulator is shutting down' };
       this.log.touch();
@@ -351,6 +358,16 @@ export class DeploymentRunner {
     } finally {
       this.preparing = false;
       this.wake();
+    }
+  }
+
+  private async runBeforeStart(): Promise<void> {
+    if (!this.opts.beforeStart) return;
+    try {
+      const line = await this.opts.beforeStart();
+      if (line) this.log.note(`[emulator] ${line}`);
+    } catch (err) {
+      this.log.note(`[emulator] ${(err as Error).message}; starting with the files the volume has`);
     }
   }
 

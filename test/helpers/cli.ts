@@ -19,6 +19,7 @@ export interface CliResult {
 export function runCli(args: string[], env: Record<string, string | undefined>, opts: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const clean: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', XDG_CONFIG_HOME: TEST_CONFIG_HOME };
+    if (process.env.HOSTSYNC_CACHE_DIR) clean.HOSTSYNC_CACHE_DIR = process.env.HOSTSYNC_CACHE_DIR;
     for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
     const child = spawn(process.execPath, [CLI, ...args], { env: clean, cwd: opts.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
