@@ -2,7 +2,7 @@ import { access, appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_FILE, normaliseBaseUrl, resolveRoot } from '../config/config.js';
-import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
+import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { detectProjectKind, type ProjectKind } from '../config/project-kind.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
 import { STATE_DIR } from '../state/paths.js';
@@ -16,6 +16,8 @@ export interface InitOptions {
   /** Written into hostsync.json; on an existing file, only these options change it (not the environment). */
   deployment?: string;
   baseUrl?: string;
+  /** Adds (or updates) this target in hostsync.json with `deployment` and `baseUrl`, instead of the top-level fields. */
+  target?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -65,11 +67,9 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
         packageJson: await readFile(path.join(root, 'package.json'), 'utf8').catch(() => null),
         requirements: await readFile(path.join(root, 'requirements.txt'), 'utf8').catch(() => null),
       });
-      const config = await setConfigFields(
-        root,
-        { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) },
-        kind ? { health: kind.health } : {},
-      );
+      const fields = { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) };
+      const missing = kind ? { health: kind.health } : {};
+      const config = opts.target ? await setTargetFields(root, opts.target, fields, missing) : await setConfigFields(root, fields, missing);
       const detected = kind ? { ...kind, written: config.added.includes('health') } : null;
 
       const ignorePath = path.join(root, '.syncignore');

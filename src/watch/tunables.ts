@@ -63,6 +63,14 @@ export const WATCH_NATIVE_MIN_FILES = 20_000;
 export const WATCH_CACHE_SAVE_MS = 60_000;
 
 /**
+ * Watch mode: a cycle's writes are verified by the next cycle's read when the user keeps
+ * saving; when the tree goes quiet this long, one read of their own verifies them. Long
+ * enough that an editing session pays for it once, not per save; short enough that a
+ * remote edit racing our write is reported within about a second.
+ */
+export const WATCH_VERIFY_IDLE_MS = 1_000;
+
+/**
  * `logs --follow` and `watch --logs`: one deployments.logs read at most this often, each
  * a long poll (waitSeconds of the same length) that the service ends early when the app
  * goes quiet or dies. 24 requests a minute, a fifth of the 120-a-minute budget, leaves
