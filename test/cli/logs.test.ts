@@ -100,4 +100,43 @@ describe('hostsync logs', () => {
     expect(Number(ticks()[0]!.split(' ')[3])).toBeGreaterThan(1);
     expect(events().find((e) => e.type === 'state')).toMatchObject({ state: 'running' });
   }, 120_000);
+
+  it('watch --logs prints the app\'s new lines after the apply of a save, each once', async () => {
+    const dep = await emu.createDeployment({ name: 'watched' });
+    const project = await tempDir('hostsync-watch-logs-');
+    const app = (v: number): string => `console.log('version ${v} up');\nsetInterval(() => {}, 60000);\n`;
+    await writeFile(path.join(project.dir, 'index.js'), app(1));
+    const child = spawn(process.execPath, [CLI, 'watch', '--logs', '--json', '--dir', project.dir], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...envFor(emu), HOSTSYNC_DEPLOYMENT: dep.id },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const events = (): Array<Record<string, unknown>> => out.split('\n').slice(0, -1).map((l) => JSON.parse(l));
+    const until = async (done: () => boolean): Promise<void> => {
+      while (!done()) {
+        if (child.exitCode !== null) throw new Error(`watch ended early: ${out}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      // The first sync (and its apply) is done: the next save is a change of its own.
+      await until(() => events().some((e) => e.type === 'cycle' && e.trigger === 'start'));
+      await writeFile(path.join(project.dir, 'index.js'), app(2));
+      await until(() => events().some((e) => e.type === 'log' && e.line === 'version 2 up'));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      const all = events();
+      const logs = all.filter((e) => e.type === 'log').map((e) => e.line);
+      expect(logs.filter((l) => l === 'version 2 up')).toHaveLength(1);
+      // The line follows the cycle that applied the save.
+      const cycle = all.findIndex((e) => e.type === 'cycle' && (e.paths as string[]).includes('index.js') && e.trigger === 'change');
+      expect(cycle).toBeGreaterThanOrEqual(0);
+      expect(all.findIndex((e) => e.type === 'log' && e.line === 'version 2 up')).toBeGreaterThan(cycle);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await project.cleanup();
+    }
+  }, 120_000);
 });

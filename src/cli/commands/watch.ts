@@ -41,6 +41,8 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   const onEvent = (daemonEvent: DaemonEvent): void => {
     // One object, printed as JSON or rendered for a human.
     const e = watchEvent(daemonEvent);
+    if (e.type === 'ready' && flags.logs) startLogs();
+    if (e.type === 'cycle' && e.state !== null) pokeLogs();
     if (json) {
       process.stdout.write(`${JSON.stringify(e)}\n`);
       return;
@@ -50,11 +52,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       process.stderr.write(`hostsync: ${e.message}\n`);
       return;
     }
-    if (e.type === 'ready') {
-      started = true;
-      if (flags.logs) startLogs();
-    }
-    if (e.type === 'cycle' && e.state !== null) pokeLogs();
+    if (e.type === 'ready') started = true;
     if (quiet && !worthTelling(e)) return;
     const text = renderWatchEvent(e, ctx);
     if (e.type === 'fatal') process.stderr.write(`${text.join('\n')}\n`);
@@ -72,6 +70,9 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
         return;
       }
       if (le.type === 'line' && !quiet) process.stdout.write(`${pc.dim('[app]')} ${le.line}\n`);
+    }).then((end) => {
+      // The watch goes on without the app's lines; say why once.
+      if (!end.ok) process.stderr.write(`hostsync: watch --logs stopped reading the app's console: ${end.error}\n`);
     });
   };
 
