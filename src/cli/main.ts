@@ -118,6 +118,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .command('watch')
     .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
     .option('--no-apply', 'do not call deployments.apply after each sync')
+    .option('--logs', "also print the app's new console lines ([app] ...), read again after each apply")
     .addHelpText('after', '\nOutput: one line per sync cycle; with --json, one JSON object per line (type, changes, paths, requests, state, healthy, ms).')
     .addOption(new Option('--watcher <backend>', 'file watcher backend').choices(['auto', 'native', 'chokidar']).default('auto'))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/watch.js')).watchCommand(opts, cmd)));
@@ -158,6 +159,15 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--timeout <seconds>', 'stop the command after this long (the service default is 90, the most is about 100)', integer('--timeout', 1, 3600))
     .option('--cwd <dir>', 'absolute directory in the container to run in (default /home/container)')
     .action(async (words: string[], opts, cmd: Command) => setExit(await (await import('./commands/exec.js')).execCommand(words, opts, cmd)));
+
+  program
+    .command('logs')
+    .description("print the deployment's console; --follow keeps printing new lines (across restarts) until Ctrl-C")
+    .option('-n, --lines <n>', 'the last N lines (default 100; the service answers at most 500)', integer('--lines', 0, 500))
+    .option('-f, --follow', 'then print each new line once, as it comes (one long-poll read every 2.5 s at most)')
+    .option('--grep <pattern>', 'only lines matching this regular expression, case-insensitively')
+    .addHelpText('after', '\nConsole lines go to stdout; with --follow, state changes go to stderr. --json: one object; with --follow, one JSON line per event (line, state, gap, waiting, recovered).')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/logs.js')).logsCommand(opts, cmd)));
 
   program
     .command('emulator')
