@@ -9,6 +9,8 @@ import { decide, guardMassDelete, type Decision } from './decide.js';
 import { readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
+import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
+import type { JournalArchive } from '../state/journal.js';
 import { changedPaths } from '../model/change.js';
 import { snapshotsEqual } from '../model/snapshot.js';
 import type { Change, Conflict, Drift, Plan, Snapshot } from '../model/types.js';
@@ -19,6 +21,12 @@ export interface PushOptions {
   mirror?: boolean;
   noApply?: boolean;
   allowMassDelete?: boolean;
+  /**
+   * Server-side copies of what the push replaces (safety-copy.ts). Default 'safety': the
+   * copy a --force or --mirror push takes of content the base does not hold. 'all' adds
+   * the undo copy of files an upload overwrites (hostsync push); 'none' is --no-backup.
+   */
+  copies?: CopyPolicy;
   onProgress?: ProgressFn;
   /** Watch mode hands in its incrementally maintained local snapshot instead of a full scan. */
   local?: Snapshot;
@@ -94,6 +102,8 @@ export interface PushReport {
    */
   overwritten: Overwritten[];
   durationMs: number;
+  /** The safety copy taken before a --force or --mirror push replaced content the base did not hold, or null. */
+  backup: JournalArchive | null;
 }
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
@@ -273,6 +283,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     leftOut: [],
     overwritten: [],
     durationMs: 0,
+    backup: null,
   };
   if (opts.dryRun) {
     report.durationMs = Date.now() - started;
@@ -285,7 +296,16 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     applyPending = true;
   }
 
-  const sent = await transfer(session, opts, report, { remote, decision: first, fresh: !cleaned }, redecide);
+  // The journal (and the copies of what this push replaces) first: undo can take back whatever of it lands.
+  const requestsBefore = client.stats().total;
+  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, state.base, {
+    destructive: options.force || options.mirror,
+    copies: opts.copies ?? 'safety',
+  });
+  report.backup = journal?.archives.find((a) => a.kind === 'safety') ?? null;
+  // Fresh: nothing but local work since the plan's read (no leftover cleaning, no copies taken).
+  const fresh = !cleaned && client.stats().total === requestsBefore;
+  const sent = await transfer(session, opts, report, { remote, decision: first, fresh }, redecide);
   remote = sent.remote;
   let decision = sent.decision;
   const { intended } = sent;
@@ -328,6 +348,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
       remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
     });
   }
+
+  await finishPush(session, journal, remote.snapshot);
 
   // A half-applied change set is not restarted into: the failures are reported (exit 1)
   // and the apply stays pending for the push that completes it.

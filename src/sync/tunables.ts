@@ -118,3 +118,11 @@ export const DOWNLOAD_CONCURRENCY = 2;
 
 /** Files the first push's .gitignore warning names before "+N more": one line in a terminal. */
 export const GITIGNORED_NAMED = 5;
+
+/**
+ * Undo finds the history version a push saved by comparing the version's savedAt (server
+ * clock) with when the push began (our clock). A difference between the clocks below this
+ * is ignored: the Date header the offset is measured from has whole seconds, so a smaller
+ * "offset" is mostly rounding, and clocks kept by NTP agree far better than this.
+ */
+export const CLOCK_SKEW_IGNORED_MS = 2_000;
