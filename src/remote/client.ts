@@ -63,6 +63,20 @@ import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportRes
 import { filesForm, streamForm, tarGzStream, type ArchiveStream, type UploadFile } from './upload.js';
 
 export type { ClientStats } from './stats.js';
+
+/** The key's rate budget as one client sees it at one instant (HostingClient.budget()). */
+export interface BudgetView {
+  /** Requests counted in the sliding window: ours (in flight or answered) plus foreign use read from X-RateLimit-Remaining. */
+  used: number;
+  limit: number;
+  windowMs: number;
+  /** A 429's Retry-After still in force (ms). */
+  pausedMs: number;
+  /** Budget-spending requests this client has sent since it was made (a running count). */
+  sent: number;
+  /** ms until `n` requests could go at once (0: now; Infinity: only an answer in flight frees room). */
+  roomInMs(n: number): number;
+}
 export type { UploadFile } from './upload.js';
 
 export interface ClientOptions {
@@ -329,6 +343,20 @@ export class HostingClient {
     return this.counters.snapshot({ waitedMs: this.queue.waitedMs, pacedMs: this.queue.pacedMs + (this.ledger?.waitedMs ?? 0) });
   }
 
+  /** The key's budget as this client sees it now (its own window; the shared ledger is not read). Costs no request. */
+  budget(): BudgetView {
+    const now = performance.now();
+    const w = this.queue.window;
+    return {
+      used: w.used(now),
+      limit: w.limit,
+      windowMs: w.windowMs,
+      pausedMs: w.pausedFor(now),
+      sent: w.taken,
+      roomInMs: (n) => w.roomIn(n, now),
+    };
+  }
+
   resetStats(): void {
     this.counters.reset();
     this.queue.resetCounters();
@@ -344,7 +372,10 @@ export class HostingClient {
     if (this.closed) return;
     this.closed = true;
     this.queue.close();
-    await this.transport.close();
+    // Running requests finish (p-queue's onIdle) before the connections close under them;
+    // a destroy() meanwhile has dropped the connections already.
+    await this.queue.idle();
+    if (!this.abort.signal.aborted) await this.transport.close();
     await this.ledger?.flush();
   }
 

@@ -15,7 +15,7 @@
  *   a cycle that failed after its files landed is push's own apply-pending marker.)
  */
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
@@ -46,6 +46,9 @@ export interface WatchTunables {
   cacheSaveMs: number;
   /** Quiet time after a cycle before its writes are verified by a read of their own. */
   verifyIdleMs: number;
+  /** Budget pacing (pacer.ts). */
+  paceRateShare: number;
+  paceBurstShare: number;
 }
 
 export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
@@ -58,6 +61,8 @@ export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
   stormPaths: WATCH_STORM_PATHS,
   cacheSaveMs: WATCH_CACHE_SAVE_MS,
   verifyIdleMs: WATCH_VERIFY_IDLE_MS,
+  paceRateShare: WATCH_PACE_RATE_SHARE,
+  paceBurstShare: WATCH_PACE_BURST_SHARE,
 };
 
 /** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
@@ -241,6 +246,10 @@ class Daemon implements WatchDaemon {
       crashRetryMs: this.t.retryMaxMs,
       onCrash: (err) => this.emit({ type: 'error', message: classifyFailure(err, this.session.config.apiKey).message, retryInMs: this.t.retryMaxMs }),
       ...(opts.clock ? { clock: opts.clock } : {}),
+      budget: () => session.client.budget(),
+      // A change cycle: its scoped read and its write, and the apply unless --no-apply.
+      cycleCost: opts.noApply ? 2 : 3,
+      pace: { rateShare: this.t.paceRateShare, burstShare: this.t.paceBurstShare },
     });
   }
 
