@@ -267,6 +267,12 @@ export class HostingClient {
     return this.counters.snapshot({ waitedMs: this.queue.waitedMs, pacedMs: this.queue.pacedMs + (this.ledger?.waitedMs ?? 0) });
   }
 
+  /** This process's picture of the key's budget now (its window, corrected by X-RateLimit-Remaining); costs no request. */
+  budget(): { limit: number; windowMs: number; remaining: number } {
+    const w = this.queue.window;
+    return { limit: w.limit, windowMs: w.windowMs, remaining: Math.max(0, w.limit - w.used(performance.now())) };
+  }
+
   resetStats(): void {
     this.counters.reset();
     this.queue.resetCounters();
