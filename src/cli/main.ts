@@ -8,6 +8,7 @@ import { pushCommand } from './commands/push.js';
 import { statusCommand } from './commands/status.js';
 import { initCommand } from './commands/init.js';
 import { emulatorCommand } from './commands/emulator.js';
+import { notRunJson } from './not-run.js';
 
 function integer(name: string, min: number, max: number) {
   return (raw: string): number => {
@@ -42,13 +43,15 @@ Run \`hostsync <command> --help\` for a command's flags. Sections of the README 
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-export function buildProgram(setExit: (code: number) => void): Command {
+export function buildProgram(setExit: (code: number) => void, onSubcommand: (name: string) => void = () => undefined): Command {
   const program = new Command('hostsync')
     .description('Keep a hosted deployment in step with a local project: only what changed, never clobbering what it did not change.')
     .version('0.1.0')
     .option('--dir <dir>', 'project directory to sync (default: the current directory)')
     .option('--deployment <id>', 'deployment id (else HOSTSYNC_DEPLOYMENT or hostsync.json)')
     .option('--base-url <url>', 'service address (else HOSTSYNC_BASE_URL or hostsync.json)')
+    .option('-t, --target <name>', 'a target of hostsync.json, e.g. staging (else HOSTSYNC_TARGET, else "defaultTarget")')
+    .option('-y, --yes', 'answer yes for a target marked "confirm": true (needed without a terminal)')
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'print only errors and the final line')
@@ -56,6 +59,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     // Set before any .command(): subcommands inherit it, so each one's --help lists the global flags too.
     .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', HELP_FOOTER)
+    .hook('preSubcommand', (_program, sub) => onSubcommand(sub.name()))
     .exitOverride();
 
   program
@@ -74,6 +78,29 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (opts, cmd: Command) => setExit(await pushCommand(opts, cmd)));
 
   program
+    .command('diff')
+    .description('show local against the deployment: a unified diff for text (- deployment, + local), size and hash for binary files')
+    .argument('[path...]', 'limit to these files or folders (named paths cost a request each, not a walk of the whole deployment)')
+    .option('--stat', 'one line per file with added and removed line counts')
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).diffCommand(paths, opts, cmd)));
+
+  program
+    .command('pull')
+    .description("take the deployment's changes into this directory; a file edited here since the last sync is a conflict (exit 3) and left alone")
+    .argument('[path...]', 'limit to these files or folders; an ignored path comes down only when named here')
+    .option('--force', "the deployment wins every conflict (replaces local edits of those files)")
+    .option('--dry-run', 'show what would come down, write nothing')
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).pullCommand(paths, opts, cmd)));
+
+  program
+    .command('resolve')
+    .description("settle conflicts per path: --theirs takes the deployment's file, --ours makes the next push write yours")
+    .argument('<path...>', 'the conflicting files or folders')
+    .option('--ours', 'keep the local file; the next push writes it without --force')
+    .option('--theirs', "take the deployment's file into this directory")
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).resolveCommand(paths, opts, cmd)));
+
+  program
     .command('watch')
     .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
     .option('--no-apply', 'do not call deployments.apply after each sync')
@@ -83,8 +110,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command('init')
-    .description('write hostsync.json and .syncignore in the project directory')
+    .description('write hostsync.json and .syncignore in the project directory; with --target NAME, add that target')
     .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
+
+  program
+    .command('targets')
+    .description('list the targets of hostsync.json (staging, production...) and which one commands use now')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/targets.js')).targetsCommand(cmd)));
 
   program
     .command('trust')
@@ -123,6 +155,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--latency <ms>', 'added to every API response', integer('--latency', 0, 60_000))
     .option('--faults <spec>', 'fault injection, e.g. 5xx=0.1,reset=0.05,429=0.02,partial=0.1')
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
+    .option('--deployments <n>', 'how many deployments to start with (default 1; deployments.create adds more)', integer('--deployments', 1, 16))
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
     .option('--dns-verified', 'verifyCustomDomain treats DNS as right (the emulator reaches no DNS)')
@@ -137,9 +170,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram((c) => {
-    code = c;
-  });
+  let command: string | undefined;
+  const program = buildProgram(
+    (c) => {
+      code = c;
+    },
+    (name) => (command = name),
+  );
   try {
     if (argv.length <= 2) {
       program.outputHelp();
@@ -150,11 +187,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return EXIT.ok;
     const { message, exitCode } = describeError(err);
-    // commander already printed its own usage errors
-    if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
-    if (argv.includes('--json') && !(err instanceof CommanderError)) {
-      process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
-    }
+    const json = argv.includes('--json');
+    // commander already printed its own usage errors on stderr
+    if (!(err instanceof CommanderError) && !json) process.stderr.write(`hostsync: ${message}\n`);
+    if (json) process.stdout.write(`${JSON.stringify(notRunJson(command, message.replace(/^error: /, ''), exitCode))}\n`);
     return exitCode;
   }
 }

@@ -29,6 +29,7 @@ function pendingText(p: WatchStatus['pending']): string {
     const more = p.paths > p.sample.length ? `, +${p.paths - p.sample.length}` : '';
     parts.push(`${plural(p.paths, 'path')} pending (${p.sample.join(', ')}${more})`);
   }
+  if (p.unverified > 0) parts.push(`${plural(p.unverified, 'write')} not yet verified`);
   if (p.rescan) parts.push('a full rescan pending');
   if (p.cycling) parts.push('a cycle running');
   if (p.retryAt) parts.push(`retrying at ${clock(p.retryAt)}`);

@@ -15,7 +15,7 @@ export const WATCH_STATUS_FILE = 'watch.json';
 export interface WatchCycleSummary {
   /** ISO time the cycle ended. */
   at: string;
-  trigger: 'start' | 'change' | 'rescan' | 'poll';
+  trigger: 'start' | 'change' | 'rescan' | 'poll' | 'verify';
   /**
    * synced: it pushed and verified (or found nothing to do); conflicts: it left some
    * alone; failed: some files did not land; waiting: the service was unreachable;
@@ -49,6 +49,8 @@ export interface WatchStatusRecord {
     paths: number;
     /** The first few of them, sorted. */
     sample: string[];
+    /** Writes sent but not yet verified by a read (the next cycle's, or the idle check). */
+    unverified: number;
     /** A full rescan is due (start-up, a watcher error, an event storm). */
     rescan: boolean;
     /** A cycle is running now. */
@@ -59,6 +61,7 @@ export interface WatchStatusRecord {
   /** The daemon's picture of the key's budget when it wrote this (its window, corrected by X-RateLimit-Remaining). */
   budget: { limit: number; windowMs: number; remaining: number };
   cycles: number;
+  /** The last cycle that did or found something (a quiet drift poll or idle check does not replace it). */
   lastCycle: WatchCycleSummary | null;
 }
 

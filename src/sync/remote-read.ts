@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
-import type { FileIndexEntry } from '../api/types.js';
+import type { FileIndexEntry, IndexResult } from '../api/types.js';
+import { ApiError } from '../remote/errors.js';
 import { INDEX_HASH_MAX_BYTES } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
@@ -43,7 +44,7 @@ export function indexRequestKey(patterns: readonly string[], hashMaxBytes = INDE
   return createHash('sha256').update(JSON.stringify([patterns, hashMaxBytes])).digest('hex').slice(0, 16);
 }
 
-const stripSlash = (p: string): string => p.replace(/^\/+/, '').replace(/\/+$/, '');
+export const stripSlash = (p: string): string => p.replace(/^\/+/, '').replace(/\/+$/, '');
 
 export function entryFromIndex(e: FileIndexEntry): Entry {
   const mode = Number.parseInt(e.mode, 8);
@@ -83,7 +84,7 @@ export async function readRemote(client: HostingClient, matcher: IgnoreMatcher, 
 }
 
 /** Accumulates index entries, sorting them into files, symlinks and our leftovers. */
-class RemoteTree {
+export class RemoteTree {
   private readonly files: Snapshot = new Map();
   private readonly links = new Set<string>();
   private readonly leftovers = new Set<string>();
@@ -130,7 +131,7 @@ class RemoteTree {
  * with every subdirectory excluded, for the files directly in it. A file still missing
  * after that (a folder with more direct files than the cap) is indexed on its own.
  */
-async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore: string[], dir: string, partial: FileIndexEntry[]): Promise<void> {
+export async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore: string[], dir: string, partial: FileIndexEntry[]): Promise<void> {
   const listing = await client.files.list(dir === '' ? '/' : dir);
   const subdirs: string[] = [];
   const files: string[] = [];
@@ -161,4 +162,44 @@ async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore
     const one = await client.files.index({ path: f, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.add(one.entries);
   }
+}
+
+/** The remote side of a command scoped to named paths (pull, diff, resolve). */
+export interface ScopedRemoteRead {
+  snapshot: Snapshot;
+  symlinks: string[];
+}
+
+/**
+ * R restricted to `paths` (root-relative, normalised), one files.index with `path` per
+ * named path, so a named file on a 100k-file tree costs one request, not a walk of the
+ * whole remote. Each path is read with the matcher `matcherFor` gives it (the ignore
+ * rules, or only the enforced ones for a path the user named although it is ignored).
+ * A named path missing on the remote contributes nothing.
+ */
+export async function readRemotePaths(
+  client: HostingClient,
+  paths: readonly string[],
+  matcherFor: (path: string) => IgnoreMatcher,
+): Promise<ScopedRemoteRead> {
+  const snapshot: Snapshot = new Map();
+  const symlinks = new Set<string>();
+  for (const p of paths) {
+    const matcher = matcherFor(p);
+    const ignore = [...matcher.patterns];
+    let res: IndexResult;
+    try {
+      res = await client.files.index({ ...(p === '' ? {} : { path: p }), ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) continue;
+      throw err;
+    }
+    const tree = new RemoteTree(matcher);
+    tree.add(res.entries);
+    if (res.truncated) await completeTruncated(client, tree, ignore, p, res.entries);
+    const part = tree.result();
+    for (const [k, v] of part.snapshot) snapshot.set(k, v);
+    for (const s of part.symlinks) symlinks.add(s);
+  }
+  return { snapshot, symlinks: [...symlinks].sort() };
 }

@@ -41,6 +41,21 @@ export const MAX_PLAN_ROUNDS = 3;
 export const REQUEST_COST_BYTES = 1024 * 1024;
 
 /**
+ * Watch mode: scoped files.index answers remembered for their digest (one per distinct
+ * scope). An editor session touches a handful of files over and over; a few dozen scopes
+ * cover it, and each entry holds only the scope's few files.
+ */
+export const SCOPED_READ_CACHE_ENTRIES = 64;
+
+/**
+ * Watch mode: verified writes held in memory (and in the small unverified record) before
+ * the base is saved to state.json anyway. Saving the base costs a full rewrite of
+ * state.json (megabytes at 100k files), so it waits for idle; this bounds the record
+ * (and the re-reads a restart would make) during hours of continuous saving.
+ */
+export const UNSAVED_BASE_MAX_ENTRIES = 500;
+
+/**
  * While waiting for a web app's answer or a worker's ready line, the first re-read comes
  * this soon after the apply, then the gap doubles up to HEALTH_POLL_MAX_MS: a bot that
  * logs in within a few seconds is seen quickly, and a 30 s wait costs about 7 requests
@@ -76,3 +91,19 @@ export const IDLE_CHECK_WAIT_SECONDS = 20;
  * batch; a failure that survives them holds back the apply (never a half-pushed restart).
  */
 export const WRITE_MANY_ATTEMPTS = 4;
+
+/**
+ * Content budget of one files.readMany call in pull and diff: the documented default
+ * (hosting-api.md, Limits). The API accepts a larger maxBytes but documents no ceiling,
+ * so we never ask for more than the one number it promises.
+ */
+export { READ_MANY_DEFAULT_MAX_BYTES as READ_MANY_BUDGET_BYTES } from '../api/limits.js';
+
+/**
+ * diff shows a text file up to this size as a unified diff; above it, size and hash only.
+ * jsdiff's Myers diff is O(N·D): a multi-MB file with many edits would stall the terminal.
+ */
+export const DIFF_TEXT_MAX_BYTES = 2 * 1024 * 1024;
+
+/** Large files pull (downloadUrl + GET) at once: each is one stream; two keep the pipe full without hogging the node. */
+export const DOWNLOAD_CONCURRENCY = 2;

@@ -16,7 +16,7 @@
  */
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
@@ -25,6 +25,7 @@ import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
 import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
+import { ScopedSync } from '../sync/scoped-sync.js';
 import type { Session } from '../sync/session.js';
 import { snapshotsEqual } from '../model/snapshot.js';
 import type { Change, Conflict, Drift, Snapshot } from '../model/types.js';
@@ -46,6 +47,8 @@ export interface WatchTunables {
   shutdownGraceMs: number;
   stormPaths: number;
   cacheSaveMs: number;
+  /** Quiet time after a cycle before its writes are verified by a read of their own. */
+  verifyIdleMs: number;
 }
 
 export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
@@ -57,9 +60,11 @@ export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
   shutdownGraceMs: WATCH_SHUTDOWN_GRACE_MS,
   stormPaths: WATCH_STORM_PATHS,
   cacheSaveMs: WATCH_CACHE_SAVE_MS,
+  verifyIdleMs: WATCH_VERIFY_IDLE_MS,
 };
 
-export type CycleTrigger = 'start' | 'change' | 'rescan' | 'poll';
+/** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
+export type CycleTrigger = 'start' | 'change' | 'rescan' | 'poll' | 'verify';
 
 export interface CycleEvent {
   type: 'cycle';
@@ -143,6 +148,21 @@ function forgetUnder(set: Set<string>, touched: readonly string[]): void {
   }
 }
 
+/** A push report that also tells what the cycle's verification step (a scoped cycle before it) sent. */
+function withEarlier(report: PushReport, earlier: PushReport): PushReport {
+  const counts = { ...report.counts };
+  for (const k of Object.keys(counts) as (keyof ChangeCounts)[]) counts[k] += earlier.counts[k];
+  const known = new Set(report.conflicts.map((c) => c.path));
+  return {
+    ...report,
+    counts,
+    changes: [...earlier.changes, ...report.changes],
+    conflicts: [...report.conflicts, ...earlier.conflicts.filter((c) => !known.has(c.path))],
+    failures: [...earlier.failures, ...report.failures],
+    warnings: [...earlier.warnings, ...report.warnings],
+  };
+}
+
 /** Identifies the set of conflicts and drift, to tell a human only when it changes. */
 function remoteSignature(report: Pick<PushReport, 'conflicts' | 'drift'>): string {
   return JSON.stringify([report.conflicts.map((c) => [c.path, c.reason]), report.drift.map((d) => [d.path, d.kind])]);
@@ -173,6 +193,8 @@ class Daemon implements WatchDaemon {
   private readonly emit: (e: WatchEvent) => void;
   private readonly scheduler: CycleScheduler;
   private readonly backoff: Backoff;
+  /** Change cycles: scoped reads, verification folded into the next read (scoped-sync.ts). */
+  private readonly scoped: ScopedSync;
   private watcher: Watcher | null = null;
   private local: Snapshot | null = null;
   /** The local snapshot of the last push that left nothing to retry: an identical rescan needs no request. */
@@ -209,6 +231,7 @@ class Daemon implements WatchDaemon {
     };
     this.status = new WatchStatusWriter(session.stateDir, () => this.statusRecord());
     this.backoff = new Backoff(this.t.retryMinMs, this.t.retryMaxMs);
+    this.scoped = new ScopedSync(session);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.scheduler = new CycleScheduler({
       tunables: { debounceMs: this.t.debounceMs, maxWaitMs: this.t.maxWaitMs, pollMs: this.t.pollMs },
@@ -284,6 +307,9 @@ class Daemon implements WatchDaemon {
     }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
     await this.session.cache.save().catch(() => undefined);
+    // Verified writes into state.json; unverified ones stay in the record for the next start.
+    // Not after an abandoned cycle: it may still be between its record and its writes.
+    if (result !== 'abandoned') await this.scoped.flush().catch(() => undefined);
     await this.status.remove();
     await this.lock.release();
     this.emit({ type: 'stopped', result });
@@ -294,7 +320,7 @@ class Daemon implements WatchDaemon {
   private async cycle(batch: Batch): Promise<CycleOutcome> {
     const { session } = this;
     const { client, config } = session;
-    const trigger: CycleTrigger = !this.synced ? 'start' : batch.poll ? 'poll' : batch.full ? 'rescan' : 'change';
+    const trigger: CycleTrigger = !this.synced ? 'start' : batch.poll ? 'poll' : batch.verify ? 'verify' : batch.full ? 'rescan' : 'change';
     const before = client.stats();
     const t0 = performance.now();
     const warnings: string[] = [];
@@ -316,12 +342,43 @@ class Daemon implements WatchDaemon {
         warnings.push(...scanned.warnings);
       }
       await this.maybeSaveCache();
-      if (!batch.poll && this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed)) {
+      const noApply = this.opts.noApply ?? false;
+      const { scoped } = this;
+      const settled = this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed);
+      if (trigger === 'change' && settled && scoped.pendingVerification === 0) {
         // Saved with the same content (editors' temp-and-rename), or a rescan that found nothing.
         this.cycles++;
         return { kind: 'done', reachedService: false };
       }
-      const report = await push(session, { local: this.local, skipped: [...this.skipped], noApply: this.opts.noApply ?? false });
+      const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
+      let report: PushReport;
+      let wholeRemote = false;
+      if (scope !== null && !batch.verify) {
+        report = await scoped.cycle({ local: this.local, skipped: [...this.skipped], paths: batch.paths, noApply });
+      } else if (batch.verify) {
+        const verified = await scoped.verifyNow({ local: this.local, skipped: [...this.skipped], noApply });
+        if (verified === null) {
+          this.cycles++;
+          return { kind: 'done', reachedService: false };
+        }
+        report = verified;
+      } else {
+        // Start-up, rescan, drift poll: a whole push. Writes a killed daemon left unverified
+        // (or this one's) are verified first, so a local edit made since is not taken for a
+        // conflict with our own bytes; then the base on disk is current for push().
+        if (!this.synced && (await scoped.recover()) > 0) {
+          await scoped.reload();
+          if (!scoped.ready) await scoped.forget();
+        }
+        const pre = await scoped.verifyNow({ local: this.local, skipped: [...this.skipped], noApply: true });
+        report = await push(session, { local: this.local, skipped: [...this.skipped], noApply });
+        if (pre) report = withEarlier(report, pre);
+        // push() read the whole remote after its writes and saved the base from it: every
+        // earlier write is settled there (landed: L = R adopted; lost: planned again).
+        await scoped.forget();
+        await scoped.reload();
+        wholeRemote = true;
+      }
       // Permanent refusals are reported every cycle like conflicts; only the rest is retried.
       const failed = report.failures.some((f) => !f.permanent);
       // Something did not land (or did not verify): look at the same paths again soon,
@@ -335,9 +392,14 @@ class Daemon implements WatchDaemon {
 
       const after = client.stats();
       const landed = report.counts.written + report.counts.deleted + report.counts.moved + report.counts.chmod;
-      const signature = remoteSignature(report);
-      const news = signature !== this.lastSignature;
-      this.lastSignature = signature;
+      // A scoped cycle sees conflicts and drift inside its scope only: news when it has any;
+      // the whole-remote signature is kept for the cycles that read the whole remote.
+      let news = report.conflicts.length > 0 || report.drift.length > 0;
+      if (wholeRemote) {
+        const signature = remoteSignature(report);
+        news = signature !== this.lastSignature;
+        this.lastSignature = signature;
+      }
       this.emit({
         type: 'cycle',
         time: new Date(),
@@ -355,9 +417,10 @@ class Daemon implements WatchDaemon {
         warnings: [...warnings, ...report.warnings],
         ms: batch.firstAt === null || trigger === 'start' ? null : Math.round(this.now() - batch.firstAt),
         cycleMs: Math.round(performance.now() - t0),
-        quiet: (trigger === 'poll' || trigger === 'rescan') && landed === 0 && report.apply === null && !news && !failed && warnings.length === 0,
+        quiet: (trigger === 'poll' || trigger === 'rescan' || trigger === 'verify') && landed === 0 && report.apply === null && !news && !failed && warnings.length === 0,
       });
-      return failed ? { kind: 'retry', afterMs: retryInMs } : { kind: 'done', reachedService: true };
+      const verifyInMs = this.verifyDelay(retryInMs);
+      return failed ? { kind: 'retry', afterMs: retryInMs, ...verifyInMs } : { kind: 'done', reachedService: wholeRemote, ...verifyInMs };
     } catch (err) {
       this.cycles++;
       this.lastPushed = null;
@@ -391,12 +454,19 @@ class Daemon implements WatchDaemon {
     }
   }
 
+  /** When writes are still unverified: the idle check, never before a retry's backoff ends. */
+  private verifyDelay(retryInMs: number): { verifyInMs?: number } {
+    return this.scoped.pendingVerification > 0 ? { verifyInMs: Math.max(this.t.verifyIdleMs, retryInMs) } : {};
+  }
+
   /** Remembers how the last cycle ended, for the status file, and refreshes it. */
   private noteForStatus(e: WatchEvent): void {
     const at = e.type === 'cycle' ? e.time.toISOString() : new Date().toISOString();
     const bare = { at, trigger: this.synced ? 'change' as const : 'start' as const, changed: 0, requests: 0, rateLimited: 0, ms: null, cycleMs: null, healthy: null, state: null };
     switch (e.type) {
       case 'cycle': {
+        // A quiet poll or idle check found nothing: the cycle worth showing stays the last one that did something.
+        if (e.quiet && this.lastCycle !== null) break;
         const changed = e.counts.written + e.counts.deleted + e.counts.moved + e.counts.chmod;
         const outcome = e.failures.some((f) => !f.permanent) ? 'failed' : e.conflicts.length > 0 ? 'conflicts' : 'synced';
         this.lastCycle = {
@@ -432,6 +502,7 @@ class Daemon implements WatchDaemon {
       pending: {
         paths: paths.size,
         sample: [...paths].sort().slice(0, WATCH_STATUS_SAMPLE_PATHS),
+        unverified: this.scoped.pendingVerification,
         rescan: (sched.pending?.full ?? false) || (this.runningBatch?.full ?? false),
         cycling: this.runningBatch !== null,
         retryAt: sched.notBefore > 0 && retryInMs > 0 ? new Date(Date.now() + retryInMs).toISOString() : null,

@@ -64,3 +64,11 @@ export const WATCH_CACHE_SAVE_MS = 60_000;
 
 /** Pending paths the status file names (it always counts them all): enough to recognise what is waiting. */
 export const WATCH_STATUS_SAMPLE_PATHS = 10;
+
+/**
+ * Watch mode: a cycle's writes are verified by the next cycle's read when the user keeps
+ * saving; when the tree goes quiet this long, one read of their own verifies them. Long
+ * enough that an editing session pays for it once, not per save; short enough that a
+ * remote edit racing our write is reported within about a second.
+ */
+export const WATCH_VERIFY_IDLE_MS = 1_000;

@@ -125,7 +125,7 @@ describe('the status file of a watch that did not stop cleanly', () => {
   const record = (pid: number): WatchStatusRecord => ({
     version: 1, pid, host: 'this-host', startedAt: '2026-01-01T10:00:00.000Z', updatedAt: '2026-01-01T10:05:00.000Z',
     backend: 'native', apply: true,
-    pending: { paths: 0, sample: [], rescan: false, cycling: false, retryAt: null },
+    pending: { paths: 0, sample: [], unverified: 0, rescan: false, cycling: false, retryAt: null },
     budget: { limit: 120, windowMs: 60_000, remaining: 117 },
     cycles: 3,
     lastCycle: { at: '2026-01-01T10:04:59.000Z', trigger: 'change', outcome: 'synced', changed: 1, requests: 3, rateLimited: 0, ms: 140, cycleMs: 90, healthy: true, state: 'running', message: null },
