@@ -75,6 +75,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--mirror', 'also delete files that exist only on the deployment (never ignored ones)')
     .option('--no-apply', 'do not call deployments.apply after pushing')
     .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
+    .option('--no-backup', 'take no server-side copy of what --force or --mirror replaces (nor undo\'s copy of files an upload overwrites)')
     .action(async (opts, cmd: Command) => setExit(await pushCommand(opts, cmd)));
 
   program
@@ -99,6 +100,19 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--ours', 'keep the local file; the next push writes it without --force')
     .option('--theirs', "take the deployment's file into this directory")
     .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).resolveCommand(paths, opts, cmd)));
+
+  program
+    .command('undo')
+    .description('take back the last push on the deployment (files written, deleted, moved, chmod-ed); local files are not touched')
+    .option('--dry-run', 'show what would be taken back, change nothing')
+    .option('--no-apply', 'do not call deployments.apply afterwards')
+    .option('--steps <n>', 'take back the last N pushes (default 1); running undo again also steps further back')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/undo.js')).undoCommand(opts, cmd)));
+
+  program
+    .command('history')
+    .description('list the recent pushes from this directory, newest first, and which ones undo can take back')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/undo.js')).historyCommand(cmd)));
 
   program
     .command('watch')
