@@ -16,7 +16,7 @@
  */
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
@@ -37,7 +37,6 @@ import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from '
 import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
 import { WatchStatusWriter } from './status-writer.js';
 import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
-import { WATCH_STATUS_SAMPLE_PATHS } from './tunables.js';
 
 export interface WatchTunables {
   debounceMs: number;
