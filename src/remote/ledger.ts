@@ -122,6 +122,7 @@ interface Waiter {
   resolve(r: Reservation): void;
   reject(e: unknown): void;
   signal: AbortSignal | undefined;
+  aborted: boolean;
 }
 
 export class BudgetLedger {
@@ -169,8 +170,9 @@ export class BudgetLedger {
     if (this.broken) return Promise.resolve(NO_RESERVATION);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Reservation>((resolve, reject) => {
-      const w: Waiter = { resolve, reject, signal };
+      const w: Waiter = { resolve, reject, signal, aborted: false };
       const onAbort = (): void => {
+        w.aborted = true;
         const i = this.waiters.indexOf(w);
         if (i >= 0) this.waiters.splice(i, 1);
         reject(signal!.reason);
@@ -224,6 +226,8 @@ export class BudgetLedger {
     for (;;) {
       this.again = false;
       if (this.waiters.length === 0 && this.finished.length === 0) return;
+      // Taken out of the queue inside the locked pass, so an abort meanwhile cannot shift the queue under us.
+      let taken: Waiter[] = [];
       const got = await this.update((entries, now) => {
         let granted = 0;
         let waitMs: number | undefined;
@@ -236,14 +240,20 @@ export class BudgetLedger {
           entries.push({ keyId: this.keyId, pid: this.pid, host: this.host, sentAt: this.uniqueSentAt(entries, now), windowMs: this.opts.windowMs, expiresAt: null });
           granted++;
         }
+        taken = this.waiters.splice(0, granted);
         return { entries, result: { sentAts: entries.slice(entries.length - granted).map((e) => e.sentAt), waitMs } };
       });
       if (got === undefined) {
         // The ledger broke: everyone goes on without it.
-        for (const w of this.waiters.splice(0)) w.resolve(NO_RESERVATION);
+        for (const w of [...taken, ...this.waiters.splice(0)]) w.resolve(NO_RESERVATION);
         return;
       }
-      for (const sentAt of got.sentAts) this.waiters.shift()!.resolve({ done: () => this.finish(sentAt) });
+      taken.forEach((w, i) => {
+        const sentAt = got.sentAts[i]!;
+        // Aborted after it was granted: nothing will be sent, so its slot is answered at once.
+        if (w.aborted) this.finish(sentAt);
+        else w.resolve({ done: () => this.finish(sentAt) });
+      });
       if (this.waiters.length > 0 && got.waitMs !== undefined && !this.again) {
         const t0 = this.now();
         await this.sleep(Math.min(got.waitMs, LEDGER_MAX_SLEEP_MS)).catch(() => undefined);
