@@ -42,7 +42,7 @@ export async function takeCopy(client: HostingClient, paths: readonly string[]):
   const to = moved.moved[0]?.to;
   if (!to) {
     await client.files.delete([name]).catch(() => undefined);
-    throw new Error(`the copy of the files about to be replaced could not be kept in ${BACKUP_DIR}: ${moved.failed[0]?.reason ?? 'no reason given'}`);
+    throw new Error(`the copy of the files about to be replaced could not be kept in ${BACKUP_DIR} (${moved.failed[0]?.reason ?? 'no reason given'}); nothing was pushed: push again, or pass --no-backup to push without the copy`);
   }
   return to.replace(/^\/+/, '');
 }

@@ -16,7 +16,7 @@
  */
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
@@ -49,6 +49,9 @@ export interface WatchTunables {
   cacheSaveMs: number;
   /** Quiet time after a cycle before its writes are verified by a read of their own. */
   verifyIdleMs: number;
+  /** Budget pacing (pacer.ts). */
+  paceRateShare: number;
+  paceBurstShare: number;
 }
 
 export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
@@ -61,6 +64,8 @@ export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
   stormPaths: WATCH_STORM_PATHS,
   cacheSaveMs: WATCH_CACHE_SAVE_MS,
   verifyIdleMs: WATCH_VERIFY_IDLE_MS,
+  paceRateShare: WATCH_PACE_RATE_SHARE,
+  paceBurstShare: WATCH_PACE_BURST_SHARE,
 };
 
 /** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
@@ -242,6 +247,10 @@ class Daemon implements WatchDaemon {
       crashRetryMs: this.t.retryMaxMs,
       onCrash: (err) => this.emit({ type: 'error', message: classifyFailure(err, this.session.config.apiKey).message, retryInMs: this.t.retryMaxMs }),
       ...(opts.clock ? { clock: opts.clock } : {}),
+      budget: () => session.client.budget(),
+      // A change cycle: its scoped read and its write, and the apply unless --no-apply.
+      cycleCost: opts.noApply ? 2 : 3,
+      pace: { rateShare: this.t.paceRateShare, burstShare: this.t.paceBurstShare },
     });
   }
 
@@ -510,7 +519,10 @@ class Daemon implements WatchDaemon {
         cycling: this.runningBatch !== null,
         retryAt: sched.notBefore > 0 && retryInMs > 0 ? new Date(Date.now() + retryInMs).toISOString() : null,
       },
-      budget: this.session.client.budget(),
+      budget: (() => {
+        const b = this.session.client.budget();
+        return { limit: b.limit, windowMs: b.windowMs, remaining: Math.max(0, b.limit - b.used) };
+      })(),
       cycles: this.cycles,
       lastCycle: this.lastCycle,
     };

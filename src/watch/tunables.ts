@@ -72,3 +72,32 @@ export const WATCH_STATUS_SAMPLE_PATHS = 10;
  * remote edit racing our write is reported within about a second.
  */
 export const WATCH_VERIFY_IDLE_MS = 1_000;
+
+/**
+ * Watch mode, budget pacing (pacer.ts): the bucket refills at this share of the key's
+ * sustained rate. 0.7 of 120/min is a 3-request cycle every 2.1 s under continuous saving:
+ * the last save lands within 3 s of the last keystroke, and with the burst below the
+ * window never holds more than 95% of the limit, so a `push` from another terminal
+ * still has room.
+ */
+export const WATCH_PACE_RATE_SHARE = 0.7;
+/**
+ * Watch mode, budget pacing: the bucket holds this share of the key's limit. A quarter
+ * (30 of 120) lets ten edits in a row through at debounce speed before pacing starts.
+ */
+export const WATCH_PACE_BURST_SHARE = 0.25;
+
+/**
+ * `logs --follow` and `watch --logs`: one deployments.logs read at most this often, each
+ * a long poll (waitSeconds of the same length) that the service ends early when the app
+ * goes quiet or dies. 24 requests a minute, a fifth of the 120-a-minute budget, leaves
+ * room for a watch beside it, and a new line shows within about this long.
+ */
+export const LOGS_FOLLOW_INTERVAL_MS = 2_500;
+
+/** Lines per follow read: the most deployments.logs answers, so a chatty app loses as few lines as possible between reads. */
+export const LOGS_FOLLOW_SIZE = 500;
+
+/** After a failed read (network, 5xx) the follower waits this long, doubling up to the second figure, and says so once. */
+export const LOGS_FOLLOW_RETRY_MIN_MS = 2_000;
+export const LOGS_FOLLOW_RETRY_MAX_MS = 30_000;
