@@ -103,6 +103,11 @@ export class CycleScheduler {
     return !this.state.running && this.state.pending === null;
   }
 
+  /** What waits (touched paths, a rescan) and the backoff's end, read-only (the status file). */
+  peek(): Readonly<ScheduleState> & { now: number } {
+    return { ...this.state, now: this.clock.now() };
+  }
+
   /** Resolves the next time the scheduler is idle (at once if it is). */
   whenIdle(): Promise<void> {
     if (this.idle) return Promise.resolve();

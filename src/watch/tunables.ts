@@ -62,6 +62,9 @@ export const WATCH_NATIVE_MIN_FILES = 20_000;
 /** Watch mode: the stat cache is written at most this often (and on exit); a 100k-entry cache is a few MB of JSON. */
 export const WATCH_CACHE_SAVE_MS = 60_000;
 
+/** Pending paths the status file names (it always counts them all): enough to recognise what is waiting. */
+export const WATCH_STATUS_SAMPLE_PATHS = 10;
+
 /**
  * Watch mode's mass-delete guard counts the deletions it made within this window with each
  * cycle's: deleting 45% every few seconds must trip it like one 90% deletion does, while a
