@@ -4,10 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
-import { pushCommand } from './commands/push.js';
-import { statusCommand } from './commands/status.js';
-import { initCommand } from './commands/init.js';
-import { emulatorCommand } from './commands/emulator.js';
 
 function integer(name: string, min: number, max: number) {
   return (raw: string): number => {
@@ -42,6 +38,7 @@ Run \`hostsync <command> --help\` for a command's flags. Sections of the README 
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/** Each command's module is imported when it runs: `status` never loads the emulator, `--version` loads nothing. */
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('hostsync')
     .description('Keep a hosted deployment in step with a local project: only what changed, never clobbering what it did not change.')
@@ -60,7 +57,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program
     .command('status')
     .description('show what a push would change, conflicts, and remote drift (git-style letters)')
-    .action(async (_opts, cmd: Command) => setExit(await statusCommand(cmd)));
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/status.js')).statusCommand(cmd)));
 
   program
     .command('push')
@@ -70,7 +67,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--mirror', 'also delete files that exist only on the deployment (never ignored ones)')
     .option('--no-apply', 'do not call deployments.apply after pushing')
     .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
-    .action(async (opts, cmd: Command) => setExit(await pushCommand(opts, cmd)));
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/push.js')).pushCommand(opts, cmd)));
 
   program
     .command('watch')
@@ -83,7 +80,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program
     .command('init')
     .description('write hostsync.json and .syncignore in the project directory')
-    .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/init.js')).initCommand(cmd)));
 
   program
     .command('link')
@@ -115,7 +112,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
     .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
-    .action(async (opts) => setExit(await emulatorCommand(opts)));
+    .action(async (opts) => setExit(await (await import('./commands/emulator.js')).emulatorCommand(opts)));
 
   return program;
 }

@@ -11,6 +11,7 @@ import { HashCache } from './hash-cache.js';
 import { HistoryStore } from './history.js';
 import { DeploymentRunner, type RunSettings } from './runner.js';
 import { Volume } from './volume.js';
+import { VolumeWatch } from './volume-watch.js';
 
 /** Owner of every emulated deployment: the one user all keys belong to. */
 export const EMULATED_USER = { id: 'usr_emulator', username: 'emulator' } as const;
@@ -50,6 +51,8 @@ export class EmulatedDeployment {
   readonly volume: Volume;
   readonly history: HistoryStore;
   readonly hashes = new HashCache();
+  /** Lets files.index answer an unchanged volume without walking it. */
+  readonly volumeWatch = new VolumeWatch();
   readonly runner: DeploymentRunner;
   projectId = EMULATED_PROJECT_ID;
   resources: DeploymentResources = { ...RESOURCES };
@@ -113,6 +116,7 @@ export class EmulatedDeployment {
   }
 
   dispose(): Promise<void> {
+    this.volumeWatch.close();
     return this.runner.dispose();
   }
 }

@@ -134,3 +134,14 @@ export const EMULATOR_SAFETY_BACKUP_MIN_GAP_MS = 10 * 60_000;
 export const EMULATOR_BACKUP_INTERVAL_MS = 6 * 60 * 60_000;
 /** A local clone takes milliseconds; a minute means git is stuck (a prompt, a lock). */
 export const EMULATOR_GIT_TIMEOUT_MS = 60_000;
+
+/**
+ * Directories one volume's files.index watches (inotify, one watch each). The kernel's
+ * per-user budget (fs.inotify.max_user_watches) is shared with every watcher on the
+ * machine; a 100k-file tree has a few thousand folders. Past this, all watches are
+ * dropped and rebuilt by the next walks.
+ */
+export const EMULATOR_INDEX_WATCHED_DIRS_MAX = 50_000;
+
+/** Distinct files.index requests (path, ignore list, hashMaxBytes) whose digest a volume remembers. */
+export const EMULATOR_INDEX_REMEMBERED_REQUESTS = 64;

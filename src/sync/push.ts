@@ -69,6 +69,13 @@ async function localTree(session: Session, opts: PushOptions): Promise<{ scanned
   return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings] };
 }
 
+/** The paths a read of the remote should find, from what we know (see readRemote). */
+function expectedFiles(...trees: (Snapshot | null | undefined)[]): () => Iterable<string> {
+  return function* () {
+    for (const t of trees) if (t) yield* t.keys();
+  };
+}
+
 /** What the transfer rounds did, for verify(). */
 interface Transfer {
   intended: Change[];
@@ -108,7 +115,7 @@ async function transfer(
     for (const p of result.vanished) out.vanished.add(p);
     out.stale = true;
     if (!result.outcomeUnknown) break;
-    remote = await readRemote(client, matcher, null);
+    remote = await readRemote(client, matcher, null, expectedFiles(decision.local, remote.snapshot));
     decision = redecide(remote);
     out.stale = false;
     if (round === MAX_PLAN_ROUNDS - 1 && decision.plan.steps.length > 0) {
@@ -143,7 +150,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
 
   const state = await store.load();
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
-  let remote: RemoteRead = await readRemote(client, matcher, state.remote);
+  let remote: RemoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base));
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped, remote: r, options });
   const first = redecide(remote);
@@ -187,7 +194,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const { intended, stale } = sent;
   if (stale) {
     opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });
-    remote = await readRemote(client, matcher, null);
+    remote = await readRemote(client, matcher, null, expectedFiles(decision.local, remote.snapshot));
     decision = redecide(remote);
   }
   // End to end: every change we meant to make is checked against the verified remote.

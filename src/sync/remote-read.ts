@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
 import type { FileIndexEntry } from '../api/types.js';
 import { INDEX_HASH_MAX_BYTES } from './tunables.js';
+import { anchoredPath, planIndexGroups, type IndexGroupsPlan } from './index-groups.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
 import type { Entry, Snapshot } from '../model/types.js';
@@ -50,8 +51,8 @@ export function entryFromIndex(e: FileIndexEntry): Entry {
   };
 }
 
-/** Escapes a path for use as an anchored gitignore pattern. */
-const anchored = (rel: string): string => `/${rel.replace(/([\\*?[\]])/g, '\\$1')}/`;
+/** A folder as an anchored gitignore pattern. */
+const anchored = (rel: string): string => `${anchoredPath(rel)}/`;
 
 /**
  * Read R. With a cache whose request key matches, the stored digest is sent and an
@@ -59,7 +60,13 @@ const anchored = (rel: string): string => `/${rel.replace(/([\\*?[\]])/g, '\\$1'
  * the whole tree: it is completed directory by directory.
  * Ignored paths are dropped here too, whatever the server did: they are always protected.
  */
-export async function readRemote(client: HostingClient, matcher: IgnoreMatcher, cache: RemoteCache | null): Promise<RemoteRead> {
+export async function readRemote(
+  client: HostingClient,
+  matcher: IgnoreMatcher,
+  cache: RemoteCache | null,
+  /** Files the caller expects on the remote (local tree, last remote read): lets a truncated index complete in few reads. */
+  expected?: () => Iterable<string>,
+): Promise<RemoteRead> {
   const ignore = [...matcher.patterns];
   const requestKey = indexRequestKey(ignore);
   const useCache = cache !== null && cache.requestKey === requestKey;
@@ -73,7 +80,11 @@ export async function readRemote(client: HostingClient, matcher: IgnoreMatcher, 
   }
   const tree = new RemoteTree(matcher);
   tree.add(first.entries);
-  if (first.truncated) await completeTruncated(client, tree, ignore, '', first.entries);
+  if (first.truncated) {
+    const plan = expected ? planIndexGroups(first.entries.map((e) => ({ path: stripSlash(e.path), type: e.type })), expected(), first.entries.length) : null;
+    if (plan) await completeGrouped(client, tree, ignore, plan);
+    else await completeTruncated(client, tree, ignore, '', first.entries);
+  }
   return { ...tree.result(), digest: first.digest, requestKey, fromCache: false };
 }
 
@@ -98,8 +109,12 @@ class RemoteTree {
     }
   }
 
+  /** Reads only add: a grouped read covers part of a folder, never all of it. */
+  grouped = false;
+
   /** Forgets everything at or below `dir` (before a fresh index of it replaces it). */
   forget(dir: string): void {
+    if (this.grouped) return;
     const prefix = `${dir}/`;
     for (const set of [this.files, this.links, this.leftovers] as const) {
       for (const key of set.keys()) if (key.startsWith(prefix)) set.delete(key);
@@ -116,6 +131,21 @@ class RemoteTree {
 
   result(): Pick<RemoteRead, 'snapshot' | 'symlinks' | 'leftovers'> {
     return { snapshot: this.files, symlinks: [...this.links].sort(), leftovers: [...this.leftovers].sort() };
+  }
+}
+
+/**
+ * The reads of a grouped plan (index-groups.ts), each of the root with the caller's ignore
+ * list and the group's own patterns. One that comes back truncated anyway (the remote holds
+ * more than expected) is completed folder by folder under its own patterns.
+ */
+async function completeGrouped(client: HostingClient, tree: RemoteTree, ignore: string[], plan: IndexGroupsPlan): Promise<void> {
+  tree.grouped = true;
+  for (const extra of [...plan.groups, plan.rest]) {
+    const groupIgnore = [...ignore, ...extra];
+    const res = await client.files.index({ ignore: groupIgnore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    tree.add(res.entries);
+    if (res.truncated) await completeTruncated(client, tree, groupIgnore, '', res.entries);
   }
 }
 

@@ -39,3 +39,10 @@ export const MAX_PLAN_ROUNDS = 3;
  * a modest uplink; requests still dominate for small files, bytes for large ones.
  */
 export const REQUEST_COST_BYTES = 1024 * 1024;
+
+/**
+ * Extra ignore patterns one grouped files.index read may carry (index-groups.ts). Each
+ * pattern is matched against every path the server walks; past this, a truncated index is
+ * completed folder by folder instead, as a request body of thousands of lines would be.
+ */
+export const INDEX_GROUP_MAX_PATTERNS = 500;
