@@ -224,3 +224,17 @@ export interface ShellResult {
   backgroundStopped: number;
   untrusted: boolean;
 }
+
+/** deployments.check: the deployment requested over its public URL like a visitor. */
+export interface CheckResult {
+  url: string;
+  status: number;
+  ok: boolean;
+  contentType: string;
+  title: string;
+  body: string;
+  error: string;
+  hint: string;
+  links: Array<{ path: string; status: number }>;
+  note: string;
+}

@@ -1,6 +1,7 @@
 import type { ApplyResult } from '../api/types.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import type { ProgressFn, StepFailure } from '../sync/execute.js';
+import type { HealthReport } from '../sync/apply.js';
 import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
@@ -51,7 +52,11 @@ export interface PushResult extends Partial<FailureFields> {
   requests: RequestsSummary;
   /** The deployments.apply answer, or null when nothing was applied. */
   apply: ApplyResult | null;
+  /** How the deployment was judged (after the apply, or by the one diagnose of a push with nothing to send); null when neither ran. */
+  health: HealthReport | null;
   healthy: boolean | null;
+  /** Files the apply went ahead without (refused for good, or vanished locally); empty when none. */
+  leftOut: string[];
   durationMs: number;
   /** The changes planned (a dry run's are what would be sent). */
   planned: ChangeItem[];
@@ -87,7 +92,9 @@ export function emptyPushResult(): PushResult {
     failures: [],
     requests: requestsOf(null),
     apply: null,
+    health: null,
     healthy: null,
+    leftOut: [],
     durationMs: 0,
     planned: [],
     plannedRequests: 0,
@@ -118,7 +125,8 @@ function reasonFor(report: PushReport, code: ExitCode): string {
     const n = report.conflicts.length;
     return `${n} conflict${n === 1 ? '' : 's'} left alone (first: ${report.conflicts[0]?.path}): resolve them, or push --force to overwrite them with the local files`;
   }
-  return `the deployment is ${report.apply?.state ?? 'unhealthy'} after the push: see apply.logs and apply.hint`;
+  const reason = report.health?.reason ?? `the deployment is ${report.apply?.state ?? 'unhealthy'}`;
+  return `the deployment is unhealthy after the push: ${reason} (see health.logs and apply.hint)`;
 }
 
 /** The result of a push that ran, from its report. */
@@ -133,7 +141,9 @@ export function pushResult(report: PushReport, session: Session): PushResult {
     failures: report.failures,
     requests: requestsOf(session.client.stats()),
     apply: report.apply,
+    health: report.health,
     healthy: report.healthy,
+    leftOut: report.leftOut,
     durationMs: report.durationMs,
     planned: report.changes.map(changeItem),
     plannedRequests: report.plan.requests,
@@ -169,6 +179,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           mirror: opts.mirror ?? false,
           noApply: opts.apply === false,
           allowMassDelete: opts.allowMassDelete ?? false,
+          checkIdle: true,
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         });
         return pushResult(report, session);

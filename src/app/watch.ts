@@ -15,7 +15,7 @@ import { startWatch, type CycleEvent, type WatchDaemon, type WatchEvent as Daemo
 import type { StopResult } from '../watch/scheduler.js';
 import type { WatcherBackend } from '../watch/watcher-backend.js';
 import { connect, type ConnectionOptions } from './options.js';
-import { conflictItem, driftItem, type ConflictItem, type DriftItem } from './push.js';
+import { changeItem, conflictItem, driftItem, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failure, type FailureFields } from './result.js';
 
 /** Log lines a cycle event carries when the app is unhealthy after it. */
@@ -37,6 +37,8 @@ export interface WatchCycleEvent {
   changes: ChangeCounts;
   /** Paths the cycle's changes touch (both sides of a rename). */
   paths: string[];
+  /** The cycle's changes, as push results list them. */
+  planned: ChangeItem[];
   requests: number;
   byOperation: Record<string, number>;
   rateLimited: number;
@@ -52,6 +54,8 @@ export interface WatchCycleEvent {
   drift: DriftItem[];
   failures: StepFailure[];
   warnings: string[];
+  /** Nothing new to tell a human (a poll or rescan that found nothing); the CLI prints it only with --json. */
+  quiet: boolean;
   /** When the app is unhealthy after the cycle: its last log lines and the service's hint. */
   logs?: string[];
   hint?: string | undefined;
@@ -72,6 +76,7 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     trigger: e.trigger,
     changes: { ...e.counts },
     paths: changedPaths(e.changes),
+    planned: e.changes.map(changeItem),
     requests: e.requests,
     byOperation: e.byOperation,
     rateLimited: e.rateLimited,
@@ -84,6 +89,7 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     drift: e.drift.map(driftItem),
     failures: e.failures,
     warnings: e.warnings,
+    quiet: e.quiet,
     ...(e.apply && e.healthy === false ? { logs: e.apply.logs.slice(-CRASH_LOG_LINES), hint: e.apply.hint } : {}),
   };
 }

@@ -83,6 +83,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/init.js')).initCommand(cmd)));
 
   program
+    .command('dev')
+    .description('the local loop: run the emulator (data in .hostsync/dev, same key, deployment and port each time), sync this project to it, print the app URL and its console, and keep syncing as you save (Ctrl-C stops everything)')
+    .option('--port <n>', 'emulator port (default: the one it had last time if free, else any free port)', integer('--port', 0, 65535))
+    .option('--runtime <runtime>', 'runtime of the emulated deployment, on first start (default nodejs)')
+    .option('--entry <file>', 'entry file of the emulated deployment, on first start (default index.js)')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/dev.js')).devCommand(opts, cmd)));
+
+  program
     .command('link')
     .description('pick the deployment this directory syncs with, from those the key can see, and write it into hostsync.json')
     .option('--name <name>', 'link the deployment with this name (else --deployment ID, or a choice on a terminal)')
@@ -112,7 +120,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
     .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
-    .action(async (opts) => setExit(await (await import('./commands/emulator.js')).emulatorCommand(opts)));
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/emulator.js')).emulatorCommand(opts, cmd)));
 
   return program;
 }

@@ -4,6 +4,7 @@
  */
 import { pc } from './colors.js';
 import type { ApplyResult } from '../api/types.js';
+import type { HealthReport } from '../sync/apply.js';
 import type { ChangeItem, ConflictItem, DriftItem, PushResult } from '../app/push.js';
 import type { StatusResult } from '../app/status.js';
 import type { DeploymentRef } from '../app/options.js';
@@ -87,22 +88,44 @@ function driftSection(drift: DriftItem[]): string[] {
   ];
 }
 
-export function renderApply(apply: ApplyResult, healthy: boolean | null, logLines = 10): string[] {
-  const state = apply.state === 'running' ? pc.green(apply.state) : pc.red(apply.state);
-  const parts = [`${state}`];
-  if (apply.http?.url) {
+/** Why auto judged the app as it did, and how to pin it. */
+function autoNote(health: HealthReport): string | null {
+  if (health.decided !== 'auto' || health.kind === null) return null;
+  const why = health.kind === 'web' ? 'it answered HTTP on its port' : 'nothing answered HTTP on its port';
+  return `health: auto judged it a ${health.kind} (${why}); pin it with "health": {"kind": "${health.kind}"} in hostsync.json`;
+}
+
+/**
+ * The deployment's state after an apply (or the idle check of a push with nothing to
+ * send): state, the web answer or the worker's ready line, the restart, and when it is
+ * unhealthy why, this start's log lines that matter and the service's hint.
+ */
+export function renderHealth(apply: ApplyResult | null, health: HealthReport | null, healthy: boolean | null): string[] {
+  const state = health?.state ?? apply?.state ?? 'unknown';
+  const parts = [state === 'running' ? pc.green(state) : pc.red(state)];
+  if (health?.kind === 'worker') {
+    parts.push('worker');
+    if (health.readyLine) parts.push(`ready: "${health.readyLine}"`);
+  } else if (apply?.http?.url) {
     const status = apply.http.status === 0 ? 'no answer' : `HTTP ${apply.http.status}`;
     parts.push(apply.http.ok ? pc.green(status) : pc.red(status));
     if (apply.http.title) parts.push(`"${apply.http.title}"`);
     parts.push(pc.dim(apply.http.url));
   }
-  parts.push(apply.restarted ? 'restarted' : apply.skippedRestart ? `no restart (${apply.skippedRestart})` : 'not restarted');
+  if (apply) parts.push(apply.restarted ? 'restarted' : apply.skippedRestart ? `no restart (${apply.skippedRestart})` : 'not restarted');
   const out = [`${healthy ? pc.green('✔') : pc.red('✘')} deployment ${parts.join(' · ')}`];
-  if (!healthy && apply.logs?.length) {
-    out.push('  last log lines:');
-    out.push(...apply.logs.slice(-logLines).map((l) => `    ${l}`));
+  if (health) {
+    const note = autoNote(health);
+    if (note) out.push(pc.dim(`  ${note}`));
+    if (!health.healthy) {
+      out.push(pc.red(`  unhealthy: ${health.reason}`));
+      if (health.logs.length > 0) {
+        out.push('  log lines of this start:');
+        out.push(...health.logs.map((l) => `    ${l}`));
+      }
+    }
   }
-  if (apply.hint) out.push(`  hint: ${apply.hint}`);
+  if (!healthy && apply?.hint) out.push(`  hint: ${apply.hint}`);
   return out;
 }
 
@@ -117,6 +140,8 @@ export function renderPush(report: PushResult): string {
   const requests = `${stats.total} request${stats.total === 1 ? '' : 's'}${stats.rateLimited ? `, ${stats.rateLimited} rate-limited` : ''}`;
   if (report.dryRun) {
     out.push(`dry run: would push ${report.planned.length} change(s) to ${target} in about ${report.plannedRequests} request(s); nothing was sent`);
+  } else if (report.planned.length === 0 && report.conflicts.length > 0) {
+    out.push(`Nothing pushed to ${target}: ${report.conflicts.length} conflict(s) need a decision (${requests}, ${seconds} s)`);
   } else if (report.planned.length === 0) {
     out.push(`Up to date with ${target} (${requests}, ${seconds} s)`);
   } else {
@@ -126,6 +151,9 @@ export function renderPush(report: PushResult): string {
   out.push(...conflictSection(report.conflicts));
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
-  if (report.apply) out.push(...renderApply(report.apply, report.healthy));
+  if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy));
+  if (report.apply && report.leftOut.length > 0) {
+    out.push(pc.yellow(`applied without ${report.leftOut.length} file(s) that could not land: ${report.leftOut.slice(0, LIST_LIMIT).join(', ')}`));
+  }
   return out.join('\n');
 }

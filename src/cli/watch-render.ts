@@ -1,13 +1,14 @@
 /**
  * Watch mode's output: one human line per cycle (what changed, requests, the deployment's
- * state and HTTP status, save-to-live ms), or with --json one JSON object per line.
+ * state and HTTP status, save-to-live ms), or with --json one JSON object per line. Both
+ * are rendered from the same object, the library's WatchEvent (app/watch.ts).
  * Pure: events in, text out; the command writes it.
  */
 import { pc } from './colors.js';
 import { changeLine, conflictReason } from './render.js';
-import { CRASH_LOG_LINES, watchEvent } from '../app/watch.js';
-import type { Change } from '../model/types.js';
-import type { CycleEvent, WatchEvent } from '../watch/daemon.js';
+import { watchEvent, type WatchCycleEvent, type WatchEvent } from '../app/watch.js';
+import type { ChangeItem } from '../app/push.js';
+import type { CycleEvent, WatchEvent as DaemonEvent } from '../watch/daemon.js';
 
 /** Changes named on the cycle line before "+N more". */
 const LINE_CHANGES = 3;
@@ -15,32 +16,38 @@ const LINE_CHANGES = 3;
 const clock = (d: Date): string => d.toTimeString().slice(0, 8);
 const dot = pc.dim('  ·  ');
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+/** The app's URL answered as a healthy web app does. */
+const httpOk = (status: number): boolean => status >= 200 && status < 400;
 
-function changesSummary(changes: readonly Change[]): string {
+function changesSummary(changes: readonly ChangeItem[]): string {
   const shown = changes.slice(0, LINE_CHANGES).map((c) => changeLine(c).replace(/ {2}/, ' '));
   if (changes.length > LINE_CHANGES) shown.push(pc.dim(`+${changes.length - LINE_CHANGES} more`));
   return shown.join(', ');
 }
 
-function applyPart(e: CycleEvent): string | null {
-  const a = e.apply;
-  if (!a) return null;
-  const state = e.healthy ? pc.green(a.state) : pc.red(a.state);
-  if (!a.http?.url) return state;
-  const status = a.http.status === 0 ? 'no answer' : `HTTP ${a.http.status}`;
-  return `${state} ${a.http.ok ? pc.green(status) : pc.red(status)}`;
+function applyPart(e: WatchCycleEvent): string | null {
+  if (e.state === null) return null;
+  const state = e.healthy ? pc.green(e.state) : pc.red(e.state);
+  if (e.http === null) return state;
+  const status = e.http === 0 ? 'no answer' : `HTTP ${e.http}`;
+  return `${state} ${httpOk(e.http) ? pc.green(status) : pc.red(status)}`;
 }
 
-export function renderCycle(e: CycleEvent, noApply: boolean): string[] {
+/** The daemon's own events are rendered through their public form, like --json. */
+const publicForm = <T extends WatchEvent>(e: T | DaemonEvent): T =>
+  'time' in e && typeof e.time === 'string' ? (e as T) : (watchEvent(e as DaemonEvent) as T);
+
+export function renderCycle(event: WatchCycleEvent | CycleEvent, noApply: boolean): string[] {
+  const e = publicForm<WatchCycleEvent>(event);
   const parts: string[] = [];
-  if (e.changes.length > 0) parts.push(changesSummary(e.changes));
+  if (e.planned.length > 0) parts.push(changesSummary(e.planned));
   else parts.push(e.trigger === 'poll' ? 'remote checked' : e.conflicts.length > 0 ? 'nothing pushed' : 'up to date');
   parts.push(`${e.requests} req${e.rateLimited ? pc.yellow(` (${e.rateLimited}× 429)`) : ''}`);
   const applied = applyPart(e);
   if (applied) parts.push(applied);
-  else if (noApply && e.changes.length > 0) parts.push(pc.dim('not applied (--no-apply)'));
+  else if (noApply && e.planned.length > 0) parts.push(pc.dim('not applied (--no-apply)'));
   if (e.ms !== null) parts.push(`${e.ms} ms`);
-  const out = [`${pc.dim(clock(e.time))}  ${parts.join(dot)}`];
+  const out = [`${pc.dim(clock(new Date(e.time)))}  ${parts.join(dot)}`];
 
   for (const f of e.failures) out.push(pc.red(`  failed: ${f.path}: ${f.error}`));
   for (const c of e.conflicts) out.push(`  ${pc.red('C')} ${c.path}  ${pc.dim(`${conflictReason(c)}; left alone (push --force overwrites)`)}`);
@@ -49,20 +56,21 @@ export function renderCycle(e: CycleEvent, noApply: boolean): string[] {
     out.push(`  ${pc.magenta(letter)} ${d.path}  ${pc.dim('changed on the deployment only; left alone')}`);
   }
   for (const w of e.warnings) out.push(pc.yellow(`  warning: ${w}`));
-  if (e.apply && e.healthy === false) {
-    const logs = e.apply.logs ?? [];
+  if (e.state !== null && e.healthy === false) {
+    const logs = e.logs ?? [];
     if (logs.length > 0) {
-      out.push(pc.red(`  the deployment is ${e.apply.state}; last log lines:`));
-      out.push(...logs.slice(-CRASH_LOG_LINES).map((l) => `    ${l}`));
+      out.push(pc.red(`  the deployment is ${e.state}; last log lines:`));
+      out.push(...logs.map((l) => `    ${l}`));
     }
-    if (e.apply.hint) out.push(`  hint: ${e.apply.hint}`);
+    if (e.hint) out.push(`  hint: ${e.hint}`);
   }
   return out;
 }
 
 /** Lines for a human, or [] when the event has nothing to say. */
-export function renderWatchEvent(e: WatchEvent, ctx: { target: string; root: string; noApply: boolean }): string[] {
-  const now = pc.dim(clock(new Date()));
+export function renderWatchEvent(event: WatchEvent | DaemonEvent, ctx: { target: string; root: string; noApply: boolean }): string[] {
+  const e = publicForm<WatchEvent>(event);
+  const now = pc.dim(clock(new Date(e.time)));
   switch (e.type) {
     case 'cycle':
       return e.quiet ? [] : renderCycle(e, ctx.noApply);

@@ -59,8 +59,9 @@ export class EmulatedDeployment {
   readonly domains: DomainState = { subdomainEnabled: false, slug: null, custom: null };
   git: GitLink | null = null;
 
-  constructor(dataDir: string, readonly spec: DeploymentSpec, run: RunSettings = {}) {
-    this.id = `dep_${randomBytes(6).toString('hex')}`;
+  /** `id` is given only when restoring a deployment a --data folder kept (persist.ts). */
+  constructor(dataDir: string, readonly spec: DeploymentSpec, run: RunSettings = {}, id?: string) {
+    this.id = id ?? `dep_${randomBytes(6).toString('hex')}`;
     this.volume = Volume.open(path.join(dataDir, 'volumes', this.id));
     this.history = new HistoryStore(path.join(dataDir, 'history', this.id));
     this.runner = new DeploymentRunner({ ...run, volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile });

@@ -33,6 +33,7 @@ import type { RunSettings } from './runner.js';
 import { createEmulatorServer } from './server.js';
 import { SignedUrls } from './signed-urls.js';
 import { Stats, type StatsSnapshot } from './stats.js';
+import { loadPersisted, savePersisted } from './persist.js';
 
 export { parseFaultSpec } from './faults.js';
 export { parseKeySpec } from './auth.js';
@@ -146,13 +147,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const faults = new FaultInjector(opts.faults ?? '', opts.seed); // throws a one-line error naming the bad part
   const keys = new KeyRing();
   const extraKeys = (opts.keys ?? []).map(parseKeySpec);
-  const apiKey = newApiKey();
-  keys.add(apiKey, ALL_SCOPES);
-  for (const k of extraKeys) keys.add(k.token, k.scopes);
 
   const ownDataDir = opts.dataDir === undefined;
   const dataDir = ownDataDir ? mkdtempSync(path.join(os.tmpdir(), 'hostsync-emulator-')) : path.resolve(opts.dataDir!);
   mkdirSync(dataDir, { recursive: true });
+  // A --data folder keeps the key and the deployments across restarts, as the service does.
+  const persisted = ownDataDir ? null : loadPersisted(dataDir);
+
+  const apiKey = persisted?.apiKey ?? newApiKey();
+  keys.add(apiKey, ALL_SCOPES);
+  for (const k of extraKeys) keys.add(k.token, k.scopes);
 
   const deployments = new Map<string, EmulatedDeployment>();
   const run: RunSettings = opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 };
@@ -171,6 +175,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       const dep = deployments.get(id);
       if (!dep) return;
       deployments.delete(id);
+      persist();
       // The document: delete answers at once, teardown continues in the background.
       const t = dep.dispose().then(() => dep.destroyFiles()).catch(() => undefined).finally(() => teardowns.delete(t));
       teardowns.add(t);
@@ -184,10 +189,23 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     createDeployment(spec: DeploymentSpec): EmulatedDeployment {
       const dep = new EmulatedDeployment(dataDir, spec, run);
       deployments.set(dep.id, dep);
+      persist();
       return dep;
     },
   };
-  const first = core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
+  function persist(): void {
+    if (ownDataDir) return;
+    savePersisted(dataDir, {
+      apiKey,
+      deployments: [...deployments.values()].map((d) => ({ id: d.id, name: d.spec.name, runtime: d.spec.runtime, entryFile: d.spec.entryFile })),
+    });
+  }
+  for (const d of persisted?.deployments ?? []) {
+    deployments.set(d.id, new EmulatedDeployment(dataDir, { name: d.name, runtime: d.runtime, entryFile: d.entryFile }, run, d.id));
+  }
+  const first =
+    deployments.values().next().value ??
+    core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
 
   const stats = new Stats();
   const latency = { ms: opts.latencyMs ?? 0 };
@@ -262,6 +280,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         });
         await disposeAll();
         if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+        else persist(); // renames and startup changes since the last create or delete
       })();
       return closing;
     },

@@ -20,7 +20,6 @@ import type {
   Account,
   ApplyRequest,
   ApplyResult,
-  CompressResult,
   DecompressResult,
   DeleteResult,
   Deployment,
@@ -38,12 +37,12 @@ import type {
   ReadResult,
   RestoreResult,
   SignedUrl,
-  StartupConfig,
   UploadUrlResult,
   WriteFile,
   WriteManyResult,
   WriteResult,
   ShellRequest,
+  CheckResult,
   ShellResult,
 } from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
@@ -125,8 +124,6 @@ export class HostingClient {
     move(files: string[], to: string): Promise<MoveResult>;
     rename(from: string, to: string, root?: string): Promise<OkResult>;
     chmod(file: string, mode: string, root?: string): Promise<OkResult>;
-    mkdir(name: string, root?: string): Promise<OkResult>;
-    compress(files: string[], root?: string): Promise<CompressResult>;
     decompress(file: string, opts?: { root?: string; removeArchive?: boolean }): Promise<DecompressResult>;
     uploadUrl(path?: string): Promise<UploadUrlResult>;
     upload(dir: string, files: UploadFile[]): Promise<void>;
@@ -137,13 +134,14 @@ export class HostingClient {
     /** Owned and shared deployments; `name` keeps those whose name contains it, case-insensitively. */
     list(query?: { name?: string }): Promise<{ deployments: Deployment[] }>;
     get(): Promise<Deployment>;
-    getStartup(): Promise<StartupConfig>;
     apply(req?: ApplyRequest): Promise<ApplyResult>;
     diagnose(waitSeconds?: number): Promise<DiagnoseResult>;
     logs(size?: number, waitSeconds?: number): Promise<LogsResult>;
     power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
     /** Runs one shell line in the container; not idempotent, so never repeated on an unknown outcome. */
     shell(req: ShellRequest): Promise<ShellResult>;
+    /** GET of `path` over the public URL, as a visitor would (health of a web app on a path other than "/"). */
+    check(path: string): Promise<CheckResult>;
   };
 
   readonly account: { get(): Promise<Account> };
@@ -221,8 +219,6 @@ export class HostingClient {
       move: (files, to) => this.call<MoveResult>(O.filesMove, { json: { files, to } }),
       rename: (from, to, root) => this.call<OkResult>(O.filesRename, { json: { from, to, root } }),
       chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { json: { file, mode, root } }),
-      mkdir: (name, root) => this.call<OkResult>(O.filesMkdir, { json: { name, root } }),
-      compress: (files, root) => this.call<CompressResult>(O.filesCompress, { json: { files, root } }),
       decompress: (file, o = {}) =>
         this.call<DecompressResult>(O.filesDecompress, { json: { file, root: o.root, removeArchive: o.removeArchive } }),
       uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { json: path === undefined ? {} : { path } }),
@@ -232,7 +228,6 @@ export class HostingClient {
     this.deployments = {
       list: (q = {}) => this.call<{ deployments: Deployment[] }>(O.deploymentsList, { query: { name: q.name } }),
       get: () => this.call<Deployment>(O.deploymentsGet),
-      getStartup: () => this.call<StartupConfig>(O.deploymentsGetStartup),
       apply: (req = {}) =>
         this.call<ApplyResult>(O.deploymentsApply, { json: req, extraTimeoutMs: waitMs(req.waitSeconds, 20) }),
       diagnose: (waitSeconds) =>
@@ -245,6 +240,7 @@ export class HostingClient {
           extraTimeoutMs: waitMs(waitSeconds, action === 'start' || action === 'restart' ? 20 : 0),
         }),
       shell: (req) => this.call<ShellResult>(O.deploymentsShell, { json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
+      check: (path) => this.call<CheckResult>(O.deploymentsCheck, { query: { path } }),
     };
     this.account = { get: () => this.call<Account>(O.accountGet) };
   }

@@ -44,8 +44,6 @@ export const OPERATIONS = {
   filesMove: op('files.move', 'POST', '/deployments/:id/files/move', 'files:write', false),
   filesRename: op('files.rename', 'POST', '/deployments/:id/files/rename', 'files:write', false),
   filesChmod: op('files.chmod', 'POST', '/deployments/:id/files/chmod', 'files:write', true),
-  filesMkdir: op('files.mkdir', 'POST', '/deployments/:id/files/folder', 'files:write', true),
-  filesCompress: op('files.compress', 'POST', '/deployments/:id/files/compress', 'files:write', false),
   filesDecompress: op('files.decompress', 'POST', '/deployments/:id/files/decompress', 'files:write', false),
   filesUploadUrl: op('files.uploadUrl', 'POST', '/deployments/:id/files/upload-url', 'files:write', true),
   /** The multipart POST to the signed URL uploadUrl returned: straight to the node, outside the API budget. */
@@ -55,11 +53,11 @@ export const OPERATIONS = {
 
   deploymentsList: op('deployments.list', 'GET', '/deployments', 'deployments:read', true),
   deploymentsGet: op('deployments.get', 'GET', '/deployments/:id', 'deployments:read', true),
-  deploymentsGetStartup: op('deployments.getStartup', 'GET', '/deployments/:id/startup', 'deployments:read', true),
   deploymentsApply: op('deployments.apply', 'POST', '/deployments/:id/apply', 'deployments:write', false),
   deploymentsDiagnose: op('deployments.diagnose', 'GET', '/deployments/:id/diagnose', 'deployments:read', true),
   deploymentsLogs: op('deployments.logs', 'GET', '/deployments/:id/logs', 'deployments:read', true),
   deploymentsPower: op('deployments.power', 'POST', '/deployments/:id/power', 'deployments:power', false),
+  deploymentsCheck: op('deployments.check', 'GET', '/deployments/:id/check', 'deployments:read', true),
   deploymentsShell: op('deployments.shell', 'POST', '/deployments/:id/shell', 'deployments:shell', false),
 
   accountGet: op('account.get', 'GET', '/account', 'account:read', true),

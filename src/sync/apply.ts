@@ -1,11 +1,16 @@
-import type { RestartPolicy } from '../config/config.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FAILURE_TAIL_LINES, HEALTH_LOGS_SIZE, HEALTH_POLL_FIRST_MS, HEALTH_POLL_MAX_MS } from './tunables.js';
+import type { HealthSettings, RestartPolicy } from '../config/config.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
-import type { ApplyRequest, ApplyResult } from '../api/types.js';
+import type { ApplyRequest, DeploymentState, DiagnoseResult } from '../api/types.js';
+import type { HostingClient } from '../remote/client.js';
+import { failureTail } from './console-lines.js';
+import { judgeHealth, timedOut, type HealthInput, type ResolvedKind, type Verdict } from './health.js';
 
 /**
  * What to ask deployments.apply for. `auto` lets the runtime decide, except that a
- * change touching only hot paths (static assets, templates the app re-reads) never
- * needs a restart. `always` and `never` are the user's explicit word.
+ * change touching only hot paths (docs, static assets, templates the app re-reads)
+ * never needs a restart. `always` and `never` are the user's explicit word.
  */
 export function applyRequestFor(
   policy: RestartPolicy,
@@ -21,12 +26,95 @@ export function applyRequestFor(
   return req;
 }
 
+/** The health verdict of one push (or watch cycle), as rendered and printed by `--json`. */
+export interface HealthReport {
+  healthy: boolean;
+  /** What the app was judged as; null when it never ran long enough to tell. */
+  kind: ResolvedKind | null;
+  /** `config`: hostsync.json pinned the kind; `auto`: decided from the app's answer. */
+  decided: 'config' | 'auto';
+  reason: string;
+  /** The worker's line that matched `ready`, when one was awaited. */
+  readyLine: string | null;
+  /** The state at the last read. */
+  state: DeploymentState;
+  /** Requests spent waiting after the apply (or the one diagnose of a push with nothing to send). */
+  requests: number;
+  waitedMs: number;
+  /** When unhealthy: the console lines that matter (this start's first error line and its last lines). */
+  logs: string[];
+}
+
+function inputOf(p: Pick<DiagnoseResult, 'state' | 'http' | 'logs'>, started: boolean): HealthInput {
+  return { state: p.state, http: p.http ?? null, logs: p.logs ?? [], started };
+}
+
 /**
- * Healthy: the process runs and, when it publishes a URL, that URL answers 2xx/3xx.
- * A worker with no URL (http.url empty) is healthy when it runs.
+ * Judges `payload` (an apply or diagnose answer) and, while the verdict is "waiting",
+ * re-reads the deployment with backoff until it is not or `timeoutSeconds` have passed
+ * since `since`: deployments.logs for a worker's ready line (it also tells a crash),
+ * deployments.diagnose for the state or the web answer on "/", deployments.check for
+ * another path. `started`: the apply (re)started the app, so a ready line is awaited.
+ * `once`: judge this payload alone (a push with nothing to send spends one request).
  */
-export function isHealthy(result: Pick<ApplyResult, 'state' | 'http'>): boolean {
-  if (result.state !== 'running') return false;
-  if (!result.http || !result.http.url) return true;
-  return result.http.ok;
+export async function awaitHealth(
+  client: HostingClient,
+  payload: Pick<DiagnoseResult, 'state' | 'http' | 'logs'>,
+  settings: HealthSettings,
+  opts: { started: boolean; since?: number; signal?: AbortSignal; once?: boolean },
+): Promise<HealthReport> {
+  const began = opts.since ?? performance.now();
+  const deadline = began + settings.timeoutSeconds * 1000;
+  let input = inputOf(payload, opts.started);
+  let effective = settings;
+  let requests = 0;
+  let delay = HEALTH_POLL_FIRST_MS;
+
+  const judge = async (): Promise<Verdict> => {
+    // A web app on another path than "/" is judged by that path's answer (diagnose probes "/").
+    if (settings.path !== '/' && input.state === 'running' && effective.kind !== 'worker' && input.http !== null && input.http.status !== 0) {
+      const check = await client.deployments.check(settings.path);
+      requests++;
+      input = { ...input, http: { url: check.url, status: check.status, ok: check.ok } };
+    }
+    const v = judgeHealth(input, effective);
+    // Once auto has decided, it stays decided for this wait (deployments.logs carries no probe).
+    if (effective.kind === 'auto' && v.kind !== null) effective = { ...effective, kind: v.kind };
+    return v;
+  };
+
+  let verdict = await judge();
+  while (verdict.status === 'waiting' && !opts.once) {
+    const left = deadline - performance.now();
+    if (left <= 0 || opts.signal?.aborted) break;
+    const waitMs = Math.min(delay, left);
+    const sent = performance.now();
+    if (verdict.need === 'ready') {
+      const r = await client.deployments.logs(HEALTH_LOGS_SIZE, waitMs / 1000);
+      input = { ...input, state: r.state, logs: r.lines };
+    } else {
+      input = inputOf(await client.deployments.diagnose(waitMs / 1000), opts.started);
+    }
+    requests++;
+    verdict = await judge();
+    if (verdict.status !== 'waiting') break;
+    // The service answers early when the app is idle: keep the pace of the backoff anyway.
+    const rest = Math.min(waitMs - (performance.now() - sent), deadline - performance.now());
+    if (rest > 0) await sleep(rest, undefined, opts.signal ? { signal: opts.signal } : {}).catch(() => undefined);
+    delay = Math.min(delay * 2, HEALTH_POLL_MAX_MS);
+  }
+  if (opts.once && verdict.status === 'waiting') verdict = { status: 'unhealthy', kind: verdict.kind, reason: verdict.reason };
+  verdict = timedOut(verdict, settings);
+  const healthy = verdict.status === 'healthy';
+  return {
+    healthy,
+    kind: verdict.kind,
+    decided: settings.kind === 'auto' ? 'auto' : 'config',
+    reason: verdict.reason,
+    readyLine: verdict.status === 'healthy' ? (verdict.readyLine ?? null) : null,
+    state: input.state,
+    requests,
+    waitedMs: Math.round(performance.now() - began),
+    logs: healthy ? [] : failureTail(input.logs, FAILURE_TAIL_LINES),
+  };
 }

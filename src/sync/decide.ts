@@ -31,7 +31,13 @@ export function decide(input: DecideInput): Decision {
   return { local, rec, plan: planChanges(rec.changes, input.remote.snapshot) };
 }
 
-/** The mass-delete guard's verdict on a decision: tracked files are the base's, or on a first push the remote's. */
+/**
+ * The mass-delete guard's verdict on a decision. Tracked files are the base's (on a first
+ * push the remote's), plus the remote-only files a --mirror push deletes: the count a
+ * deletion is measured against always includes what it deletes.
+ */
 export function massDeleteVerdict(d: Decision, base: Snapshot | null, remote: Snapshot): { refuse: boolean; deletes: number; tracked: number } {
-  return massDeleteGuard(d.rec.changes, base?.size ?? remote.size);
+  const known = base ?? remote;
+  const extra = d.rec.changes.filter((c) => c.kind === 'delete' && !known.has(c.path)).length;
+  return massDeleteGuard(d.rec.changes, known.size + extra);
 }

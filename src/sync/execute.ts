@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DELETE_BATCH_PATHS } from './tunables.js';
+import { DELETE_BATCH_PATHS, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
@@ -10,7 +10,7 @@ import type { Entry, Plan, Snapshot, Step } from '../model/types.js';
 
 /** Progress reported to the porcelain; the engine itself never prints. */
 export interface ProgressEvent {
-  phase: 'scan' | 'index' | 'transfer' | 'verify' | 'apply';
+  phase: 'scan' | 'index' | 'transfer' | 'verify' | 'apply' | 'health';
   done: number;
   total: number;
 }
@@ -195,16 +195,16 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult): Pr
 
 /**
  * writeMany stops at its first failing file and says which landed. Everything in a
- * batch is an overwrite, so the rest after the failing file is sent once more; the
- * failing file itself is reported, not resent (it would stop the batch again). A file
- * that vanished locally since the scan is dropped from the batch and reported.
+ * batch is an overwrite, so whatever did not land (the failing file included) is sent
+ * again, up to WRITE_MANY_ATTEMPTS sends: the reply does not say whether a node failure
+ * is transient, and a failure reported as permanent would let the app restart into a
+ * half-pushed change set. A file that vanished locally since the scan is dropped from
+ * the batch and reported: the only thing here retrying cannot fix.
  */
 async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResult): Promise<void> {
-  const fail = (p: string, error: string, permanent = false): void => {
-    result.failures.push({ path: p, error, permanent });
-  };
   let pending = files;
-  for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
+  let lastError = new Map<string, string>();
+  for (let attempt = 0; attempt < WRITE_MANY_ATTEMPTS && pending.length > 0; attempt++) {
     const payload: WriteFile[] = [];
     for (const f of pending) {
       try {
@@ -212,19 +212,25 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') result.vanished.push(f.path);
-        else fail(f.path, `could not read the local file (${code ?? message(err)}); the next push picks it up`);
+        else result.failures.push({ path: f.path, error: `could not read the local file (${code ?? message(err)}); the next push picks it up` });
       }
     }
     if (payload.length === 0) return;
     const res = await opts.client.files.writeMany(payload);
     const strip = (p: string): string => p.replace(/^\/+/, '');
     const landed = new Set(res.written.map((w) => strip(w.path)));
-    const refused = new Map(res.failed.map((f) => [strip(f.path), f.error]));
+    lastError = new Map(res.failed.map((f) => [strip(f.path), f.error]));
     result.written += landed.size;
     for (const w of payload) if (landed.has(w.path)) result.sent.set(w.path, await xxh64Bytes(w.content));
-    for (const [p, error] of refused) fail(p, error, true);
-    pending = payload.map((w) => pending.find((f) => f.path === w.path)!).filter((f) => !landed.has(f.path) && !refused.has(f.path));
-    if (attempt === 1) for (const f of pending) fail(f.path, 'not written: the batch stopped at an earlier failure');
+    const byPath = new Map(pending.map((f) => [f.path, f]));
+    pending = payload.filter((w) => !landed.has(w.path)).map((w) => byPath.get(w.path)!);
+  }
+  for (const f of pending) {
+    const error = lastError.get(f.path);
+    result.failures.push({
+      path: f.path,
+      error: error ? `${error} (${WRITE_MANY_ATTEMPTS} attempts)` : `not written: the batch stopped at an earlier failure ${WRITE_MANY_ATTEMPTS} times`,
+    });
   }
 }
 

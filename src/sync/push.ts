@@ -1,8 +1,8 @@
-import { MAX_PLAN_ROUNDS } from './tunables.js';
+import { IDLE_CHECK_WAIT_SECONDS, MAX_PLAN_ROUNDS } from './tunables.js';
 import { refusal } from '../errors.js';
 import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
-import { applyRequestFor, isHealthy } from './apply.js';
+import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, massDeleteVerdict, type Decision } from './decide.js';
 import { readRemote, type RemoteRead } from './remote-read.js';
@@ -23,6 +23,12 @@ export interface PushOptions {
   local?: Snapshot;
   /** With `local`: the paths its scan skipped (see ScanResult.skipped). */
   skipped?: readonly string[];
+  /**
+   * With nothing to apply, still read the deployment's state (one deployments.diagnose)
+   * and judge its health, so a push to a crashed app never reports green. `hostsync
+   * push` sets it; watch's cycles and drift polls do not (they judge after each apply).
+   */
+  checkIdle?: boolean;
 }
 
 export interface ChangeCounts {
@@ -47,18 +53,19 @@ export interface PushReport {
   /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   apply: ApplyResult | null;
+  /** The health verdict after the apply, or of the idle check; null when neither ran. */
+  health: HealthReport | null;
   healthy: boolean | null;
+  /**
+   * Files the apply went ahead without: permanent refusals and files that vanished locally
+   * (nothing retrying could land). Empty when nothing was applied or nothing was left out.
+   */
+  leftOut: string[];
   durationMs: number;
 }
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
 
-function addCounts(into: ChangeCounts, r: ExecResult): void {
-  into.written += r.written;
-  into.deleted += r.deleted;
-  into.moved += r.moved;
-  into.chmod += r.chmod;
-}
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
 async function localTree(session: Session, opts: PushOptions): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
@@ -109,7 +116,6 @@ async function transfer(
     if (decision.plan.steps.length === 0) break;
     out.intended.push(...decision.rec.changes);
     const result = await executePlan(decision.plan, { client, root: config.root, remote: remote.snapshot, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-    addCounts(report.counts, result);
     report.failures.push(...result.failures);
     for (const [p, h] of result.sent) out.sent.set(p, h);
     for (const p of result.vanished) out.vanished.add(p);
@@ -174,7 +180,9 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     warnings,
     massDelete: guard,
     apply: null,
+    health: null,
     healthy: null,
+    leftOut: [],
     durationMs: 0,
   };
   if (opts.dryRun) {
@@ -212,6 +220,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   report.failures.push(...verdict.failures);
   warnings.push(...verdict.warnings);
   report.conflicts = verdict.conflicts;
+  report.counts = verdict.counts;
   const base = verdict.base;
 
   // Our own archive left by a failed decompress: removed now, and the cache is not
@@ -238,7 +247,16 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     const applied = await client.deployments.apply(req);
     await store.setApplyPending(false);
     report.apply = applied;
-    report.healthy = isHealthy(applied);
+    opts.onProgress?.({ phase: 'health', done: 0, total: 1 });
+    report.health = await awaitHealth(client, applied, config.health, { started: applied.restarted });
+    report.healthy = report.health.healthy;
+    report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...sent.vanished])].sort();
+  } else if (opts.checkIdle && !applyPending && !opts.noApply && report.failures.length === 0) {
+    // Nothing to send, but "up to date" must not read green while the app is down.
+    const diagnosed = await client.deployments.diagnose(Math.min(config.health.timeoutSeconds, IDLE_CHECK_WAIT_SECONDS));
+    report.health = await awaitHealth(client, diagnosed, config.health, { started: false, once: true });
+    report.health.requests += 1;
+    report.healthy = report.health.healthy;
   }
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DEFAULT_HOT_PATHS } from './tunables.js';
 import type { Config } from '../config/config.js';
 import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { StatCache } from '../local/statcache.js';
@@ -68,7 +69,7 @@ export async function openSession(config: Config, logger?: Logger): Promise<Sess
     config,
     client,
     matcher,
-    hotPaths: config.hotPaths.length > 0 ? createIgnoreMatcher(config.hotPaths) : null,
+    hotPaths: createIgnoreMatcher([...DEFAULT_HOT_PATHS, ...config.hotPaths]),
     cache,
     store: new StateStore(stateDir, config.deploymentId),
     stateDir,

@@ -46,3 +46,40 @@ export const REQUEST_COST_BYTES = 1024 * 1024;
  * completed folder by folder instead, as a request body of thousands of lines would be.
  */
 export const INDEX_GROUP_MAX_PATTERNS = 500;
+
+/**
+ * While waiting for a web app's answer or a worker's ready line, the first re-read comes
+ * this soon after the apply, then the gap doubles up to HEALTH_POLL_MAX_MS: a bot that
+ * logs in within a few seconds is seen quickly, and a 30 s wait costs about 7 requests
+ * (of 120 a minute), never a poll storm. Each read is a deployments.logs or diagnose
+ * with `waitSeconds`, so a crash ends the wait as soon as the service sees it.
+ */
+export const HEALTH_POLL_FIRST_MS = 500;
+export const HEALTH_POLL_MAX_MS = 8_000;
+
+/** Lines a ready-line read asks deployments.logs for: the most the service answers (its deploy scripts assume 500). */
+export const HEALTH_LOGS_SIZE = 500;
+
+/** Console lines shown when the app did not come up (plus the first error line of this start, when it lies before them). */
+export const FAILURE_TAIL_LINES = 12;
+
+/**
+ * Files the app does not run: a change touching only these is applied without a
+ * restart (for a bot every restart is a reconnect). hostsync.json `hotPaths` adds to them.
+ */
+export const DEFAULT_HOT_PATHS: readonly string[] = [
+  // Spelled out rather than README* / LICENSE*: patterns match case-insensitively, and readme.js is code.
+  'README', 'README.txt', 'README.rst', '*.md', 'LICENSE', 'LICENSE.txt', 'LICENCE', 'LICENCE.txt',
+  'hostsync.json', '.syncignore', 'docs/**',
+];
+
+/** The idle check's diagnose may wait this long for an app that is still starting to settle (one request either way). */
+export const IDLE_CHECK_WAIT_SECONDS = 20;
+
+/**
+ * writeMany stops at a failing file and names it; a node write failure is usually
+ * transient (a busy disk, a restarting node), so the failing file and the rest are sent
+ * again, up to this many sends in all. Four sends cost at most three extra requests per
+ * batch; a failure that survives them holds back the apply (never a half-pushed restart).
+ */
+export const WRITE_MANY_ATTEMPTS = 4;

@@ -38,6 +38,11 @@ export interface Verdict {
   conflicts: Conflict[];
   /** The base to save. */
   base: Snapshot;
+  /**
+   * The changes that verified, by kind. Counted from the changes, not from the requests
+   * that carried them: a rename the planner resent as delete + write is still one move.
+   */
+  counts: { written: number; deleted: number; moved: number; chmod: number };
 }
 
 /** Did this change land, judged against a verified remote read? */
@@ -76,8 +81,19 @@ export function verify(input: VerifyInput): Verdict {
     const onRemote = input.remote.get(p);
     if (c.kind === 'write' && onRemote && onRemote.hash !== null && onRemote.hash === input.sent.get(p)) raced.set(p, onRemote);
   }
+  const counts = { written: 0, deleted: 0, moved: 0, chmod: 0 };
+  const counted = new Set<string>();
+  for (const c of input.intended) {
+    const key = `${c.kind}\0${targetOf(c)}`;
+    if (failed.has(targetOf(c)) || counted.has(key)) continue;
+    counted.add(key);
+    if (c.kind === 'write') counts.written++;
+    else if (c.kind === 'delete') counts.deleted++;
+    else if (c.kind === 'rename') counts.moved++;
+    else counts.chmod++;
+  }
   const conflicts = mergeConflicts(input.firstConflicts, input.rec.conflicts.filter((c) => !raced.has(c.path)));
   const base = settleBase(input.oldBase, input.rec);
   for (const [p, entry] of raced) base.set(p, toBaseEntry(entry));
-  return { failures, warnings, conflicts, base };
+  return { failures, warnings, conflicts, base, counts };
 }

@@ -83,4 +83,13 @@ describe('push --json and status --json', () => {
     expect(res.code).toBe(3);
     expect(one(res.stdout)).toMatchObject({ ok: false, exitCode: 3, conflicts: [{ path: 'c.txt', reason: expect.any(String) }], error: expect.stringMatching(/c\.txt/) });
   });
+
+  it('emulator --json: a start that fails reports the keys of the ready line (null) plus error and exitCode', async () => {
+    const ready = JSON.parse(emu.readyLine()) as Record<string, unknown>;
+    const res = await runCli(['emulator', '--json', '--faults', 'nonsense=1'], {});
+    expect(res.code).toBe(2);
+    const out = one(res.stdout);
+    expect(keys(out)).toEqual(withFailure(ready));
+    expect(out).toMatchObject({ baseUrl: null, exitCode: 2, error: expect.stringMatching(/nonsense/) });
+  });
 });

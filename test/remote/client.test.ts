@@ -74,13 +74,10 @@ describe('endpoints', () => {
     await client.files.move(['a', 'b'], 'dir');
     await client.files.rename('a', 'b');
     await client.files.chmod('run.sh', '0755');
-    await client.files.mkdir('d');
-    await client.files.compress(['a']);
     await client.files.decompress('a.tar.gz', { removeArchive: true });
     await client.files.uploadUrl('assets');
     await client.files.downloadUrl('a.txt');
     await client.deployments.get();
-    await client.deployments.getStartup();
     await client.deployments.apply({ restart: false });
     await client.deployments.diagnose(3);
     await client.deployments.logs(50, 2);
@@ -100,13 +97,10 @@ describe('endpoints', () => {
       ['POST', `${API}/files/move`, '', { files: ['a', 'b'], to: 'dir' }],
       ['POST', `${API}/files/rename`, '', { from: 'a', to: 'b' }],
       ['POST', `${API}/files/chmod`, '', { file: 'run.sh', mode: '0755' }],
-      ['POST', `${API}/files/folder`, '', { name: 'd' }],
-      ['POST', `${API}/files/compress`, '', { files: ['a'] }],
       ['POST', `${API}/files/decompress`, '', { file: 'a.tar.gz', removeArchive: true }],
       ['POST', `${API}/files/upload-url`, '', { path: 'assets' }],
       ['GET', `${API}/files/download-url`, 'path=a.txt', undefined],
       ['GET', API, '', undefined],
-      ['GET', `${API}/startup`, '', undefined],
       ['POST', `${API}/apply`, '', { restart: false }],
       ['GET', `${API}/diagnose`, 'waitSeconds=3', undefined],
       ['GET', `${API}/logs`, 'size=50&waitSeconds=2', undefined],
@@ -115,10 +109,10 @@ describe('endpoints', () => {
     ]);
     expect(new Set(service.seen.map((s) => s.auth))).toEqual(new Set([`Bearer ${KEY}`]));
     const st = client.stats();
-    expect(st.total).toBe(24);
+    expect(st.total).toBe(21);
     expect(st.byOperation['files.index']).toBe(1);
     expect(st.byOperation['deployments.power']).toBe(1);
-    expect(Object.values(st.byOperation).reduce((a, b) => a + b, 0)).toBe(24);
+    expect(Object.values(st.byOperation).reduce((a, b) => a + b, 0)).toBe(21);
     client.resetStats();
     expect(client.stats().total).toBe(0);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIgnoreMatcher } from '../../src/local/ignore.js';
-import { applyRequestFor, isHealthy } from '../../src/sync/apply.js';
+import { applyRequestFor } from '../../src/sync/apply.js';
+import { DEFAULT_HOT_PATHS } from '../../src/sync/tunables.js';
 
 const hot = createIgnoreMatcher(['public/**', '*.css']);
 
@@ -25,15 +26,13 @@ describe('applyRequestFor', () => {
   });
 });
 
-describe('isHealthy', () => {
-  const http = (ok: boolean, url = 'http://x/') => ({ url, status: ok ? 200 : 502, ok, title: '' });
+describe('the default hot paths', () => {
+  const defaults = createIgnoreMatcher([...DEFAULT_HOT_PATHS]);
   it.each([
-    ['running, URL answers', 'running', http(true), true],
-    ['running, URL fails', 'running', http(false), false],
-    ['running worker without a URL', 'running', http(false, ''), true],
-    ['offline', 'offline', http(true), false],
-    ['starting', 'starting', undefined, false],
-  ] as const)('%s', (_name, state, h, expected) => {
-    expect(isHealthy({ state, http: h } as Parameters<typeof isHealthy>[0])).toBe(expected);
+    ['docs and licences only: no restart', ['README.md', 'docs/setup/index.html', 'LICENSE', 'sub/notes.md', 'hostsync.json', '.syncignore'], { restart: false }],
+    ['code that merely looks like a readme: the runtime decides', ['src/readme.js'], {}],
+    ['a readme and code: the runtime decides', ['README.md', 'index.js'], {}],
+  ] as const)('%s', (_name, paths, expected) => {
+    expect(applyRequestFor('auto', defaults, paths, undefined)).toEqual(expected);
   });
 });

@@ -27,9 +27,11 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   const noApply = flags.apply === false;
   const ctx = { target: '', root: '', noApply };
   let started = false;
-  const onEvent = (e: DaemonEvent): void => {
+  const onEvent = (daemonEvent: DaemonEvent): void => {
+    // One object, printed as JSON or rendered for a human.
+    const e = watchEvent(daemonEvent);
     if (json) {
-      process.stdout.write(`${JSON.stringify(watchEvent(e))}\n`);
+      process.stdout.write(`${JSON.stringify(e)}\n`);
       return;
     }
     // A watch that never started failed like any command: one line on stderr.

@@ -1,0 +1,176 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { deploymentRef } from '../../app/options.js';
+import { startWatching, watchEvent } from '../../app/watch.js';
+import { resolveRoot, type LogLevel } from '../../config/config.js';
+import { startEmulator, type RunningEmulator } from '../../emulator/index.js';
+import { EXIT } from '../../errors.js';
+import { HostingClient } from '../../remote/client.js';
+import { STATE_DIR } from '../../state/paths.js';
+import type { WatchEvent as DaemonEvent } from '../../watch/daemon.js';
+import { pc } from '../colors.js';
+import { globalFlags } from '../context.js';
+import { createLogger } from '../logger.js';
+import { targetName } from '../render.js';
+import { renderWatchEvent } from '../watch-render.js';
+
+export interface DevFlags {
+  port?: number;
+  runtime?: string;
+  entry?: string;
+}
+
+/**
+ * How often the app's console is read for new lines. Each read is one deployments.logs
+ * request against the local emulator's budget (120 a minute), shared with the sync: 12 a
+ * minute leaves the rest for saves, and a line shows up within a few seconds.
+ */
+const LOG_POLL_MS = 5_000;
+/** Console lines read per poll: more than an app prints in one interval in the common case. */
+const LOG_POLL_LINES = 200;
+
+/** `.hostsync/dev/`: the emulator's data (volumes, history, key and deployments) and the port it last had. */
+export const devDir = (root: string): string => path.join(root, STATE_DIR, 'dev');
+
+interface DevRecord {
+  port?: number;
+}
+
+async function readRecord(file: string): Promise<DevRecord> {
+  try {
+    const r = JSON.parse(await readFile(file, 'utf8')) as DevRecord;
+    return typeof r.port === 'number' && Number.isInteger(r.port) ? { port: r.port } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The same port as last time when it is free (bookmarks and a second shell keep working), else any free one. */
+async function startDevEmulator(dataDir: string, flags: DevFlags, saved: DevRecord): Promise<{ emu: RunningEmulator; note: string | null }> {
+  const base = { dataDir, ...(flags.runtime ? { runtime: flags.runtime } : {}), ...(flags.entry ? { entryFile: flags.entry } : {}) };
+  const wanted = flags.port ?? saved.port;
+  if (wanted === undefined) return { emu: await startEmulator(base), note: null };
+  try {
+    return { emu: await startEmulator({ ...base, port: wanted }), note: null };
+  } catch (err) {
+    if (flags.port !== undefined || !/already in use/.test((err as Error).message)) throw err;
+    const emu = await startEmulator(base);
+    return { emu, note: `port ${wanted} was taken; the emulator is on ${new URL(emu.baseUrl).port} this time` };
+  }
+}
+
+/** The lines of `next` that follow what `prev` already showed (the longest tail of prev that heads next). */
+export function newLogLines(prev: string[], next: string[]): string[] {
+  for (let k = Math.min(prev.length, next.length); k > 0; k--) {
+    let same = true;
+    for (let i = 0; i < k && same; i++) same = prev[prev.length - k + i] === next[i];
+    if (same) return next.slice(k);
+  }
+  return next;
+}
+
+/**
+ * `hostsync dev`: the local loop in one command. Starts the emulator with its data under
+ * `.hostsync/dev/` (same key, deployment and port across restarts), syncs the project to
+ * it, applies, prints the app's URL, then watches and prints the app's console. The
+ * project's hostsync.json is left alone: dev talks to its emulator only. SIGINT, SIGTERM
+ * and SIGHUP stop the watch, the emulator and the app it runs, and exit 0.
+ */
+export async function devCommand(flags: DevFlags, cmd: Command): Promise<number> {
+  const g = globalFlags(cmd);
+  const json = g.json ?? false;
+  const root = await resolveRoot(g.dir);
+  const dir = devDir(root);
+  await mkdir(dir, { recursive: true });
+  const recordFile = path.join(dir, 'dev.json');
+  const { emu, note } = await startDevEmulator(path.join(dir, 'emulator'), flags, await readRecord(recordFile));
+  await writeFile(recordFile, `${JSON.stringify({ port: Number(new URL(emu.baseUrl).port) })}\n`);
+  // A closed terminal turns writes into EIO: they must not crash the process before it cleans up.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+
+  const say = (human: string, event: Record<string, unknown>): void => {
+    process.stdout.write(json ? `${JSON.stringify({ ...event, time: new Date().toISOString() })}\n` : `${human}\n`);
+  };
+  say(
+    `hostsync dev: emulator on ${emu.baseUrl}, deployment ${emu.deploymentId} (data in ${path.relative(root, dir) || dir}; Ctrl-C stops it all)` +
+      (note ? `\n  ${pc.yellow(note)}` : ''),
+    { type: 'dev', baseUrl: emu.baseUrl, deployment: emu.deploymentId, dataDir: dir },
+  );
+
+  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: emu.deploymentId });
+  let shownLogs: string[] = [];
+  let logTimer: NodeJS.Timeout | null = null;
+  let stopping = false;
+  const pollLogs = async (): Promise<void> => {
+    try {
+      const { lines } = await client.deployments.logs(LOG_POLL_LINES);
+      const fresh = newLogLines(shownLogs, lines);
+      shownLogs = lines;
+      for (const line of fresh) say(`${pc.dim('[app]')} ${line}`, { type: 'log', line });
+    } catch {
+      // A missed read only delays lines to the next one.
+    }
+    if (!stopping) logTimer = setTimeout(() => void pollLogs(), LOG_POLL_MS);
+  };
+  const showApp = (url: string | undefined, state: string): void => {
+    say(url ? `app: ${pc.bold(url)} (${state})` : `app: ${state} (it publishes no URL)`, { type: 'app', url: url ?? null, state });
+  };
+
+  const ctx = { target: '', root, noApply: false };
+  let first = true;
+  const onEvent = (e: DaemonEvent): void => {
+    if (json) process.stdout.write(`${JSON.stringify(watchEvent(e))}\n`);
+    else {
+      const text = renderWatchEvent(e, ctx);
+      if (text.length > 0) (e.type === 'fatal' ? process.stderr : process.stdout).write(`${text.join('\n')}\n`);
+    }
+    if (e.type !== 'cycle' || !first) return;
+    first = false;
+    void (async () => {
+      // Nothing changed since the last run: the files are there, but the app is not started yet.
+      const apply = e.apply ?? (await client.deployments.apply({}).catch(() => null));
+      if (apply) showApp(apply.http?.url || undefined, apply.state);
+      if (!stopping) void pollLogs();
+    })();
+  };
+
+  const run = startWatching(
+    {
+      dir: root,
+      baseUrl: emu.baseUrl,
+      apiKey: emu.apiKey,
+      deployment: emu.deploymentId,
+      // Only dev's own emulator: exported HOSTSYNC_* variables of a real deployment must not leak in.
+      env: {},
+      ...(g.logLevel !== undefined ? { logLevel: g.logLevel as LogLevel } : {}),
+      logger: (config) => createLogger(config.logLevel),
+    },
+    { onEvent, onConfig: (config) => (ctx.target = targetName(deploymentRef(config))) },
+  );
+
+  let shutdown: Promise<void> | null = null;
+  const stopAll = (): Promise<void> =>
+    (shutdown ??= (async () => {
+      stopping = true;
+      if (logTimer) clearTimeout(logTimer);
+      if (run.started) await run.stop();
+      else await run.abort();
+      await client.destroy().catch(() => undefined);
+      await emu.close();
+    })());
+
+  let signals = 0;
+  const onSignal = (): void => {
+    // A second signal leaves at once; the emulator's child reaper still kills the app on exit.
+    if (++signals > 1) process.exit(130);
+    void stopAll().then(() => process.exit(EXIT.ok));
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
+
+  const end = await run.done;
+  // The watch ended by itself (a fatal problem): take the emulator down with it.
+  await stopAll();
+  return end.exitCode ?? EXIT.ok;
+}

@@ -1,0 +1,49 @@
+/**
+ * What the real service keeps across its own restarts and the emulator must too when it
+ * is given a --data folder: the default key and the deployments (id, name, runtime, entry
+ * file). Volumes and history already live in that folder; without this record a restart
+ * would mint a new key and new ids, orphaning them, and a client running through the
+ * restart (watch, `hostsync dev`) would die on 401/404. A temporary data folder (no
+ * --data) is removed on close, so nothing is kept for it.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface PersistedDeployment {
+  id: string;
+  name: string;
+  runtime: string;
+  entryFile: string;
+}
+
+export interface PersistedState {
+  apiKey: string;
+  deployments: PersistedDeployment[];
+}
+
+const FILE = 'emulator.json';
+
+/** The saved state, or null when there is none (or it is unreadable: then the emulator starts afresh, as on a new folder). */
+export function loadPersisted(dataDir: string): PersistedState | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path.join(dataDir, FILE), 'utf8'));
+  } catch {
+    return null;
+  }
+  const s = parsed as Partial<PersistedState>;
+  if (typeof s?.apiKey !== 'string' || !Array.isArray(s.deployments)) return null;
+  const deployments = s.deployments.filter(
+    (d): d is PersistedDeployment =>
+      typeof d?.id === 'string' && /^dep_[0-9a-f]+$/.test(d.id) && typeof d.name === 'string' && typeof d.runtime === 'string' && typeof d.entryFile === 'string',
+  );
+  return { apiKey: s.apiKey, deployments };
+}
+
+/** Temp file + rename: a crash leaves the old record or the new one, never half of one. Mode 0600: it holds a key. */
+export function savePersisted(dataDir: string, state: PersistedState): void {
+  const file = path.join(dataDir, FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, file);
+}

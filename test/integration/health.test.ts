@@ -1,0 +1,163 @@
+/**
+ * Health of bots, workers and web apps, end to end: the real CLI pushes to the emulator,
+ * which runs the app, and the exit code and output say whether it came up.
+ */
+import { cp, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { HostingClient } from '../../src/remote/client.js';
+import { runCli } from '../helpers/cli.js';
+import { envFor } from '../helpers/push.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+/** A fresh emulator and a project directory holding `files`. */
+async function setup(files: Record<string, string>): Promise<{ emu: RunningEmulator; dir: string; push: (...args: string[]) => ReturnType<typeof runCli> }> {
+  const emu = await startEmulator({});
+  const work = await tempDir('hostsync-health-');
+  cleanups.push(() => emu.close(), work.cleanup);
+  await writeTree(work.dir, files);
+  return { emu, dir: work.dir, push: (...args) => runCli(['push', ...args, '--dir', work.dir], envFor(emu)) };
+}
+
+const health = (h: Record<string, unknown>): string => JSON.stringify({ health: h });
+
+/** A bot: prints `line` after `delayMs`, then stays alive without listening. */
+const bot = (line: string, delayMs = 0): string =>
+  `console.log('connecting...');\nsetTimeout(() => console.log(${JSON.stringify(line)}), ${delayMs});\nsetInterval(() => {}, 60000);\n`;
+
+/** A web app answering every request with `status`. */
+const web = (status: number): string =>
+  `require('node:http').createServer((q, s) => { s.statusCode = ${status}; s.end('<title>t${status}</title>'); }).listen(Number(process.env.SERVER_PORT), '0.0.0.0');\n`;
+
+describe('bots and workers', () => {
+  it('a bot with no health settings: push exits 0, judged a worker by auto, which says how to pin it', async () => {
+    const t = await setup({ 'index.js': bot('Logged in as TestBot#0001') });
+    const r = await t.push();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('✔ deployment running · worker');
+    expect(r.stdout).toContain('health: auto judged it a worker (nothing answered HTTP on its port); pin it with "health": {"kind": "worker"}');
+  });
+
+  it('a bot that exits at start-up: exit 4, with its error line shown', async () => {
+    const t = await setup({
+      'index.js': "console.log('connecting...');\nconst token = process.env.DISCORD_TOKEN;\nif (!token) throw new Error('An invalid token was provided.');\n",
+    });
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('unhealthy: the app is not running (offline)');
+    expect(r.stdout).toContain('Error: An invalid token was provided.');
+  });
+
+  it('a ready pattern never printed: exit 4 naming the pattern and the timeout', async () => {
+    const t = await setup({ 'index.js': bot('still connecting'), 'hostsync.json': health({ kind: 'worker', ready: 'Logged in as', timeoutSeconds: 2 }) });
+    const r = await t.push('--json');
+    expect(r.code).toBe(4);
+    const out = JSON.parse(r.stdout);
+    expect(out.healthy).toBe(false);
+    expect(out.health).toMatchObject({ kind: 'worker', decided: 'config', healthy: false });
+    expect(out.health.reason).toBe('no line matching /Logged in as/ appeared in the logs within 2 s (health.ready)');
+    // The wait reads the logs with backoff: a handful of requests, each counted.
+    expect(out.health.requests).toBeGreaterThan(0);
+    expect(out.requests.byOperation['deployments.logs']).toBe(out.health.requests);
+  });
+
+  it('a ready line printed after 2 s: exit 0, and the line is reported', async () => {
+    const t = await setup({ 'index.js': bot('Logged in as TestBot#0001', 2000), 'hostsync.json': health({ ready: 'Logged in as \\w+#\\d{4}' }) });
+    const r = await t.push('--json');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.health).toMatchObject({ healthy: true, kind: 'worker', readyLine: 'Logged in as TestBot#0001' });
+  });
+
+  it('a bot that crashes while its ready line is awaited: exit 4 with the crash, not a timeout', async () => {
+    const t = await setup({
+      'index.js': "console.log('connecting...');\nsetTimeout(() => { throw new Error('gateway refused'); }, 2500);\nsetInterval(() => {}, 60000);\n",
+      'hostsync.json': health({ ready: 'Logged in as', timeoutSeconds: 60 }),
+    });
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('unhealthy: the app is not running (offline)');
+    expect(r.stdout).toContain('Error: gateway refused');
+  });
+});
+
+describe('web apps', () => {
+  it('answering 200: exit 0', async () => {
+    const t = await setup({ 'index.js': web(200) });
+    const r = await t.push('--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).health).toMatchObject({ healthy: true, kind: 'web', decided: 'auto', reason: 'HTTP 200 on /' });
+  });
+
+  it('answering 500: exit 4', async () => {
+    const t = await setup({ 'index.js': web(500) });
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('unhealthy: / answered HTTP 500');
+  });
+
+  it('kind web for a process that never listens: exit 4', async () => {
+    const t = await setup({ 'index.js': bot('Logged in as TestBot#0001'), 'hostsync.json': health({ kind: 'web', timeoutSeconds: 2 }) });
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('unhealthy: / gave no HTTP answer within 2 s');
+  });
+});
+
+describe('health and restarts', () => {
+  it('a push with nothing to send reads the state in one request, and exits 4 once the app has crashed', async () => {
+    const t = await setup({
+      // Crashes when a file appears in the volume (a file the push never touches: remote-only).
+      'index.js': "const fs = require('node:fs');\nconsole.log('Logged in as TestBot#0001');\nsetInterval(() => { if (fs.existsSync('crash-now')) { console.error('Error: lost the database connection'); process.exit(1); } }, 50);\n",
+    });
+    expect((await t.push()).code).toBe(0);
+    const healthy = await t.push('--json');
+    expect(healthy.code).toBe(0);
+    expect(JSON.parse(healthy.stdout).requests.byOperation).toEqual({ 'files.index': 1, 'deployments.diagnose': 1 });
+
+    await writeFile(path.join(t.emu.volume, 'crash-now'), '');
+    const client = new HostingClient({ baseUrl: t.emu.baseUrl, apiKey: t.emu.apiKey, deploymentId: t.emu.deploymentId });
+    try {
+      // Waits (server side) until the process has died.
+      for (let i = 0; i < 20 && (await client.deployments.logs(10, 5)).state !== 'offline'; i++);
+    } finally {
+      await client.close();
+    }
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('Up to date');
+    expect(r.stdout).toContain('Error: lost the database connection');
+  });
+
+  it('a README-only change does not restart the app', async () => {
+    const t = await setup({ 'index.js': bot('Logged in as TestBot#0001'), 'README.md': '# bot\n', 'docs/setup.md': 'x\n' });
+    expect((await t.push()).code).toBe(0);
+    await writeTree(t.dir, { 'README.md': '# bot, edited\n', 'docs/setup.md': 'y\n' });
+    const r = await t.push('--json');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.changes.written).toBe(2);
+    expect(out.apply).toMatchObject({ restarted: false, state: 'running' });
+    await writeTree(t.dir, { 'index.js': bot('Logged in as TestBot#0002') });
+    const code = JSON.parse((await t.push('--json')).stdout);
+    expect(code.apply.restarted).toBe(true);
+  });
+});
+
+describe('examples', () => {
+  it('examples/discord-bot and examples/web deploy to the emulator with hostsync push and exit 0', async () => {
+    for (const name of ['discord-bot', 'web']) {
+      const t = await setup({});
+      await cp(path.resolve('examples', name), t.dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.hostsync`) });
+      const r = await t.push('--json');
+      expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout).health.kind).toBe(name === 'web' ? 'web' : 'worker');
+    }
+  });
+});
