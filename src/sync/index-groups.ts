@@ -102,11 +102,27 @@ export function planIndexGroups(
   const done: string[] = [];
   const groups: string[][] = [];
   let current: string[] = [];
+  // A group's read also lists the folders above its subtrees (without their files).
+  let above = new Set<string>();
   let room = cap;
   const close = (): void => {
     if (current.length > 0) groups.push(current);
     current = [];
+    above = new Set();
     room = cap;
+  };
+  const newAbove = (rel: string): string[] => {
+    const out: string[] = [];
+    for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) {
+      const a = rel.slice(0, i);
+      if (!above.has(a)) out.push(a);
+    }
+    return out;
+  };
+  const add = (d: Dir, extra: string[]): void => {
+    current.push(d.rel);
+    for (const a of extra) above.add(a);
+    room -= d.size + extra.length;
   };
   // `visit` walks a folder whose own entry and direct files are left to the rest read.
   const visit = (d: Dir): void => {
@@ -117,15 +133,14 @@ export function planIndexGroups(
     }
   };
   const place = (d: Dir): void => {
-    if (d.size <= room) {
-      current.push(d.rel);
-      room -= d.size;
+    const extra = newAbove(d.rel);
+    if (d.size + extra.length <= room) {
+      add(d, extra);
     } else if (d.dirs.size > 0 && (d.size > cap || room >= cap / 8)) {
       visit(d); // split: its subtrees fill this group and the next
     } else {
       close();
-      current.push(d.rel);
-      room -= d.size;
+      add(d, newAbove(d.rel));
     }
   };
   visit(root);

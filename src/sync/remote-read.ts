@@ -3,7 +3,7 @@ import type { HostingClient } from '../remote/client.js';
 import type { FileIndexEntry } from '../api/types.js';
 import { INDEX_HASH_MAX_BYTES } from './tunables.js';
 import { anchoredPath, planIndexGroups, type IndexGroupsPlan } from './index-groups.js';
-import type { IgnoreMatcher } from '../local/ignore.js';
+import { createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
 import type { Entry, Snapshot } from '../model/types.js';
 
@@ -93,7 +93,7 @@ class RemoteTree {
   private readonly files: Snapshot = new Map();
   private readonly links = new Set<string>();
   private readonly leftovers = new Set<string>();
-  constructor(private readonly matcher: IgnoreMatcher) {}
+  constructor(readonly matcher: IgnoreMatcher) {}
 
   add(entries: FileIndexEntry[]): void {
     for (const raw of entries) {
@@ -121,10 +121,6 @@ class RemoteTree {
     }
   }
 
-  matcherIgnores(rel: string, isDir: boolean): boolean {
-    return this.matcher.ignores(rel, isDir);
-  }
-
   has(rel: string): boolean {
     return this.files.has(rel) || this.links.has(rel);
   }
@@ -145,7 +141,8 @@ async function completeGrouped(client: HostingClient, tree: RemoteTree, ignore: 
     const groupIgnore = [...ignore, ...extra];
     const res = await client.files.index({ ignore: groupIgnore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.add(res.entries);
-    if (res.truncated) await completeTruncated(client, tree, groupIgnore, '', res.entries);
+    // Only the folders this read's patterns let in are completed: the others are another read's.
+    if (res.truncated) await completeTruncated(client, tree, groupIgnore, '', res.entries, createIgnoreMatcher(groupIgnore));
   }
 }
 
@@ -155,7 +152,15 @@ async function completeGrouped(client: HostingClient, tree: RemoteTree, ignore: 
  * with every subdirectory excluded, for the files directly in it. A file still missing
  * after that (a folder with more direct files than the cap) is indexed on its own.
  */
-async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore: string[], dir: string, partial: FileIndexEntry[]): Promise<void> {
+async function completeTruncated(
+  client: HostingClient,
+  tree: RemoteTree,
+  ignore: string[],
+  dir: string,
+  partial: FileIndexEntry[],
+  /** Decides which subfolders `ignore` lets in (the caller's matcher unless a read added patterns). */
+  enters: IgnoreMatcher = tree.matcher,
+): Promise<void> {
   const listing = await client.files.list(dir === '' ? '/' : dir);
   const subdirs: string[] = [];
   const files: string[] = [];
@@ -163,14 +168,14 @@ async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore
     const rel = dir === '' ? child.name : `${dir}/${child.name}`;
     const isDir = child.type === 'directory' || child.type === 'dir' || child.type === 'folder';
     if (isDir) {
-      if (!tree.matcherIgnores(rel, true)) subdirs.push(rel);
+      if (!enters.ignores(rel, true)) subdirs.push(rel);
     } else files.push(rel);
   }
   for (const sub of subdirs) {
     const res = await client.files.index({ path: sub, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.forget(sub);
     tree.add(res.entries);
-    if (res.truncated) await completeTruncated(client, tree, ignore, sub, res.entries);
+    if (res.truncated) await completeTruncated(client, tree, ignore, sub, res.entries, enters);
   }
   const known = new Set(partial.map((e) => stripSlash(e.path)));
   if (files.every((f) => known.has(f) || tree.has(f))) return;
@@ -182,7 +187,7 @@ async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore
   tree.add(direct.entries);
   if (!direct.truncated) return;
   for (const f of files) {
-    if (tree.has(f) || tree.matcherIgnores(f, false)) continue;
+    if (tree.has(f) || enters.ignores(f, false)) continue;
     const one = await client.files.index({ path: f, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.add(one.entries);
   }

@@ -117,6 +117,22 @@ describe('readRemote', () => {
       }
     });
 
+    it('completes a group that comes back truncated (a folder of more files than the cap) without re-reading the other groups', async () => {
+      const flat: Record<string, string> = { ...files };
+      for (let i = 0; i < 25; i++) flat[`h/flat/x${String(i).padStart(2, '0')}`] = 'x';
+      const { client } = await fresh(flat);
+      try {
+        const r = await readRemote(client, matcher, null, () => Object.keys(flat));
+        expect([...r.snapshot.keys()].sort()).toEqual(Object.keys(flat).sort());
+        // The flat folder costs its own reads (a listing, then one read per missing file past the cap); no other folder is read twice.
+        const stats = client.stats().byOperation;
+        expect(stats['files.index']).toBeLessThanOrEqual(budget + 3 + 25 - 10);
+        expect(stats['files.list']).toBeLessThanOrEqual(3); // the root, h, h/flat
+      } finally {
+        await client.close();
+      }
+    });
+
     it('reads a folder with names that need escaping in a pattern', async () => {
       const odd: Record<string, string> = {};
       for (const name of ['[x]', 'a*b', '!bang', '#hash', 'q?', 'back\\slash', 'sp ace ']) {
