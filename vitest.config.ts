@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // Integration tests start emulators and child processes: keep parallelism modest
@@ -9,5 +11,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Clients share a rate-budget ledger under the user's cache folder: tests keep theirs apart.
+    env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`) },
   },
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_FILE, normaliseBaseUrl, resolveRoot } from '../config/config.js';
 import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
+import { isTrusted, trustBaseUrl } from '../config/trust.js';
 import { STATE_DIR } from '../state/paths.js';
 import { runCommand, type FailureFields, type Outcome } from './result.js';
 
@@ -46,6 +47,8 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       const deployment = opts.deployment ?? (existed ? undefined : env.HOSTSYNC_DEPLOYMENT || undefined);
       const baseUrlRaw = opts.baseUrl ?? (existed ? undefined : env.HOSTSYNC_BASE_URL || undefined);
       const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, opts.baseUrl ? '--base-url' : 'HOSTSYNC_BASE_URL') : undefined;
+      // The user typed this address (or exported it): the key may follow it from the file too.
+      if (baseUrl && !(await isTrusted(baseUrl, env))) await trustBaseUrl(baseUrl, env);
       const config = await setConfigFields(root, { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) });
 
       const ignorePath = path.join(root, '.syncignore');

@@ -62,6 +62,12 @@ export interface PushResult extends Partial<FailureFields> {
   planned: ChangeItem[];
   /** Requests the plan was estimated to take. */
   plannedRequests: number;
+  /** Requests the push makes in all; for a dry run, what it would make (the same estimate as `status`). */
+  pushRequests: number;
+  /** With force: files whose version on the deployment (changed there too) the push overwrites, or a dry run would. */
+  overwrites: string[];
+  /** Files landed that the app was not applied with (--no-apply, or a failure held the apply back): the next push applies. */
+  applyPending: boolean;
   warnings: string[];
   /** Which deployment on which service; null when the configuration could not be resolved. */
   deployment: DeploymentRef | null;
@@ -98,6 +104,9 @@ export function emptyPushResult(): PushResult {
     durationMs: 0,
     planned: [],
     plannedRequests: 0,
+    pushRequests: 0,
+    overwrites: [],
+    applyPending: false,
     warnings: [],
     deployment: null,
   };
@@ -115,6 +124,35 @@ export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 
   return EXIT.ok;
 }
 
+/**
+ * What a look that sends nothing (`status`, `push --dry-run`) exits with, the same for
+ * both so a script may use either: 3 when the push would be refused (conflicts, or the
+ * mass-delete guard without --allow-mass-delete), else 0. Drift alone is 0: a push
+ * leaves it alone and succeeds.
+ */
+export function previewExitCode(r: Pick<PushReport, 'conflicts' | 'massDelete'>, allowMassDelete: boolean): ExitCode {
+  return r.conflicts.length > 0 || (r.massDelete.refuse && !allowMassDelete) ? EXIT.refused : EXIT.ok;
+}
+
+/**
+ * What `push` would cost, from what this comparison cost. `reads` is the index reads just
+ * made: the push makes the same ones first. With something to send it then makes the
+ * plan's API and upload requests, a full verifying read (at least one request; as many
+ * as a full read takes), and the apply. With nothing to send: the reads, plus an apply
+ * only when one is pending.
+ */
+export function pushRequestEstimate(reads: number, report: Pick<PushReport, 'plan' | 'applyPending'>): number {
+  if (report.plan.steps.length === 0) return reads + (report.applyPending ? 1 : 0);
+  return reads + report.plan.requests + report.plan.nodeRequests + Math.max(1, reads) + 1;
+}
+
+/** The one line a refused preview carries. */
+export function previewReason(r: Pick<PushReport, 'conflicts' | 'massDelete'>): string {
+  const n = r.conflicts.length;
+  if (n > 0) return `${n} conflict${n === 1 ? '' : 's'} a push would leave alone (first: ${r.conflicts[0]?.path}): resolve them, or push --force to overwrite them with the local files`;
+  return `a push would refuse to delete ${r.massDelete.deletes} of ${r.massDelete.tracked} tracked files: check the directory, or pass --allow-mass-delete`;
+}
+
 /** The one line a failed push's result carries, for each exit code a report can end with. */
 function reasonFor(report: PushReport, code: ExitCode): string {
   if (code === EXIT.failed) {
@@ -130,8 +168,8 @@ function reasonFor(report: PushReport, code: ExitCode): string {
 }
 
 /** The result of a push that ran, from its report. */
-export function pushResult(report: PushReport, session: Session): PushResult {
-  const code = exitCodeFor(report);
+export function pushResult(report: PushReport, session: Session, allowMassDelete = false): PushResult {
+  const code = report.dryRun ? previewExitCode(report, allowMassDelete) : exitCodeFor(report);
   const result: PushResult = {
     ok: code === EXIT.ok,
     dryRun: report.dryRun,
@@ -147,10 +185,14 @@ export function pushResult(report: PushReport, session: Session): PushResult {
     durationMs: report.durationMs,
     planned: report.changes.map(changeItem),
     plannedRequests: report.plan.requests,
+    pushRequests: report.dryRun ? pushRequestEstimate(session.client.stats().total, report) : session.client.stats().total,
+    overwrites: report.overwrites,
+    applyPending: report.applyPending,
     warnings: report.warnings,
     deployment: deploymentRef(session.config),
   };
-  return code === EXIT.ok ? result : failedWith(result, reasonFor(report, code), code);
+  if (code === EXIT.ok) return result;
+  return failedWith(result, report.dryRun ? previewReason(report) : reasonFor(report, code), code);
 }
 
 /**
@@ -182,7 +224,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           checkIdle: true,
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         });
-        return pushResult(report, session);
+        return pushResult(report, session, opts.allowMassDelete ?? false);
       } finally {
         await session.close();
       }

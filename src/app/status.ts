@@ -1,14 +1,23 @@
 import { push as pushCore } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
-import { changeItem, conflictItem, driftItem, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
-import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+import { EXIT } from '../errors.js';
+import type { PushReport } from '../sync/push.js';
+import { changeItem, conflictItem, driftItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
+import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+
+/** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
+export const REMOTE_ONLY_LISTED = 200;
+
 
 export type StatusOptions = ConnectionOptions;
 
 /** What `status --json` prints and `status()` resolves to; `error` and `exitCode` when `ok` is false. */
 export interface StatusResult extends Partial<FailureFields> {
-  /** The comparison ran (whatever it found: conflicts and drift are findings, not failures). */
+  /**
+   * False (exit 3, as `push --dry-run`) when a push would be refused: conflicts, or the
+   * mass-delete guard. Drift and remote-only files are findings, not failures.
+   */
   ok: boolean;
   /** What a push would change. */
   changes: ChangeItem[];
@@ -16,9 +25,17 @@ export interface StatusResult extends Partial<FailureFields> {
   drift: DriftItem[];
   /** Files only on the deployment, which a push leaves alone (--mirror deletes them). */
   remoteOnly: number;
+  /** The first REMOTE_ONLY_LISTED of them, sorted. */
+  remoteOnlyPaths: string[];
+  /** The deployment's state (deployments.get), or null when it could not be read. */
+  appState: string | null;
+  /** An earlier push landed files the app was not applied with: the next push applies. */
+  applyPending: boolean;
   requests: RequestsSummary;
-  /** Requests the push would take. */
+  /** Requests of the transfer alone (the planner's count). */
   plannedRequests: number;
+  /** Requests a `push` of this tree would make in all: index reads, transfer, verifying read, apply. */
+  pushRequests: number;
   /** The mass-delete guard's verdict: a push would refuse without allowMassDelete. */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   warnings: string[];
@@ -32,8 +49,12 @@ export function emptyStatusResult(): StatusResult {
     conflicts: [],
     drift: [],
     remoteOnly: 0,
+    remoteOnlyPaths: [],
+    appState: null,
+    applyPending: false,
     requests: requestsOf(null),
     plannedRequests: 0,
+    pushRequests: 0,
     massDelete: { refuse: false, deletes: 0, tracked: 0 },
     warnings: [],
     deployment: null,
@@ -53,18 +74,27 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
       session = await connect(opts);
       try {
         const report = await pushCore(session, { dryRun: true, allowMassDelete: true });
-        return {
+        const reads = session.client.stats().total;
+        // Read after the comparison, so `reads` counts only what a push would read too.
+        const appState = await session.client.deployments.get().then((d) => d.state, () => null);
+        const result: StatusResult = {
           ok: true,
           changes: report.changes.map(changeItem),
           conflicts: report.conflicts.map(conflictItem),
           drift: report.drift.map(driftItem),
           remoteOnly: report.remoteOnly.length,
+          remoteOnlyPaths: [...report.remoteOnly].sort().slice(0, REMOTE_ONLY_LISTED),
+          appState,
+          applyPending: report.applyPending,
           requests: requestsOf(session.client.stats()),
           plannedRequests: report.plan.requests,
+          pushRequests: pushRequestEstimate(reads, report),
           massDelete: report.massDelete,
           warnings: report.warnings,
           deployment: deploymentRef(session.config),
         };
+        const code = previewExitCode(report, false);
+        return code === EXIT.ok ? result : failedWith(result, previewReason(report), code);
       } finally {
         await session.close();
       }

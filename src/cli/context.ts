@@ -6,6 +6,8 @@ import { createLogger } from './logger.js';
 /** Global flags every command accepts (declared once on the program). */
 export interface GlobalFlags extends ConfigFlags {
   json?: boolean;
+  /** Errors and the final line only. */
+  quiet?: boolean;
 }
 
 export function globalFlags(cmd: Command): GlobalFlags {

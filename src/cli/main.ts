@@ -48,6 +48,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--base-url <url>', 'service address (else HOSTSYNC_BASE_URL or hostsync.json)')
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
+    .option('-q, --quiet', 'print only errors and the final line')
     .showHelpAfterError('(run hostsync --help for usage)')
     // Set before any .command(): subcommands inherit it, so each one's --help lists the global flags too.
     .configureHelp({ showGlobalOptions: true })
@@ -81,6 +82,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command('init')
     .description('write hostsync.json and .syncignore in the project directory')
     .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/init.js')).initCommand(cmd)));
+
+  program
+    .command('trust')
+    .description('trust the "baseUrl" of hostsync.json to receive the API key (needed once for an address that only a file in the project names)')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/trust.js')).trustCommand(cmd)));
 
   program
     .command('dev')
@@ -120,6 +126,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
     .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
+    .option('--no-install', 'start node apps without running npm install first (offline use)')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/emulator.js')).emulatorCommand(opts, cmd)));
 
   return program;

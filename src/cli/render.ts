@@ -50,26 +50,45 @@ function limited(lines: string[], indent = '  '): string[] {
 /** How a human names the deployment a command worked on. */
 export const targetName = (d: DeploymentRef | null): string => (d ? `deployment ${d.id} (${d.host})` : 'the deployment');
 
-/** `hostsync status`: what a push would do, conflicts, drift. */
+/** Remote-only paths a human listing names before "... and N more". */
+const REMOTE_ONLY_SHOWN = 20;
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const appState = (state: string): string => (state === 'running' ? pc.green(state) : pc.red(state));
+
+/** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
-  const out: string[] = [`On ${targetName(report.deployment)}`];
+  const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}`];
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0) {
     out.push('Nothing to push: the deployment matches this directory.');
   }
   if (report.changes.length > 0) {
-    out.push(`Changes to push (${report.changes.length}; ${report.plannedRequests} request${report.plannedRequests === 1 ? '' : 's'}):`);
+    out.push(`Changes to push (${report.changes.length}; a push takes about ${plural(report.pushRequests, 'request')}):`);
     out.push(...limited(report.changes.map(changeLine)));
   }
   out.push(...conflictSection(report.conflicts));
   out.push(...driftSection(report.drift));
   if (report.remoteOnly > 0) {
-    out.push(pc.dim(`${report.remoteOnly} file(s) exist only on the deployment; push leaves them (--mirror deletes them).`));
+    out.push(pc.dim(`Only on the deployment (${report.remoteOnly}; push leaves them, --mirror deletes them):`));
+    const shown = report.remoteOnlyPaths.slice(0, REMOTE_ONLY_SHOWN);
+    out.push(...shown.map((p) => pc.dim(`  ?  ${p}`)));
+    if (report.remoteOnly > shown.length) out.push(pc.dim(`  ... and ${report.remoteOnly - shown.length} more`));
   }
+  if (report.applyPending) out.push(pc.yellow('An apply is pending: an earlier push landed files the app has not been applied with; the next push applies them.'));
   if (report.massDelete.refuse) {
     out.push(pc.yellow(`push would refuse: it deletes ${report.massDelete.deletes} of ${report.massDelete.tracked} tracked files (--allow-mass-delete).`));
   }
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   return out.join('\n');
+}
+
+/** `status --quiet`: one line. */
+export function statusSummary(r: StatusResult): string {
+  const parts = [`${plural(r.changes.length, 'change')} to push`];
+  if (r.conflicts.length) parts.push(plural(r.conflicts.length, 'conflict'));
+  if (r.drift.length) parts.push(`${r.drift.length} drifted`);
+  if (r.remoteOnly) parts.push(`${r.remoteOnly} only on the deployment`);
+  return `${parts.join(', ')}${r.appState ? `; app ${appState(r.appState)}` : ''}`;
 }
 
 function conflictSection(conflicts: ConflictItem[]): string[] {
@@ -129,31 +148,51 @@ export function renderHealth(apply: ApplyResult | null, health: HealthReport | n
   return out;
 }
 
+/** The summary line of a push: what it did (or would do), and how the app is. `push --quiet` prints only this. */
+export function pushSummary(report: PushResult): string {
+  const target = targetName(report.deployment);
+  const stats = report.requests;
+  const seconds = (report.durationMs / 1000).toFixed(2);
+  const requests = `${plural(stats.total, 'request')}${stats.rateLimited ? `, ${stats.rateLimited} rate-limited` : ''}`;
+  const c = report.changes;
+  let line: string;
+  if (report.dryRun) {
+    const over = report.overwrites.length > 0 ? `, overwriting ${plural(report.overwrites.length, 'file')} changed on the deployment` : '';
+    line = `dry run: would push ${plural(report.planned.length, 'change')} to ${target}${over} in about ${plural(report.pushRequests, 'request')}; nothing was sent`;
+  } else if (report.planned.length > 0) {
+    line = `Pushed to ${target}: ${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod (${requests}, ${seconds} s)`;
+  } else if (report.conflicts.length > 0 || report.failures.length > 0) {
+    // Never "up to date" above a list of conflicts: the trees differ, the user must decide.
+    line = `Nothing pushed to ${target}: ${plural(report.conflicts.length, 'conflict')} left alone (${requests}, ${seconds} s)`;
+  } else {
+    line = `Up to date with ${target} (${requests}, ${seconds} s)`;
+  }
+  if (report.apply) line += ` · ${appState(report.apply.state)}${report.apply.http?.url ? ` HTTP ${report.apply.http.status}` : ''}`;
+  else if (report.applyPending) line += ' · apply pending';
+  return line;
+}
+
 /** `hostsync push` for humans. */
 export function renderPush(report: PushResult): string {
   const out: string[] = [];
-  const target = targetName(report.deployment);
-  if (report.planned.length > 0) out.push(...limited(report.planned.map(changeLine)));
-  const c = report.changes;
-  const stats = report.requests;
-  const seconds = (report.durationMs / 1000).toFixed(2);
-  const requests = `${stats.total} request${stats.total === 1 ? '' : 's'}${stats.rateLimited ? `, ${stats.rateLimited} rate-limited` : ''}`;
-  if (report.dryRun) {
-    out.push(`dry run: would push ${report.planned.length} change(s) to ${target} in about ${report.plannedRequests} request(s); nothing was sent`);
-  } else if (report.planned.length === 0 && report.conflicts.length > 0) {
-    out.push(`Nothing pushed to ${target}: ${report.conflicts.length} conflict(s) need a decision (${requests}, ${seconds} s)`);
-  } else if (report.planned.length === 0) {
-    out.push(`Up to date with ${target} (${requests}, ${seconds} s)`);
-  } else {
-    out.push(`Pushed to ${target}: ${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod (${requests}, ${seconds} s)`);
-  }
+  const overwrites = new Set(report.overwrites);
+  const mark = (c: ChangeItem): string => {
+    const line = changeLine(c);
+    return c.kind !== 'rename' && overwrites.has(c.path) ? `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}` : line;
+  };
+  if (report.planned.length > 0) out.push(...limited(report.planned.map(mark)));
   for (const f of report.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
   out.push(...conflictSection(report.conflicts));
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy));
+  if (report.applyPending && !report.dryRun) {
+    out.push(pc.yellow('apply pending: the files landed, but the app was not applied with them; the next `hostsync push` applies them'));
+  }
   if (report.apply && report.leftOut.length > 0) {
     out.push(pc.yellow(`applied without ${report.leftOut.length} file(s) that could not land: ${report.leftOut.slice(0, LIST_LIMIT).join(', ')}`));
   }
+  out.push(pushSummary(report));
   return out.join('\n');
 }
+

@@ -1,6 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { usageError } from '../errors.js';
+import { unknownKeyError } from './keys.js';
+import { checkFileBaseUrl, isLoopback } from './trust.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -90,7 +92,8 @@ export async function readConfigFile(root: string): Promise<ConfigFile> {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // Editors on Windows save UTF-8 with a byte-order mark; JSON.parse refuses it.
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     throw usageError(`${file} is not valid JSON (${(err as Error).message}): fix it, or move it away and run \`hostsync init\` to write a new one`);
   }
@@ -102,6 +105,8 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
     throw usageError(`${file} must hold a JSON object: fix it, or move it away and run \`hostsync init\` to write a new one`);
   }
   const v = value as Record<string, unknown>;
+  const unknownKey = unknownKeyError(v, file);
+  if (unknownKey) throw unknownKey;
   const out: ConfigFile = {};
   const str = (key: string): string | undefined => {
     const x = v[key];
@@ -188,8 +193,7 @@ export function normaliseBaseUrl(raw: string, source: string): string {
     throw usageError(`${source} must be an http(s) URL, got ${url.protocol}`);
   }
   // The key must never cross a network in clear text: plain http only to this machine.
-  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
-  if (url.protocol === 'http:' && !loopback) {
+  if (url.protocol === 'http:' && !isLoopback(url)) {
     throw usageError(`${source} uses plain http:// to ${url.host}; the API key would travel in clear text: use https://`);
   }
   return url.toString().replace(/\/+$/, '').replace(/\/api\/v1$/, '');
@@ -231,9 +235,12 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     if (/\s/.test(apiKey)) throw usageError('HOSTSYNC_API_KEY contains white space: paste the key alone');
   }
   const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : '"baseUrl" in hostsync.json';
+  const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '';
+  // The key follows the base URL: one that only a file in the project names must be trusted first.
+  if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL) await checkFileBaseUrl(baseUrl, env);
   return {
     root,
-    baseUrl: baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '',
+    baseUrl,
     deploymentId,
     apiKey,
     ignore: file.ignore ?? [],

@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Deployment, StartupConfig } from '../api/types.js';
 import { HashCache } from './hash-cache.js';
+import { pullInto } from './git-pull.js';
 import { HistoryStore } from './history.js';
 import { DeploymentRunner, type RunSettings } from './runner.js';
 import { Volume } from './volume.js';
@@ -64,7 +65,19 @@ export class EmulatedDeployment {
     this.id = id ?? `dep_${randomBytes(6).toString('hex')}`;
     this.volume = Volume.open(path.join(dataDir, 'volumes', this.id));
     this.history = new HistoryStore(path.join(dataDir, 'history', this.id));
-    this.runner = new DeploymentRunner({ ...run, volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile });
+    this.runner = new DeploymentRunner({ ...run, volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile, beforeStart: () => this.autoPull() });
+  }
+
+  /** hosting-api.md, setAutoPull: "re-pull the linked repository on every restart". */
+  private async autoPull(): Promise<string | null> {
+    const link = this.git;
+    if (!link?.autoPull) return null;
+    try {
+      const { commit } = await pullInto(this.volume.root, link.repo, link.branch);
+      return `autoPull: ${link.repo} ${link.branch} at ${commit.slice(0, 12)}`;
+    } catch (err) {
+      throw new Error(`autoPull of ${link.repo} failed: ${(err as Error).message}`);
+    }
   }
 
   startupConfig(): StartupConfig {

@@ -11,7 +11,7 @@ import { EMULATED_USER, EmulatedDeployment } from './deployment.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiError, badRequest } from './errors.js';
-import { localRepo, pullInto } from './git.js';
+import { localRepo, pullInto } from './git-pull.js';
 import { templateOf } from './templates.js';
 import { EMULATED_POOL, quotaUsed } from './quota.js';
 import { optBool, optNumber, optString, queryBool, queryInt, queryNumber, reqString } from './validate.js';
@@ -44,7 +44,7 @@ async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> 
   const dep = ctx.core.createDeployment({ name, runtime: template?.runtime ?? runtime, entryFile: template?.entryFile ?? (runtime === 'nodejs' ? 'index.js' : '') });
   if (githubRepo !== undefined) {
     try {
-      const { branch } = await pullInto(dep, githubRepo, optString(body, 'branch'));
+      const { branch } = await pullInto(dep.volume.root, githubRepo, optString(body, 'branch'));
       dep.git = { repo: githubRepo, branch, autoPull: false };
     } catch (err) {
       ctx.core.removeDeployment(dep.id);

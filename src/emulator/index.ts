@@ -67,6 +67,8 @@ export interface EmulatorOptions {
   seed?: number;
   /** Seconds a process must stay alive to count as running without listening (`--boot-grace`); default 1.5. */
   bootGraceSeconds?: number;
+  /** The node runtimes' default start runs `npm install` first when package.json lists dependencies; false skips it (`--no-install`). Default true. */
+  install?: boolean;
   /** verifyCustomDomain answers verified: true (the DNS "is right"); default false. */
   dnsVerified?: boolean;
   /** Restore points on a schedule and before destructive calls; default true. */
@@ -159,7 +161,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   for (const k of extraKeys) keys.add(k.token, k.scopes);
 
   const deployments = new Map<string, EmulatedDeployment>();
-  const run: RunSettings = opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 };
+  const run: RunSettings = {
+    ...(opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 }),
+    ...(opts.install === false ? { install: false } : {}),
+  };
   const projects = new Map<string, ProjectRecord>(seedProjects().map((p) => [p.id, p]));
   const teardowns = new Set<Promise<void>>();
   const backups = new BackupStore(path.join(dataDir, 'backups'), () => deployments.values(), {

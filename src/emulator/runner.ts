@@ -9,8 +9,9 @@ import type {
   PowerAction,
   PowerResult,
 } from '../api/types.js';
-import { EMULATOR_BOOT_GRACE_MS, EMULATOR_IDLE_MS, EMULATOR_LOG_MAX_LINES, EMULATOR_LOGS_MAX_SIZE, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_RAM_LIMIT_MB, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
+import { EMULATOR_BOOT_GRACE_MS, EMULATOR_IDLE_MS, EMULATOR_INSTALL_MIN_RAM_MB, EMULATOR_LOG_MAX_LINES, EMULATOR_LOGS_MAX_SIZE, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_RAM_LIMIT_MB, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
 import { AppProcess } from './app-process.js';
+import { Install, installEnv, nodeInstallStep, outputExists, type InstallOutcome, type InstallStep } from './install.js';
 import { ConsoleLog } from './console-log.js';
 import { allocatePort, isPortFree } from './ports.js';
 import { failedProbe, probeHttp } from './probe.js';
@@ -21,6 +22,8 @@ import { StaticServer } from './static-server.js';
 export interface RunSettings {
   /** A process alive this long without listening counts as running; default EMULATOR_BOOT_GRACE_MS (`--boot-grace`). */
   bootGraceMs?: number;
+  /** The runtime default installs dependencies before a start (`npm install`); false skips it (`--no-install`, offline tests). Default true. */
+  install?: boolean;
 }
 
 export interface RunnerOptions extends RunSettings {
@@ -29,6 +32,12 @@ export interface RunnerOptions extends RunSettings {
   entryFile: string;
   startCommand?: string;
   env?: Record<string, string>;
+  /**
+   * A step of every start before the app runs, while the state reads `installing`
+   * (the linked repository's autoPull). It answers a line for the console; a step that
+   * throws is logged and the start goes on with the files the volume has.
+   */
+  beforeStart?: () => Promise<string | null>;
 }
 
 /**
@@ -39,7 +48,7 @@ export interface RunnerOptions extends RunSettings {
  */
 type LaunchPlan =
   | { kind: 'files'; indexFiles: string[] }
-  | { kind: 'process'; command: string; args: string[]; display: string }
+  | { kind: 'process'; command: string; args: string[]; display: string; installs: boolean }
   | { kind: 'none' };
 
 /** Runtimes the emulator runs with its own Node binary: nodemon and bun behave like node for a one-shot start. */
@@ -61,11 +70,12 @@ function planFor(opts: RunnerOptions): LaunchPlan {
   if (opts.runtime === 'static') return { kind: 'files', indexFiles: ['index.html', 'index.htm'] };
   if (opts.runtime === 'phpweb') return { kind: 'files', indexFiles: ['index.html', 'index.htm', 'index.php'] };
   const startCommand = opts.startCommand?.trim() ?? '';
-  if (startCommand !== '') return { kind: 'process', command: '/bin/sh', args: ['-c', startCommand], display: startCommand };
+  // A startCommand of the user's own replaces the default, install step included (hosting-api.md, startCommand).
+  if (startCommand !== '') return { kind: 'process', command: '/bin/sh', args: ['-c', startCommand], display: startCommand, installs: false };
   if (NODE_RUNTIMES.has(opts.runtime)) {
     const entry = opts.entryFile.trim() || DEFAULT_NODE_ENTRY;
     // Our own node binary, so the app runs on the version startup() reports.
-    return { kind: 'process', command: process.execPath, args: [entry], display: `node ${shellQuote(entry)}` };
+    return { kind: 'process', command: process.execPath, args: [entry], display: `node ${shellQuote(entry)}`, installs: opts.install ?? true };
   }
   return { kind: 'none' };
 }
@@ -74,6 +84,9 @@ function clampWait(seconds: number | undefined, fallback: number): number {
   const value = seconds === undefined || !Number.isFinite(seconds) ? fallback : seconds;
   return Math.min(Math.max(0, value), EMULATOR_MAX_WAIT_SECONDS);
 }
+
+/** kB to MB, one decimal. */
+const toMB = (kb: number): number => Math.round((kb / 1024) * 10) / 10;
 
 type Instance = { kind: 'process'; proc: AppProcess; cpu: CpuMeter } | { kind: 'files'; server: StaticServer };
 
@@ -111,6 +124,12 @@ export class DeploymentRunner {
   private pending = 0;
   /** The deployment's RAM (deployments.resize changes it); the app sees it as SERVER_MEMORY. */
   private memoryLimitMB = EMULATOR_RAM_LIMIT_MB;
+  /** The dependency install of the start under way, if one runs. */
+  private install: Install | null = null;
+  /** The manifests' digest of the last install that succeeded: a start with the same manifests and node_modules/ skips it. */
+  private installedDigest: string | null = null;
+  /** Why the last start never ran the app: its install failed. Cleared by the next start. */
+  private installFailure: { step: InstallStep; outcome: InstallOutcome } | null = null;
 
   constructor(private readonly opts: RunnerOptions) {
     this.plan = planFor(opts);
@@ -172,6 +191,8 @@ export class DeploymentRunner {
         settled = () => (this.pending === 0 && this.state === 'offline') || this.disposed;
         if (this.isAlive()) {
           this.stoppedByUser = true;
+          // A stop during the install ends the install: the start it belongs to is abandoned.
+          this.install?.kill();
           // The call returns once the signal is sent (plus waitSeconds); the stop finishes regardless.
           if (action === 'kill') void this.killNow();
           else {
@@ -251,13 +272,18 @@ export class DeploymentRunner {
 
   resources(): { ramMB: number; ramLimitMB: number; cpuPercent: number } {
     const instance = this.instance;
+    // While it installs, the container's figures are the install's.
+    const installing = this.install?.groupId ?? null;
+    if (installing !== null) {
+      return { ramMB: toMB(sampleProcessGroup(installing).rssKB), ramLimitMB: this.memoryLimitMB, cpuPercent: 0 };
+    }
     // The static server lives inside the emulator's own process: it has no figures of its own.
     if (instance?.kind !== 'process' || !instance.proc.alive || instance.proc.pid === null) {
       return { ramMB: 0, ramLimitMB: this.memoryLimitMB, cpuPercent: 0 };
     }
     const sample = sampleProcessGroup(instance.proc.pid);
     return {
-      ramMB: Math.round((sample.rssKB / 1024) * 10) / 10,
+      ramMB: toMB(sample.rssKB),
       ramLimitMB: this.memoryLimitMB,
       cpuPercent: instance.cpu.percent(sample.cpuTicks),
     };
@@ -293,8 +319,10 @@ export class DeploymentRunner {
     if (plan.kind === 'none') return { ok: false, reason: this.notEmulated() };
     if (this.isAlive()) return { ok: false, reason: 'the deployment is already running' };
     this.preparing = true;
+    this.installFailure = null;
     this.wake();
     try {
+      await this.runBeforeStart();
       const port = await this.ensurePort();
       if (this.disposed) return { ok: false, reason: 'the emulator is shutting down' };
       this.log.touch();
@@ -310,6 +338,9 @@ export class DeploymentRunner {
         this.log.note(`[emulator] serving ${this.opts.runtime} files from the volume on port ${port}`);
       } else {
         this.log.note(`[emulator] starting: ${plan.display} (SERVER_PORT=${port})`);
+        // A failed install ends this start like a crash of the container: the app never runs, the state is offline.
+        if (plan.installs && !(await this.installDependencies(port))) return { ok: true, reason: '' };
+        if (this.disposed) return { ok: false, reason: 'the emulator is shutting down' };
         const proc = new AppProcess({
           command: plan.command,
           args: plan.args,
@@ -330,6 +361,45 @@ export class DeploymentRunner {
     }
   }
 
+  private async runBeforeStart(): Promise<void> {
+    if (!this.opts.beforeStart) return;
+    try {
+      const line = await this.opts.beforeStart();
+      if (line) this.log.note(`[emulator] ${line}`);
+    } catch (err) {
+      this.log.note(`[emulator] ${(err as Error).message}; starting with the files the volume has`);
+    }
+  }
+
+  /**
+   * The runtime default's install step, while the state reads `installing`. True when the
+   * app may start: nothing to install, already installed for these manifests, or done.
+   */
+  private async installDependencies(port: number): Promise<boolean> {
+    const step = await nodeInstallStep(this.opts.volume);
+    if (step === null) return true;
+    if (step.digest === this.installedDigest && (await outputExists(step))) {
+      this.log.note(`[emulator] ${step.display} skipped: package.json and package-lock.json are unchanged since the last install`);
+      return true;
+    }
+    this.everStarted = true;
+    this.log.note(`[emulator] installing: ${step.display} (${step.because})`);
+    const install = new Install(step, { cwd: this.opts.volume, env: installEnv(this.childEnv(port)), log: this.log, ramLimitMB: this.memoryLimitMB });
+    this.install = install;
+    const outcome = await install.done.finally(() => (this.install = null));
+    if (outcome.ok) {
+      // npm writes package-lock.json: the manifests to compare next time are the ones it left.
+      this.installedDigest = (await nodeInstallStep(this.opts.volume))?.digest ?? null;
+      this.log.note(`[emulator] ${step.display} done`);
+      return true;
+    }
+    this.installedDigest = null;
+    this.installFailure = { step, outcome };
+    this.log.note(`[emulator] ${step.display} exited with code ${outcome.exitCode}`);
+    if (outcome.outOfMemory) this.log.note(`[emulator] Out of memory: true (the deployment has ${this.memoryLimitMB} MB; ${step.display} needs ${EMULATOR_INSTALL_MIN_RAM_MB} MB or more)`);
+    return false;
+  }
+
   private async restart(): Promise<{ ok: boolean; reason: string }> {
     await this.stopInstance();
     return this.start();
@@ -343,6 +413,7 @@ export class DeploymentRunner {
   }
 
   private async killNow(): Promise<void> {
+    this.install?.kill();
     const instance = this.instance;
     if (instance?.kind === 'process') await instance.proc.kill();
     else if (instance?.kind === 'files') await this.closeFiles(instance.server);
@@ -439,7 +510,7 @@ export class DeploymentRunner {
     if (this.plan.kind === 'none') return this.notEmulated();
     switch (state) {
       case 'installing':
-        return 'The deployment is being prepared; retry shortly.';
+        return this.install === null ? 'The deployment is being prepared; retry shortly.' : 'Dependencies are being installed (npm install); the app starts once they are.';
       case 'stopping':
         return 'The deployment is stopping.';
       case 'starting': {
@@ -449,6 +520,7 @@ export class DeploymentRunner {
       case 'offline': {
         if (!this.everStarted) return 'The deployment has not been started; start it with power start or apply.';
         if (this.stoppedByUser) return 'The deployment was stopped; start it with power start or apply.';
+        if (this.installFailure !== null) return this.installHint(this.installFailure.step, this.installFailure.outcome);
         const instance = this.instance;
         const exit = instance?.kind === 'process' ? instance.proc.exit : null;
         if (exit === null) return 'The deployment is not running; start it with power start or apply.';
@@ -466,6 +538,13 @@ export class DeploymentRunner {
       case 'unknown':
         return 'The node could not be reached; retry shortly.';
     }
+  }
+
+  private installHint(step: InstallStep, outcome: InstallOutcome): string {
+    if (outcome.outOfMemory) {
+      return `${step.display} was killed for want of memory (exit code ${outcome.exitCode}): the deployment has ${this.memoryLimitMB} MB, and ${step.display} needs ${EMULATOR_INSTALL_MIN_RAM_MB} MB or more; resize it.`;
+    }
+    return `${step.display} exited with code ${outcome.exitCode}, so the app was not started; the last log lines show why.`;
   }
 
   // ---- waiting ----

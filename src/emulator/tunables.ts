@@ -72,6 +72,15 @@ export const EMULATOR_BODY_EXCERPT_CHARS = 300;
 export const EMULATOR_RAM_LIMIT_MB = 512;
 
 /**
+ * A deployment with less RAM than this has its `npm install` killed with SIGKILL (exit
+ * 137, "Out of memory: true"), as the service's OOM killer does: hosting-api.md says a
+ * modern stack needs 512 MB or more for npm install and the 256 MB size is killed. A
+ * real install's peak memory varies too much to meter here, so the emulator applies
+ * the documented threshold itself, and the outcome is the same on every machine.
+ */
+export const EMULATOR_INSTALL_MIN_RAM_MB = 512;
+
+/**
  * Large files (streamed, >= HASH_STREAM_THRESHOLD_BYTES) hashed at once during a scan.
  * Small files are read synchronously instead: measured on a 100k-file tree (Node 20,
  * 2 cores, page cache warm) sync open+fstat+read+fstat+close hashed all of them in 0.97 s,

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, REQUEST_TIMEOUT_MS, RETRY_AFTER_FALLBACK_MS, RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS } from './tunables.js';
-import { RATE_LIMIT_REQUESTS, RATE_LIMIT_WINDOW_MS, SHELL_DEFAULT_TIMEOUT_S } from '../api/limits.js';
+import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS, SHELL_DEFAULT_TIMEOUT_S } from '../api/limits.js';
 import type {
   Account,
   ApplyRequest,
@@ -46,6 +46,7 @@ import type {
   ShellResult,
 } from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
+import { BudgetLedger, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
 import { SlidingWindow, retryAfterDelay, type Slot } from './ratelimit.js';
@@ -64,8 +65,13 @@ export interface ClientOptions {
   apiKey: string;
   /** Empty only for a client that makes account-level calls (deployments.list, account.get), as `link` does. */
   deploymentId: string;
-  /** The key's budget; default 120 per 60 s (hosting-api.md, Limits). */
-  rateLimit?: { requests: number; windowMs: number };
+  /** The key's budget; default 120 per 60 s, and 300 per user across keys (hosting-api.md, Limits). */
+  rateLimit?: { requests: number; windowMs: number; userRequests?: number };
+  /**
+   * The budget ledger shared with other hostsync processes (ledger.ts): its folder, or
+   * false for none. Default: ledgerDir() (HOSTSYNC_CACHE_DIR, XDG_CACHE_HOME or ~/.cache).
+   */
+  ledger?: { dir: string } | false;
   /** Requests running at once; default MAX_IN_FLIGHT. */
   maxInFlight?: number;
   /** Idle limit per request (no answer, or no progress, for this long); calls that wait server-side get their wait added. */
@@ -151,6 +157,8 @@ export class HostingClient {
   private readonly redactor: Redactor;
   private readonly transport: Transport;
   private readonly queue: RequestQueue;
+  /** The budget shared with other processes using this service; undefined when disabled. */
+  private readonly ledger: BudgetLedger | undefined;
   private readonly counters = new StatsCounter();
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
@@ -188,6 +196,16 @@ export class HostingClient {
     const window = new SlidingWindow({ limit: rate.requests, windowMs: rate.windowMs, marginMs: RATE_WINDOW_MARGIN_MS });
     this.queue = new RequestQueue(window, maxInFlight, () => performance.now());
     const logger = opts.logger ? redactingLogger(opts.logger) : pino({ level: 'silent' });
+    this.ledger = opts.ledger === false ? undefined : new BudgetLedger({
+      file: ledgerFile(opts.ledger?.dir ?? ledgerDir(), this.apiBase.origin),
+      apiKey: opts.apiKey,
+      keyLimit: rate.requests,
+      // A caller that lifts the key's limit (tests, benchmarks) lifts the user's with it.
+      userLimit: rate.userRequests ?? Math.max(RATE_LIMIT_USER_REQUESTS, rate.requests),
+      windowMs: rate.windowMs,
+      marginMs: RATE_WINDOW_MARGIN_MS,
+      onUnavailable: (err) => logger.warn({ err: String(err) }, 'the shared rate-budget ledger cannot be used; pacing on this process alone'),
+    });
     this.transport = new Transport({
       apiKey: opts.apiKey,
       redactor: this.redactor,
@@ -246,12 +264,13 @@ export class HostingClient {
   }
 
   stats(): ClientStats {
-    return this.counters.snapshot({ waitedMs: this.queue.waitedMs, pacedMs: this.queue.pacedMs });
+    return this.counters.snapshot({ waitedMs: this.queue.waitedMs, pacedMs: this.queue.pacedMs + (this.ledger?.waitedMs ?? 0) });
   }
 
   resetStats(): void {
     this.counters.reset();
     this.queue.resetCounters();
+    this.ledger?.resetCounters();
   }
 
   /**
@@ -264,6 +283,7 @@ export class HostingClient {
     this.closed = true;
     this.queue.close();
     await this.transport.close();
+    await this.ledger?.flush();
   }
 
   /**
@@ -331,6 +351,8 @@ export class HostingClient {
     o: Operation, url: URL, init: CallInit, idempotent: boolean, n: number, slot: Slot | undefined,
   ): Promise<Answer> {
     const body = init.body ? await init.body() : undefined;
+    // The one step shared with other processes: a slot in the key's budget on this machine.
+    const reservation = slot && this.ledger ? await this.ledger.reserve(this.abort.signal) : undefined;
     this.counters.sent(o.name, o.rateLimited);
     const res = await this.transport.send({
       op: o,
@@ -344,7 +366,7 @@ export class HostingClient {
       timeoutMs: this.timeoutMs + (init.extraTimeoutMs ?? 0),
       attempt: n,
       signal: this.abort.signal,
-    });
+    }).finally(() => reservation?.done());
     const now = performance.now();
     const remaining = header(res.headers['x-ratelimit-remaining']);
     // A 429's budget header is not used: its Retry-After already says when room opens,

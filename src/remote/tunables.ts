@@ -45,3 +45,22 @@ export const CONNECT_TIMEOUT_MS = 15_000;
  * read; at 1 MiB a 200 MB file archives with a small, flat memory footprint.
  */
 export const ARCHIVE_READ_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The shared budget ledger (ledger.ts). While the window is full, a reservation sleeps
+ * until the next known expiry but never longer than LEDGER_MAX_SLEEP_MS, so an entry
+ * freed early (a dead owner's) is noticed; when only in-flight requests of other
+ * processes hold the budget, it re-reads every LEDGER_POLL_MS (a few ms of file I/O).
+ */
+export const LEDGER_POLL_MS = 100;
+export const LEDGER_MAX_SLEEP_MS = 1_000;
+
+/**
+ * The ledger's lock is held for one read-modify-write (about a millisecond). A lock
+ * older than this belongs to a killed process and is taken over; 5 s is
+ * proper-lockfile's minimum, and its holder refreshes it well within that.
+ */
+export const LEDGER_LOCK_STALE_MS = 5_000;
+
+/** Cap of the lock's retry backoff: contention lasts milliseconds, so retry often. */
+export const LEDGER_LOCK_RETRY_MAX_MS = 20;

@@ -20,12 +20,12 @@ interface LockInfo {
   startedAt: string;
 }
 
-function alive(pid: number): boolean {
+/** Whether `pid` runs on this host (EPERM: it exists but belongs to someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
@@ -61,7 +61,7 @@ export async function acquireLock(dir: string, command: string): Promise<Lock> {
         throw refusal(`another hostsync is starting on this directory and deployment (${file} is being written): try again in a moment`);
       }
     }
-    const stale = holder === null || (holder.host === info.host && !alive(holder.pid));
+    const stale = holder === null || (holder.host === info.host && !processAlive(holder.pid));
     if (!stale && holder) {
       throw refusal(
         `another hostsync ${holder.command} (pid ${holder.pid} on ${holder.host}) is syncing this directory to this deployment: stop it first, or delete ${file} if that process is gone`,

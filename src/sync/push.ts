@@ -50,6 +50,14 @@ export interface PushReport {
   remoteOnly: string[];
   failures: StepFailure[];
   warnings: string[];
+  /** With force: paths whose remote version (a conflict or drift) the push overwrites. */
+  overwrites: string[];
+  /**
+   * An apply is owed: files landed that the app has not been applied with yet (--no-apply,
+   * or a failed push). A dry run reports the stored marker; the next push without
+   * --no-apply applies.
+   */
+  applyPending: boolean;
   /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   apply: ApplyResult | null;
@@ -157,6 +165,14 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const state = await store.load();
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
   let remote: RemoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base));
+  // An archive a killed push left behind is served by static and PHP runtimes, with the
+  // whole project in it: it goes first, before any guard or conflict can stop this push.
+  let cleaned = false;
+  if (!opts.dryRun && remote.leftovers.length > 0) {
+    await client.files.delete(remote.leftovers);
+    remote = { ...remote, leftovers: [] };
+    cleaned = true;
+  }
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped, remote: r, options });
   const first = redecide(remote);
@@ -178,6 +194,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     remoteOnly: first.rec.remoteOnly,
     failures: [],
     warnings,
+    overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
+    applyPending: state.applyPending,
     massDelete: guard,
     apply: null,
     health: null,
@@ -199,7 +217,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const sent = await transfer(session, opts, report, { remote, decision: first }, redecide);
   remote = sent.remote;
   let decision = sent.decision;
-  const { intended, stale } = sent;
+  const { intended } = sent;
+  const stale = sent.stale || cleaned;
   if (stale) {
     opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });
     remote = await readRemote(client, matcher, null, expectedFiles(decision.local, remote.snapshot));
@@ -258,6 +277,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     report.health.requests += 1;
     report.healthy = report.health.healthy;
   }
+  report.applyPending = applyPending && report.apply === null;
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
   await store.appendLog({

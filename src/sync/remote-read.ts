@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
 import type { FileIndexEntry } from '../api/types.js';
 import { INDEX_HASH_MAX_BYTES } from './tunables.js';
@@ -27,9 +27,14 @@ export interface RemoteRead {
   fromCache: boolean;
 }
 
-/** Name of the transient archive a push uploads; see RemoteRead.leftovers. */
-export const archiveName = (): string => `.hostsync-upload-${process.pid}-${Date.now().toString(36)}.tar.gz`;
-const LEFTOVER = /^\.hostsync-upload-[0-9]+-[0-9a-z]+\.tar\.gz$/;
+/**
+ * Name of the transient archive a push uploads; see RemoteRead.leftovers. It lies in the
+ * volume (the API offers no place outside it), where a static or PHP runtime serves it for
+ * as long as it exists, so the name carries 128 random bits: nobody can guess its URL.
+ */
+export const archiveName = (): string => `.hostsync-upload-${randomBytes(16).toString('hex')}.tar.gz`;
+/** Ours by name: today's random names, and the pid-and-clock names of earlier versions. */
+const LEFTOVER = /^\.hostsync-upload-(?:[0-9a-f]{32}|[0-9]+-[0-9a-z]+)\.tar\.gz$/;
 
 /**
  * A digest only means something for the same ignore list and hashMaxBytes: the key

@@ -4,10 +4,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+function gitIn(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString().trim();
+}
+
+/** A second commit on the repository's current branch. */
+export function commitTo(dir: string, name: string, content: string): void {
+  writeFileSync(path.join(dir, name), content);
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-q', '-m', `edit ${name}`);
+}
+
 export async function makeRepo(files: Record<string, string> = { 'index.js': 'console.log("from git")\n', 'README.md': '# repo\n' }): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hostsync-repo-'));
-  const git = (...args: string[]): string =>
-    execFileSync('git', args, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString().trim();
+  const git = (...args: string[]): string => gitIn(dir, ...args);
   git('init', '-q', '-b', 'main');
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
   git('add', '-A');

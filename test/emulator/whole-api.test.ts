@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestEmulator, type TestEmulator } from './api-client.js';
-import { makeRepo } from './git-repo.js';
+import { commitTo, makeRepo } from './git-repo.js';
 
 let t: TestEmulator;
 beforeAll(async () => {
@@ -152,6 +152,21 @@ describe('git', () => {
     const missing = await call(t.emu, 'POST', `${d.base}/sync`, { body: { branch: 'nope' } });
     expect(missing.status).toBe(400);
     expect(missing.json.error).toMatch(/git/);
+  });
+  it('autoPull re-pulls the linked repository on every (re)start, and only when on', async () => {
+    const d = await fresh();
+    const repo = await makeRepo({ 'index.js': 'console.log("v1")\n' });
+    await call(t.emu, 'POST', `${d.base}/sync`, { body: { repo } });
+    commitTo(repo, 'index.js', 'console.log("v2")\n');
+    const restart = async (): Promise<string> => {
+      expect((await call(t.emu, 'POST', `${d.base}/power`, { body: { action: 'restart', waitSeconds: 10 } })).status).toBe(200);
+      return readFileSync(path.join(d.volume, 'index.js'), 'utf8');
+    };
+    expect(await restart()).toContain('v1');
+    await call(t.emu, 'PATCH', `${d.base}/git`, { body: { autoPull: true } });
+    expect(await restart()).toContain('v2');
+    const logs = (await call(t.emu, 'GET', `${d.base}/logs?size=50`)).json;
+    expect(JSON.stringify(logs)).toMatch(/autoPull: .* main at [0-9a-f]{12}/);
   });
 });
 

@@ -1,6 +1,11 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** The CLI's user config directory (`hostsync trust` records) in tests: never the real ~/.config. */
+export const TEST_CONFIG_HOME = mkdtempSync(path.join(tmpdir(), 'hostsync-test-xdg-'));
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
 
@@ -13,7 +18,8 @@ export interface CliResult {
 /** Runs the built CLI (npm test builds dist/ first) with a clean, explicit environment. */
 export function runCli(args: string[], env: Record<string, string | undefined>, opts: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const clean: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
+    const clean: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', XDG_CONFIG_HOME: TEST_CONFIG_HOME };
+    if (process.env.HOSTSYNC_CACHE_DIR) clean.HOSTSYNC_CACHE_DIR = process.env.HOSTSYNC_CACHE_DIR;
     for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
     const child = spawn(process.execPath, [CLI, ...args], { env: clean, cwd: opts.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -150,6 +150,35 @@ describe('health and restarts', () => {
   });
 });
 
+describe('apps with dependencies', () => {
+  it('an Express-style app comes up after the emulator installs its dependencies; node_modules/ is never sent', async () => {
+    // Offline: the dependency is a file: package in the project, and npm is told never to reach a registry.
+    const before = process.env.npm_config_offline;
+    process.env.npm_config_offline = 'true';
+    cleanups.push(async () => {
+      if (before === undefined) delete process.env.npm_config_offline;
+      else process.env.npm_config_offline = before;
+    });
+    const router = "module.exports = () => { const routes = {}; const app = (q, s) => (routes[q.url] || ((q, s) => { s.statusCode = 404; s.end(); }))(q, s); app.get = (p, h) => { routes[p] = h; }; return app; };\n";
+    const t = await setup({
+      'package.json': JSON.stringify({ name: 'shop', private: true, dependencies: { 'mini-express': 'file:./vendor/mini-express' } }),
+      'vendor/mini-express/package.json': JSON.stringify({ name: 'mini-express', version: '1.0.0', main: 'index.js' }),
+      'vendor/mini-express/index.js': router,
+      // What a local `npm install` left behind: never synced, so the deployment must install its own.
+      'node_modules/mini-express/index.js': 'throw new Error("the local copy must never run on the deployment");\n',
+      'index.js':
+        "const app = require('mini-express')();\napp.get('/', (q, s) => s.end('<title>shop</title>'));\n" +
+        "require('node:http').createServer(app).listen(Number(process.env.SERVER_PORT), '0.0.0.0');\n",
+    });
+    const r = await t.push('--json');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.health).toMatchObject({ healthy: true, kind: 'web', reason: 'HTTP 200 on /' });
+    expect(out.apply.logs).toContain('[emulator] installing: npm install (package.json lists 1 dependency)');
+    expect(out.planned.map((p: { path: string }) => p.path)).not.toContain('node_modules/mini-express/index.js');
+  });
+});
+
 describe('examples', () => {
   it('examples/discord-bot and examples/web deploy to the emulator with hostsync push and exit 0', async () => {
     for (const name of ['discord-bot', 'web']) {

@@ -195,7 +195,7 @@ describe('status', () => {
     await writeTree(emu.volume, { 'conf.txt': 'remote\n', 'drift.txt': 'remote drift\n' });
 
     const res = await runCli(['status', '--dir', work.dir], cliEnv());
-    expect(res.code).toBe(0);
+    expect(res.code).toBe(3); // a conflict: a push would be refused, as push --dry-run says too
     expect(res.stdout).toMatch(/^\s+M\s+keep\.txt$/m);
     expect(res.stdout).toMatch(/^\s+A\s+added\.txt$/m);
     expect(res.stdout).toMatch(/^\s+D\s+gone\.txt$/m);

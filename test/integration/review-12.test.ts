@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { pushOnce } from '../helpers/push.js';
+import { archiveName } from '../../src/sync/remote-read.js';
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -64,5 +65,25 @@ describe('partial writeMany (review 1)', () => {
     expect(report.failures.map((f) => [f.path, f.permanent])).toEqual([['d', true]]);
     expect(report.apply).not.toBeNull();
     expect(report.leftOut).toEqual(['d']);
+  });
+});
+
+describe('upload archive (review 4)', () => {
+  it('carries 128 random bits in its name', () => {
+    const a = archiveName();
+    expect(a).toMatch(/^\.hostsync-upload-[0-9a-f]{32}\.tar\.gz$/);
+    expect(archiveName()).not.toBe(a);
+  });
+
+  it('a leftover archive is removed first thing, even by a push that then refuses', async () => {
+    const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.txt`, `${i}\n`]));
+    await writeTree(work.dir, files);
+    await pushOnce(emu, work.dir);
+    const leftovers = [archiveName(), '.hostsync-upload-4242-lq2x9a.tar.gz'];
+    for (const name of leftovers) await writeFile(path.join(emu.volume, name), 'project source');
+    for (let i = 0; i < 25; i++) await rm(path.join(work.dir, `f${i}.txt`));
+    await expect(pushOnce(emu, work.dir)).rejects.toThrow(/refusing to delete 25 of 30/);
+    const names = await readdir(emu.volume);
+    for (const name of leftovers) expect(names).not.toContain(name);
   });
 });

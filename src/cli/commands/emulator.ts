@@ -20,6 +20,7 @@ export interface EmulatorFlags {
   backups?: boolean;
   backupInterval?: number;
   bootGrace?: number;
+  install?: boolean;
 }
 
 /**
@@ -62,6 +63,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<number> {
     ...(flags.backups === false ? { autoBackups: false } : {}),
     ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),
     ...(flags.bootGrace !== undefined ? { bootGraceSeconds: flags.bootGrace } : {}),
+    ...(flags.install === false ? { install: false } : {}),
   };
   await runEmulatorCommand(opts);
   return 0;

@@ -36,5 +36,5 @@ export async function initCommand(cmd: Command): Promise<number> {
     ...(g.deployment !== undefined ? { deployment: g.deployment } : {}),
     ...(g.baseUrl !== undefined ? { baseUrl: g.baseUrl } : {}),
   });
-  return emitResult(outcome, g.json ?? false, renderInit);
+  return emitResult(outcome, g.json ?? false, renderInit, { quiet: g.quiet ?? false, summary: (r) => renderInit(r).split('\n')[0] ?? '' });
 }

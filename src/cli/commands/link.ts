@@ -41,6 +41,6 @@ export async function linkCommand(flags: LinkFlags, cmd: Command): Promise<numbe
   });
   // Without a terminal, a refusal to guess among several shows what there is to choose from.
   const r = outcome.result;
-  if (!json && !r.ok && r.deployments.length > 1) process.stderr.write(listing(r.deployments));
-  return emitResult(outcome, json, renderLink);
+  if (!json && !globalFlags(cmd).quiet && !r.ok && r.deployments.length > 1) process.stderr.write(listing(r.deployments));
+  return emitResult(outcome, json, renderLink, { quiet: globalFlags(cmd).quiet ?? false, summary: (r) => renderLink(r).split('\n')[0] ?? '' });
 }

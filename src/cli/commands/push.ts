@@ -3,7 +3,7 @@ import { runPush } from '../../app/push.js';
 import { connectionFlags, globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
 import { progressBar } from '../progress.js';
-import { renderPush } from '../render.js';
+import { pushSummary, renderPush } from '../render.js';
 
 export interface PushFlags {
   dryRun?: boolean;
@@ -14,8 +14,10 @@ export interface PushFlags {
 }
 
 export async function pushCommand(flags: PushFlags, cmd: Command): Promise<number> {
-  const json = globalFlags(cmd).json ?? false;
-  const progress = progressBar(!json);
+  const g = globalFlags(cmd);
+  const json = g.json ?? false;
+  const quiet = g.quiet ?? false;
+  const progress = progressBar(!json && !quiet);
   try {
     const outcome = await runPush({
       ...connectionFlags(cmd),
@@ -27,7 +29,7 @@ export async function pushCommand(flags: PushFlags, cmd: Command): Promise<numbe
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
     });
     progress.stop();
-    return emitResult(outcome, json, renderPush);
+    return emitResult(outcome, json, renderPush, { quiet, summary: pushSummary });
   } finally {
     progress.stop();
   }

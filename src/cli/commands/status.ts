@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import { runStatus } from '../../app/status.js';
 import { connectionFlags, globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
-import { renderStatus } from '../render.js';
+import { renderStatus, statusSummary } from '../render.js';
 
-/** `hostsync status`: a dry run of push, shown git-style. Exit 0 whatever it finds. */
+/** `hostsync status`: a dry run of push, shown git-style. Exits like `push --dry-run`: 3 when a push would be refused. */
 export async function statusCommand(cmd: Command): Promise<number> {
-  return emitResult(await runStatus(connectionFlags(cmd)), globalFlags(cmd).json ?? false, renderStatus);
+  const g = globalFlags(cmd);
+  return emitResult(await runStatus(connectionFlags(cmd)), g.json ?? false, renderStatus, { quiet: g.quiet ?? false, summary: statusSummary });
 }

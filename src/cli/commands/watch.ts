@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { deploymentRef } from '../../app/options.js';
-import { startWatching, watchEvent } from '../../app/watch.js';
+import { startWatching, watchEvent, type WatchEvent } from '../../app/watch.js';
 import type { WatchEvent as DaemonEvent } from '../../watch/daemon.js';
 import type { WatcherBackend } from '../../watch/watcher-backend.js';
 import { renderWatchEvent } from '../watch-render.js';
@@ -14,6 +14,12 @@ export interface WatchFlags {
   watcher?: WatcherBackend;
 }
 
+/** `watch --quiet` shows problems and the final line only: a cycle that went well, a wait or a rescan says nothing. */
+function worthTelling(e: WatchEvent): boolean {
+  if (e.type === 'cycle') return e.healthy === false || e.conflicts.length > 0 || e.failures.length > 0;
+  return e.type === 'fatal' || e.type === 'error' || e.type === 'refused' || e.type === 'stopped';
+}
+
 /** After the daemon stopped, the process gets this long to exit by itself before it is made to. */
 const EXIT_GUARD_MS = 1_000;
 
@@ -24,6 +30,7 @@ const EXIT_GUARD_MS = 1_000;
  */
 export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<number> {
   const json = globalFlags(cmd).json ?? false;
+  const quiet = globalFlags(cmd).quiet ?? false;
   const noApply = flags.apply === false;
   const ctx = { target: '', root: '', noApply };
   let started = false;
@@ -40,6 +47,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       return;
     }
     if (e.type === 'ready') started = true;
+    if (quiet && !worthTelling(e)) return;
     const text = renderWatchEvent(e, ctx);
     if (e.type === 'fatal') process.stderr.write(`${text.join('\n')}\n`);
     else if (text.length > 0) process.stdout.write(`${text.join('\n')}\n`);

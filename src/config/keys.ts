@@ -1,0 +1,33 @@
+/**
+ * Every key hostsync.json may hold, in one place: a key missing here is refused (exit 2)
+ * with the closest known key, so a typo such as "ignroe" cannot silently do nothing.
+ * A feature that adds a key adds it here, beside its owner's validation.
+ */
+import { closest } from 'fastest-levenshtein';
+import { usageError, type HostsyncError } from '../errors.js';
+
+export const CONFIG_KEYS = [
+  '$schema',
+  'deployment',
+  'baseUrl',
+  'ignore',
+  'gitignore',
+  'restart',
+  'hotPaths',
+  'applyWaitSeconds',
+  // Owned by parallel work: health checks (#11), targets and env files (#14).
+  'health',
+  'targets',
+  'defaultTarget',
+  'envFile',
+] as const;
+
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** The first key of `value` hostsync does not know, as a usage error naming the closest known key; null when all are known. */
+export function unknownKeyError(value: Record<string, unknown>, file: string): HostsyncError | null {
+  const known: readonly string[] = CONFIG_KEYS;
+  const unknown = Object.keys(value).find((k) => !known.includes(k));
+  if (unknown === undefined) return null;
+  return usageError(`${file}: unknown key "${unknown}": did you mean "${closest(unknown, [...CONFIG_KEYS])}"? (known keys: ${CONFIG_KEYS.filter((k) => k !== '$schema').join(', ')})`);
+}

@@ -1,0 +1,298 @@
+/**
+ * One rate budget per key across processes: a `watch` and a `push` from another
+ * terminal (or two watches) share the key's 120/min and the user's 300/min, so they
+ * must not 429 each other. Each process's own window (ratelimit.ts) only learns about
+ * the others from `X-RateLimit-Remaining`, one answer late, which is too late when
+ * both burst at once. So every metered request first reserves a slot in a small
+ * ledger file shared by every hostsync process of this OS user on this machine.
+ *
+ * The file: `<cache>/hostsync/budget/<hash of the service origin>.json`, one per
+ * service (the user budget is the service's), holding one entry per request still
+ * counted: the key's id, the owner's pid and host, when it was sent, its window, and
+ * when it stops counting (`null` while in flight).
+ *
+ * Invariants:
+ * - The key is never written: entries carry `keyId`, a truncated salted sha256.
+ * - Every read-modify-write happens under the file's lock (proper-lockfile) and the
+ *   write is atomic (temp file, rename), so a kill at any instant leaves the old or
+ *   the new ledger, never a torn one; a torn one reads as empty.
+ * - Crash-safe: an answered entry expires `window` after its answer (as our own
+ *   window does); an in-flight entry whose owner (same host) is dead expires `window`
+ *   after it was sent, so a killed process's reservations leave with the sliding
+ *   window; a lock left by a killed process is taken over once stale.
+ * - A full window waits, never fails; a ledger that cannot be used (unwritable cache)
+ *   is dropped with one warning: the budget header and 429 pause still protect us.
+ *
+ * The decision (`ledgerDecision`) is pure and takes the clock, for table tests.
+ */
+
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { homedir, hostname } from 'node:os';
+import path from 'node:path';
+import { lock } from 'proper-lockfile';
+import { processAlive } from '../state/lock.js';
+import { abortableSleep } from './retry.js';
+import { LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS } from './tunables.js';
+
+export interface LedgerEntry {
+  /** keyIdOf(key): never the key. */
+  keyId: string;
+  pid: number;
+  host: string;
+  /** Wall-clock ms when the slot was reserved (just before the send). */
+  sentAt: number;
+  /** The window this entry counts in (ms), so a crashed owner's entry can expire without it. */
+  windowMs: number;
+  /** Wall-clock ms when it stops counting; null while the request is in flight. */
+  expiresAt: number | null;
+}
+
+export interface LedgerLimits {
+  keyLimit: number;
+  userLimit: number;
+}
+
+/** Where budget ledgers live: HOSTSYNC_CACHE_DIR, else $XDG_CACHE_HOME/hostsync, else ~/.cache/hostsync. */
+export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HOSTSYNC_CACHE_DIR) return path.join(env.HOSTSYNC_CACHE_DIR, 'budget');
+  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(homedir(), '.cache');
+  return path.join(base, 'hostsync', 'budget');
+}
+
+/** 64 bits of a salted sha256: enough to tell keys apart, useless for recovering one. */
+export function keyIdOf(apiKey: string): string {
+  return createHash('sha256').update('hostsync budget ledger v1\0').update(apiKey).digest('hex').slice(0, 16);
+}
+
+export function ledgerFile(dir: string, origin: string): string {
+  return path.join(dir, `${createHash('sha256').update(origin).digest('hex').slice(0, 16)}.json`);
+}
+
+/** When an entry stops counting, given whether its owner still runs; Infinity for a live in-flight one. */
+export function entryExpiry(e: LedgerEntry, ownerAlive: boolean, marginMs: number): number {
+  if (e.expiresAt !== null) return e.expiresAt;
+  return ownerAlive ? Infinity : e.sentAt + e.windowMs + marginMs;
+}
+
+export type LedgerDecision = { take: true } | { take: false; waitMs: number | undefined };
+
+/**
+ * Whether `keyId` may send now, given the entries still counted (each with its expiry).
+ * When not: how long until enough expire (undefined when only in-flight answers can free room).
+ */
+export function ledgerDecision(
+  counted: ReadonlyArray<{ keyId: string; expiry: number }>, keyId: string, limits: LedgerLimits, now: number,
+): LedgerDecision {
+  const mine = counted.filter((c) => c.keyId === keyId);
+  const waits: Array<number | undefined> = [];
+  for (const [set, limit] of [[mine, limits.keyLimit], [counted, limits.userLimit]] as const) {
+    const over = set.length - limit + 1;
+    if (over <= 0) continue;
+    const finite = set.map((c) => c.expiry).filter(Number.isFinite).sort((a, b) => a - b);
+    waits.push(finite.length < over ? undefined : Math.max(1, finite[over - 1]! - now));
+  }
+  if (waits.length === 0) return { take: true };
+  if (waits.includes(undefined)) return { take: false, waitMs: undefined };
+  return { take: false, waitMs: Math.max(...(waits as number[])) };
+}
+
+export interface LedgerOptions extends LedgerLimits {
+  file: string;
+  apiKey: string;
+  windowMs: number;
+  marginMs: number;
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  alive?: (pid: number) => boolean;
+  pid?: number;
+  host?: string;
+  /** Told once when the ledger cannot be used and is dropped. */
+  onUnavailable?: (err: unknown) => void;
+}
+
+export interface Reservation {
+  /** The request's answer arrived (or it failed): its slot now expires one window from now. */
+  done(): void;
+}
+
+const NO_RESERVATION: Reservation = { done: () => undefined };
+
+export class BudgetLedger {
+  private readonly keyId: string;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly alive: (pid: number) => boolean;
+  private readonly pid: number;
+  private readonly host: string;
+  /** In-process serialisation: one lock attempt at a time per process. */
+  private chain: Promise<unknown> = Promise.resolve();
+  /** Answers not yet written: [sentAt, expiresAt]. Until written they count as in flight (the safe side). */
+  private finished: Array<[number, number]> = [];
+  private flushing = false;
+  private broken = false;
+  /** Wall time with at least one reservation waiting (concurrent waits counted once). */
+  private waited = 0;
+  private waiting = 0;
+  private waitingSince = 0;
+
+  constructor(private readonly opts: LedgerOptions) {
+    this.keyId = keyIdOf(opts.apiKey);
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? abortableSleep;
+    this.alive = opts.alive ?? processAlive;
+    this.pid = opts.pid ?? process.pid;
+    this.host = opts.host ?? hostname();
+  }
+
+  /** Wall time reservations spent waiting for room in the shared budget. */
+  get waitedMs(): number {
+    return Math.round(this.waited + (this.waiting > 0 ? this.now() - this.waitingSince : 0));
+  }
+
+  resetCounters(): void {
+    this.waited = 0;
+    if (this.waiting > 0) this.waitingSince = this.now();
+  }
+
+  /** Waits until the shared budget has room, then holds one slot until `done()`. */
+  async reserve(signal?: AbortSignal): Promise<Reservation> {
+    if (this.broken) return NO_RESERVATION;
+    let waiting = false;
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const got = await this.update<number | { sentAt: number }>((entries, now) => {
+          const decision = ledgerDecision(this.counted(entries), this.keyId, this.opts, now);
+          if (!decision.take) return { entries, result: decision.waitMs ?? LEDGER_POLL_MS };
+          const sentAt = this.uniqueSentAt(entries, now);
+          entries.push({ keyId: this.keyId, pid: this.pid, host: this.host, sentAt, windowMs: this.opts.windowMs, expiresAt: null });
+          return { entries, result: { sentAt } };
+        });
+        if (got === undefined) return NO_RESERVATION; // the ledger broke: go on without it
+        if (typeof got !== 'number') return { done: () => this.finish(got.sentAt) };
+        if (!waiting) {
+          waiting = true;
+          if (this.waiting++ === 0) this.waitingSince = this.now();
+        }
+        await this.sleep(Math.min(got, LEDGER_MAX_SLEEP_MS), signal);
+      }
+    } finally {
+      if (waiting && --this.waiting === 0) this.waited += this.now() - this.waitingSince;
+    }
+  }
+
+  /** Resolves once every answer so far is written (a closing client; tests). */
+  async flush(): Promise<void> {
+    if (!this.broken) await this.update((entries) => ({ entries, result: undefined }));
+  }
+
+  private finish(sentAt: number): void {
+    this.finished.push([sentAt, this.now() + this.opts.windowMs + this.opts.marginMs]);
+    if (this.flushing || this.broken) return;
+    this.flushing = true;
+    // Written by the next update; this one only makes sure there is a next update soon.
+    void this.update((entries) => ({ entries, result: undefined })).finally(() => {
+      this.flushing = false;
+    });
+  }
+
+  /** Counted entries with their expiries (expired ones left out). */
+  private counted(entries: LedgerEntry[]): Array<{ keyId: string; expiry: number }> {
+    const now = this.now();
+    return entries
+      .map((e) => ({ keyId: e.keyId, expiry: entryExpiry(e, this.ownerAlive(e), this.opts.marginMs) }))
+      .filter((c) => c.expiry > now);
+  }
+
+  private ownerAlive(e: LedgerEntry): boolean {
+    if (e.pid === this.pid && e.host === this.host) return true;
+    // Another host's process cannot be probed: its in-flight entry is held for a window past its send time.
+    if (e.host !== this.host) return false;
+    return this.alive(e.pid);
+  }
+
+  /** Our entries are found again by sentAt, so each gets a distinct one. */
+  private uniqueSentAt(entries: LedgerEntry[], now: number): number {
+    let t = now;
+    const ours = new Set(entries.filter((e) => e.pid === this.pid && e.host === this.host).map((e) => e.sentAt));
+    while (ours.has(t)) t += 0.001;
+    return t;
+  }
+
+  /**
+   * One locked read-modify-write. Pending answers are applied and expired entries
+   * dropped on every pass. Returns `mutate`'s result, or undefined once the ledger broke.
+   */
+  private update<R>(mutate: (entries: LedgerEntry[], now: number) => { entries: LedgerEntry[]; result: R }): Promise<R | undefined> {
+    const run = async (): Promise<R | undefined> => {
+      if (this.broken) return undefined;
+      let release: (() => Promise<void>) | undefined;
+      try {
+        await mkdir(path.dirname(this.opts.file), { recursive: true, mode: 0o700 });
+        release = await lock(this.opts.file, {
+          realpath: false,
+          stale: LEDGER_LOCK_STALE_MS,
+          retries: { retries: 1_000, factor: 1.5, minTimeout: 2, maxTimeout: LEDGER_LOCK_RETRY_MAX_MS },
+          // A lock we held so long it went stale is only a slower ledger, not a reason to crash.
+          onCompromised: () => undefined,
+        });
+        const now = this.now();
+        const entries = this.applyFinished(await this.load());
+        const live = entries.filter((e) => entryExpiry(e, this.ownerAlive(e), this.opts.marginMs) > now);
+        const { entries: next, result } = mutate(live, now);
+        await this.save(next);
+        return result;
+      } catch (err) {
+        this.broken = true;
+        this.opts.onUnavailable?.(err);
+        return undefined;
+      } finally {
+        await release?.().catch(() => undefined);
+      }
+    };
+    const p = this.chain.then(run, run);
+    this.chain = p;
+    return p;
+  }
+
+  private applyFinished(entries: LedgerEntry[]): LedgerEntry[] {
+    if (this.finished.length === 0) return entries;
+    const byStart = new Map(this.finished.splice(0));
+    for (const e of entries) {
+      if (e.pid !== this.pid || e.host !== this.host) continue;
+      const exp = byStart.get(e.sentAt);
+      if (exp !== undefined) e.expiresAt = exp;
+    }
+    return entries;
+  }
+
+  private async load(): Promise<LedgerEntry[]> {
+    let text: string;
+    try {
+      text = await readFile(this.opts.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    try {
+      const data = JSON.parse(text) as { entries?: unknown };
+      return Array.isArray(data.entries) ? data.entries.filter(isEntry) : [];
+    } catch {
+      return []; // torn by a crash mid-write (cannot happen with rename, but never fatal)
+    }
+  }
+
+  private async save(entries: LedgerEntry[]): Promise<void> {
+    const tmp = `${this.opts.file}.${this.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify({ version: 1, entries }), { mode: 0o600 });
+    await rename(tmp, this.opts.file);
+  }
+}
+
+function isEntry(v: unknown): v is LedgerEntry {
+  const e = v as LedgerEntry;
+  return typeof e === 'object' && e !== null && typeof e.keyId === 'string' && typeof e.pid === 'number'
+    && typeof e.host === 'string' && typeof e.sentAt === 'number' && typeof e.windowMs === 'number'
+    && (e.expiresAt === null || typeof e.expiresAt === 'number');
+}
