@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm start`: the newcomer's demo. Starts the bundled emulator on 127.0.0.1, pushes
-// examples/hello with the real CLI, applies it and prints whether the app came up,
-// then (when watch mode is available) keeps watching so edits go live as you save.
+// examples/hello (a web app) with the real CLI, applies it and prints whether the app
+// came up; then does the same for examples/discord-bot (a bot: no HTTP, a ready line)
+// on a second deployment, to show both kinds come up; then, on a terminal, keeps
+// watching the web app so edits go live as you save.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -12,6 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 const cli = path.join(repo, 'dist', 'cli', 'main.js');
 const project = path.join(repo, 'examples', 'hello');
+const bot = path.join(repo, 'examples', 'discord-bot');
 
 if (!existsSync(cli)) {
   console.error('hostsync is not built yet: run `npm install` (it builds through `prepare`), then `npm start`');
@@ -21,7 +24,7 @@ if (!existsSync(cli)) {
 const { startEmulator } = await import(path.join(repo, 'dist', 'emulator', 'index.js'));
 const emulator = await startEmulator({});
 // Each demo run talks to a brand-new emulator: old state would only describe a volume that no longer exists.
-await rm(path.join(project, '.hostsync'), { recursive: true, force: true });
+for (const dir of [project, bot]) await rm(path.join(dir, '.hostsync'), { recursive: true, force: true });
 
 // Ctrl-C reaches the CLI child and this script alike: stop the emulator (and the app it
 // runs, which lives in its own process group) before leaving, so nothing is left behind.
@@ -39,9 +42,9 @@ const env = {
   HOSTSYNC_API_KEY: emulator.apiKey,
 };
 
-const run = (args) =>
+const run = (args, dir = project, extraEnv = {}) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args, '--dir', project], { env, stdio: 'inherit' });
+    const child = spawn(process.execPath, [cli, ...args, '--dir', dir], { env: { ...env, ...extraEnv }, stdio: 'inherit' });
     child.on('exit', (code) => resolve(code ?? 1));
   });
 
@@ -49,7 +52,13 @@ console.log(`emulator: ${emulator.baseUrl} (deployment ${emulator.deploymentId},
 console.log(`\n$ hostsync status --dir examples/hello`);
 await run(['status']);
 console.log(`\n$ hostsync push --dir examples/hello`);
-const pushed = await run(['push']);
+const webPushed = await run(['push']);
+
+// The bot gets a deployment of its own, as it would on the service.
+const botDeployment = await emulator.createDeployment({ name: 'discord-bot' });
+console.log(`\n$ hostsync push --dir examples/discord-bot --deployment ${botDeployment.id}`);
+const botPushed = await run(['push', '--deployment', botDeployment.id], bot);
+const pushed = webPushed !== 0 ? webPushed : botPushed;
 
 const watchAvailable = existsSync(path.join(repo, 'dist', 'cli', 'commands', 'watch.js'));
 if (pushed === 0 && watchAvailable && process.stdout.isTTY && !process.env.CI) {

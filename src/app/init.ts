@@ -31,6 +31,9 @@ export interface InitResult extends Partial<FailureFields> {
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 
+/** The shape of an init that did nothing. */
+export const emptyInitResult = (): InitResult => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false });
+
 /**
  * `hostsync init` as a function: writes hostsync.json and .syncignore, never overwriting
  * either; on an existing hostsync.json, `deployment` and `baseUrl` update those fields and
@@ -38,7 +41,7 @@ const exists = (file: string): Promise<boolean> => access(file).then(() => true,
  */
 export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome<InitResult>; thrown: boolean }> {
   return runCommand<InitResult>(
-    () => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false }),
+    emptyInitResult,
     async () => {
       const env = opts.env ?? process.env;
       const root = await resolveRoot(opts.dir);

@@ -67,6 +67,9 @@ export async function chooseDeployment(
   return picked;
 }
 
+/** The shape of a link that linked nothing. */
+export const emptyLinkResult = (): LinkResult => ({ ok: false, deployment: null, deployments: [], baseUrl: null, config: null, requests: requestsOf(null) });
+
 /**
  * `hostsync link` as a function: lists the deployments the key can see, picks one, and
  * writes it (and the base URL, when given as an option or missing from the file) into
@@ -79,7 +82,7 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
   let baseUrl: string | null = null;
   let apiKey: string | undefined;
   return runCommand<LinkResult>(
-    () => ({ ok: false, deployment: null, deployments: visible, baseUrl, config: null, requests: requestsOf(client?.stats()) }),
+    () => ({ ...emptyLinkResult(), deployments: visible, baseUrl, requests: requestsOf(client?.stats()) }),
     async () => {
       const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
       ({ baseUrl, apiKey } = config);

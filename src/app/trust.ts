@@ -17,10 +17,13 @@ export interface TrustResult extends Partial<FailureFields> {
   recordFile: string | null;
 }
 
+/** The shape of a trust that recorded nothing. */
+export const emptyTrustResult = (): TrustResult => ({ ok: false, origin: null, recordFile: null });
+
 /** `hostsync trust`: records the origin of hostsync.json's "baseUrl" in the user's config directory. */
 export async function runTrust(opts: TrustOptions = {}): Promise<{ result: Outcome<TrustResult>; thrown: boolean }> {
   return runCommand<TrustResult>(
-    () => ({ ok: false, origin: null, recordFile: null }),
+    emptyTrustResult,
     async () => {
       const root = await resolveRoot(opts.dir);
       const file = await readConfigFile(root);

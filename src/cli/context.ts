@@ -23,6 +23,6 @@ export function connectionFlags(cmd: Command): ConnectionOptions {
     ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
     // Validated by the configuration loader, which names the bad value.
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel as LogLevel } : {}),
-    logger: (config) => createLogger(config.logLevel),
+    logger: (config) => createLogger(config.logLevel, { json: flags.json ?? false }),
   };
 }

@@ -1,12 +1,22 @@
+import { createColors } from 'picocolors';
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from '../config/config.js';
+import { colorEnabled } from './colors.js';
+import { chooseLogFormat, prettyDestination } from './log-format.js';
 
 /**
- * Diagnostics go to stderr through pino, so stdout stays clean for `--json`.
- * Redaction is belt and braces: the client never hands the key to the logger, and
- * any field that could carry it is censored anyway.
+ * Diagnostics go to stderr through pino, so stdout stays clean for `--json`: one short
+ * line per record on a terminal, pino's JSON lines when piped or asked for (see
+ * log-format.ts). Redaction is belt and braces: the client never hands the key to the
+ * logger, and any field that could carry it is censored anyway.
  */
-export function createLogger(level: LogLevel): Logger {
+export function createLogger(level: LogLevel, opts: { json?: boolean } = {}): Logger {
+  const stderrIsTTY = process.stderr.isTTY === true;
+  const format = chooseLogFormat({ json: opts.json ?? false, env: process.env, stderrIsTTY });
+  const destination =
+    format === 'pretty'
+      ? prettyDestination((line) => process.stderr.write(line), createColors(colorEnabled(process.env, stderrIsTTY)))
+      : pino.destination(2);
   return pino(
     {
       level,
@@ -16,6 +26,6 @@ export function createLogger(level: LogLevel): Logger {
         censor: '[redacted]',
       },
     },
-    pino.destination(2),
+    destination,
   );
 }

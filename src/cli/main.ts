@@ -39,7 +39,7 @@ Run \`hostsync <command> --help\` for a command's flags. Sections of the README 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** Each command's module is imported when it runs: `status` never loads the emulator, `--version` loads nothing. */
-export function buildProgram(setExit: (code: number) => void): Command {
+export function buildProgram(setExit: (code: number) => void, onSubcommand: (name: string) => void = () => undefined): Command {
   const program = new Command('hostsync')
     .description('Keep a hosted deployment in step with a local project: only what changed, never clobbering what it did not change.')
     .version('0.1.0')
@@ -53,6 +53,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     // Set before any .command(): subcommands inherit it, so each one's --help lists the global flags too.
     .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', HELP_FOOTER)
+    .hook('preSubcommand', (_program, sub) => onSubcommand(sub.name()))
     .exitOverride();
 
   program
@@ -69,6 +70,29 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--no-apply', 'do not call deployments.apply after pushing')
     .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/push.js')).pushCommand(opts, cmd)));
+
+  program
+    .command('diff')
+    .description('show local against the deployment: a unified diff for text (- deployment, + local), size and hash for binary files')
+    .argument('[path...]', 'limit to these files or folders (named paths cost a request each, not a walk of the whole deployment)')
+    .option('--stat', 'one line per file with added and removed line counts')
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).diffCommand(paths, opts, cmd)));
+
+  program
+    .command('pull')
+    .description("take the deployment's changes into this directory; a file edited here since the last sync is a conflict (exit 3) and left alone")
+    .argument('[path...]', 'limit to these files or folders; an ignored path comes down only when named here')
+    .option('--force', "the deployment wins every conflict (replaces local edits of those files)")
+    .option('--dry-run', 'show what would come down, write nothing')
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).pullCommand(paths, opts, cmd)));
+
+  program
+    .command('resolve')
+    .description("settle conflicts per path: --theirs takes the deployment's file, --ours makes the next push write yours")
+    .argument('<path...>', 'the conflicting files or folders')
+    .option('--ours', 'keep the local file; the next push writes it without --force')
+    .option('--theirs', "take the deployment's file into this directory")
+    .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).resolveCommand(paths, opts, cmd)));
 
   program
     .command('watch')
@@ -134,9 +158,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram((c) => {
-    code = c;
-  });
+  let command: string | undefined;
+  const program = buildProgram(
+    (c) => {
+      code = c;
+    },
+    (name) => (command = name),
+  );
   try {
     if (argv.length <= 2) {
       program.outputHelp();
@@ -147,10 +175,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return EXIT.ok;
     const { message, exitCode } = describeError(err);
-    // commander already printed its own usage errors
-    if (!(err instanceof CommanderError)) process.stderr.write(`hostsync: ${message}\n`);
-    if (argv.includes('--json') && !(err instanceof CommanderError)) {
-      process.stdout.write(`${JSON.stringify({ ok: false, error: message, exitCode })}\n`);
+    const json = argv.includes('--json');
+    // commander already printed its own usage errors on stderr
+    if (!(err instanceof CommanderError) && !json) process.stderr.write(`hostsync: ${message}\n`);
+    if (json) {
+      // Imported here: it loads every command's result module, which a run that succeeds never needs.
+      const { notRunJson } = await import('./not-run.js');
+      process.stdout.write(`${JSON.stringify(notRunJson(command, message.replace(/^error: /, ''), exitCode))}\n`);
     }
     return exitCode;
   }

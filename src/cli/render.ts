@@ -82,6 +82,15 @@ export function renderStatus(report: StatusResult): string {
   return out.join('\n');
 }
 
+/** How to settle conflicts: status and pull print it under their conflict lists. */
+export function resolveHint(): string[] {
+  return [
+    pc.dim('  hostsync diff PATH               shows both sides'),
+    pc.dim("  hostsync resolve PATH --theirs   takes the deployment's file here"),
+    pc.dim('  hostsync resolve PATH --ours     keeps yours; the next push writes it without --force'),
+  ];
+}
+
 /** `status --quiet`: one line. */
 export function statusSummary(r: StatusResult): string {
   const parts = [`${plural(r.changes.length, 'change')} to push`];
@@ -96,13 +105,14 @@ function conflictSection(conflicts: ConflictItem[]): string[] {
   return [
     pc.red(`Conflicts (${conflicts.length}; left alone; --force overwrites them with the local files):`),
     ...limited(conflicts.map((c) => `${pc.red('C')}  ${c.path}  ${pc.dim(conflictReason(c))}`)),
+    ...resolveHint(),
   ];
 }
 
 function driftSection(drift: DriftItem[]): string[] {
   if (drift.length === 0) return [];
   return [
-    `Remote drift (${drift.length}; changed on the deployment only; left alone):`,
+    `Remote drift (${drift.length}; changed on the deployment only; left alone; hostsync pull takes them):`,
     ...limited(drift.map(driftLine)),
   ];
 }
@@ -148,6 +158,13 @@ export function renderHealth(apply: ApplyResult | null, health: HealthReport | n
   return out;
 }
 
+/** What the summary line says after the state: a worker has no HTTP answer to show (its port is not listened on). */
+function appAnswer(apply: ApplyResult, health: HealthReport | null): string {
+  if (health?.kind === 'worker') return health.readyLine ? ' worker, ready' : ' worker';
+  if (!apply.http?.url) return '';
+  return apply.http.status === 0 ? ' no HTTP answer' : ` HTTP ${apply.http.status}`;
+}
+
 /** The summary line of a push: what it did (or would do), and how the app is. `push --quiet` prints only this. */
 export function pushSummary(report: PushResult): string {
   const target = targetName(report.deployment);
@@ -167,7 +184,7 @@ export function pushSummary(report: PushResult): string {
   } else {
     line = `Up to date with ${target} (${requests}, ${seconds} s)`;
   }
-  if (report.apply) line += ` · ${appState(report.apply.state)}${report.apply.http?.url ? ` HTTP ${report.apply.http.status}` : ''}`;
+  if (report.apply) line += ` · ${appState(report.health?.state ?? report.apply.state)}${appAnswer(report.apply, report.health)}`;
   else if (report.applyPending) line += ' · apply pending';
   return line;
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
-import type { FileIndexEntry } from '../api/types.js';
+import type { FileIndexEntry, IndexResult } from '../api/types.js';
+import { ApiError } from '../remote/errors.js';
 import { INDEX_HASH_MAX_BYTES } from './tunables.js';
 import { anchoredPath, planIndexGroups, type IndexGroupsPlan } from './index-groups.js';
 import { createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
@@ -196,4 +197,44 @@ async function completeTruncated(
     const one = await client.files.index({ path: f, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.add(one.entries);
   }
+}
+
+/** The remote side of a command scoped to named paths (pull, diff, resolve). */
+export interface ScopedRemoteRead {
+  snapshot: Snapshot;
+  symlinks: string[];
+}
+
+/**
+ * R restricted to `paths` (root-relative, normalised), one files.index with `path` per
+ * named path, so a named file on a 100k-file tree costs one request, not a walk of the
+ * whole remote. Each path is read with the matcher `matcherFor` gives it (the ignore
+ * rules, or only the enforced ones for a path the user named although it is ignored).
+ * A named path missing on the remote contributes nothing.
+ */
+export async function readRemotePaths(
+  client: HostingClient,
+  paths: readonly string[],
+  matcherFor: (path: string) => IgnoreMatcher,
+): Promise<ScopedRemoteRead> {
+  const snapshot: Snapshot = new Map();
+  const symlinks = new Set<string>();
+  for (const p of paths) {
+    const matcher = matcherFor(p);
+    const ignore = [...matcher.patterns];
+    let res: IndexResult;
+    try {
+      res = await client.files.index({ ...(p === '' ? {} : { path: p }), ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) continue;
+      throw err;
+    }
+    const tree = new RemoteTree(matcher);
+    tree.add(res.entries);
+    if (res.truncated) await completeTruncated(client, tree, ignore, p, res.entries);
+    const part = tree.result();
+    for (const [k, v] of part.snapshot) snapshot.set(k, v);
+    for (const s of part.symlinks) symlinks.add(s);
+  }
+  return { snapshot, symlinks: [...symlinks].sort() };
 }

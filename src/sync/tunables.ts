@@ -83,3 +83,19 @@ export const IDLE_CHECK_WAIT_SECONDS = 20;
  * batch; a failure that survives them holds back the apply (never a half-pushed restart).
  */
 export const WRITE_MANY_ATTEMPTS = 4;
+
+/**
+ * Content budget of one files.readMany call in pull and diff: the documented default
+ * (hosting-api.md, Limits). The API accepts a larger maxBytes but documents no ceiling,
+ * so we never ask for more than the one number it promises.
+ */
+export { READ_MANY_DEFAULT_MAX_BYTES as READ_MANY_BUDGET_BYTES } from '../api/limits.js';
+
+/**
+ * diff shows a text file up to this size as a unified diff; above it, size and hash only.
+ * jsdiff's Myers diff is O(N·D): a multi-MB file with many edits would stall the terminal.
+ */
+export const DIFF_TEXT_MAX_BYTES = 2 * 1024 * 1024;
+
+/** Large files pull (downloadUrl + GET) at once: each is one stream; two keep the pipe full without hogging the node. */
+export const DOWNLOAD_CONCURRENCY = 2;

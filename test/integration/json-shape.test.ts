@@ -93,3 +93,50 @@ describe('push --json and status --json', () => {
     expect(out).toMatchObject({ baseUrl: null, exitCode: 2, error: expect.stringMatching(/nonsense/) });
   });
 });
+
+describe('--json when the command never ran', () => {
+  it('a usage error commander catches (unknown flag) prints the same keys as the command failing on a broken hostsync.json', async () => {
+    const broken = await tempDir('hostsync-json-broken-');
+    try {
+      await writeFile(path.join(broken.dir, 'hostsync.json'), '{ not json');
+      const env = envFor(emu);
+      const cases: [string, string[]][] = [
+        ['push', ['push']],
+        ['status', ['status']],
+        ['init', ['init']],
+        ['link', ['link']],
+        ['trust', ['trust']],
+        ['exec', ['exec', '--', 'true']],
+      ];
+      for (const [name, args] of cases) {
+        const [bad, usage] = await Promise.all([
+          runCli([name, '--json', '--dir', broken.dir, ...args.slice(1)], env),
+          runCli([name, '--json', '--no-such-flag', '--dir', broken.dir, ...args.slice(1)], env),
+        ]);
+        expect(bad.code, `${name}: ${bad.stdout}${bad.stderr}`).toBe(2);
+        expect(usage.code, name).toBe(2);
+        const failed = one(bad.stdout);
+        const refused = one(usage.stdout);
+        expect(failed, name).toMatchObject({ ok: false, error: expect.stringMatching(/hostsync\.json/) });
+        expect(refused, name).toMatchObject({ ok: false, exitCode: 2, error: "unknown option '--no-such-flag'" });
+        expect(keys(refused), name).toEqual(keys(failed));
+      }
+      // The streams end with a fatal event, as a watch that cannot start does.
+      const [watchBad, watchUsage, devUsage] = await Promise.all([
+        runCli(['watch', '--json', '--dir', broken.dir], env),
+        runCli(['watch', '--json', '--no-such-flag'], env),
+        runCli(['dev', '--json', '--no-such-flag'], env),
+      ]);
+      const fatal = one(watchBad.stdout);
+      expect(fatal).toMatchObject({ type: 'fatal', exitCode: 2 });
+      for (const r of [watchUsage, devUsage]) {
+        expect(r.code).toBe(2);
+        expect(keys(one(r.stdout))).toEqual(keys(fatal));
+      }
+      const emulatorUsage = await runCli(['emulator', '--json', '--port', 'abc'], {});
+      expect(keys(one(emulatorUsage.stdout))).toEqual(withFailure(JSON.parse(emu.readyLine()) as Record<string, unknown>));
+    } finally {
+      await broken.cleanup();
+    }
+  }, 180_000);
+});

@@ -145,7 +145,7 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
       // Only dev's own emulator: exported HOSTSYNC_* variables of a real deployment must not leak in.
       env: {},
       ...(g.logLevel !== undefined ? { logLevel: g.logLevel as LogLevel } : {}),
-      logger: (config) => createLogger(config.logLevel),
+      logger: (config) => createLogger(config.logLevel, { json }),
     },
     { onEvent, onConfig: (config) => (ctx.target = targetName(deploymentRef(config))) },
   );

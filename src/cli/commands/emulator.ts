@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { runEmulatorCommand } from '../../emulator/main.js';
 import { globalFlags } from '../context.js';
 import { describeError } from '../errors.js';
+import { emulatorNotStarted } from '../not-run.js';
 import type { EmulatorOptions } from '../../emulator/index.js';
 import { usageError } from '../../errors.js';
 import { parseFaultSpec, parseKeySpec } from '../../emulator/index.js';
@@ -23,20 +24,18 @@ export interface EmulatorFlags {
   install?: boolean;
 }
 
-/**
- * The emulator's result is its ready line (DESIGN.md, Interfaces), printed by the
- * emulator itself once it listens. One that could not start reports the same keys,
- * null, plus `error` and `exitCode`.
- */
-const notStarted = { baseUrl: null, apiKey: null, deploymentId: null, volume: null };
 
-/** `hostsync emulator`: validates flags into one-line usage errors, then runs until SIGINT/SIGTERM. */
+/**
+ * `hostsync emulator`: validates flags into one-line usage errors, then runs until
+ * SIGINT/SIGTERM. Its result is its ready line, printed by the emulator once it listens;
+ * one that could not start reports the same keys, null, plus `error` and `exitCode`.
+ */
 export async function emulatorCommand(flags: EmulatorFlags, cmd?: Command): Promise<number> {
   try {
     return await runEmulator(flags);
   } catch (err) {
     const { message, exitCode } = describeError(err);
-    if (cmd && globalFlags(cmd).json) process.stdout.write(`${JSON.stringify({ ...notStarted, error: message, exitCode })}\n`);
+    if (cmd && globalFlags(cmd).json) process.stdout.write(`${JSON.stringify({ ...emulatorNotStarted, error: message, exitCode })}\n`);
     else process.stderr.write(`hostsync: ${message}\n`);
     return exitCode;
   }

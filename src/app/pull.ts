@@ -1,0 +1,93 @@
+import { EXIT } from '../errors.js';
+import { pull as pullCore, type PullReport } from '../sync/pull.js';
+import type { StepFailure } from '../sync/execute.js';
+import { deploymentRef, type DeploymentRef } from './options.js';
+import { conflictItem, type ConflictItem } from './push.js';
+import { failedWith, requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+import { runOnSession, scopesOf, type PathOptions } from './session-command.js';
+
+export interface PullOptions extends PathOptions {
+  /** The remote wins every conflict (local edits to those files are replaced). */
+  force?: boolean;
+  /** Show what would come down, change nothing. */
+  dryRun?: boolean;
+}
+
+/** What `pull --json` prints and `pull()` resolves to; `error` and `exitCode` when `ok` is false. */
+export interface PullResult extends Partial<FailureFields> {
+  ok: boolean;
+  dryRun: boolean;
+  /** Files brought down (new or changed on the deployment). */
+  fetched: string[];
+  /** Local files removed because the deployment deleted them (and they were not edited here). */
+  removed: string[];
+  chmod: { path: string; executable: boolean }[];
+  /** Left alone: edited here since the last sync and changed on the deployment. */
+  conflicts: ConflictItem[];
+  /** With --force: the conflicts where the deployment's side replaced a local edit. */
+  overridden: ConflictItem[];
+  /** Local edits a pull leaves for push. */
+  localChanges: number;
+  failures: StepFailure[];
+  bytes: number;
+  requests: RequestsSummary;
+  warnings: string[];
+  durationMs: number;
+  deployment: DeploymentRef | null;
+}
+
+export function emptyPullResult(): PullResult {
+  return {
+    ok: false, dryRun: false, fetched: [], removed: [], chmod: [], conflicts: [], overridden: [], localChanges: 0,
+    failures: [], bytes: 0, requests: requestsOf(null), warnings: [], durationMs: 0, deployment: null,
+  };
+}
+
+export function pullResultOf(report: PullReport, requests: RequestsSummary, deployment: DeploymentRef): Outcome<PullResult> {
+  const result: PullResult = {
+    ok: true,
+    dryRun: report.dryRun,
+    fetched: report.fetched.filter((p) => !report.failures.some((f) => f.path === p)),
+    removed: report.removed,
+    chmod: report.chmod,
+    conflicts: report.conflicts.map(conflictItem),
+    overridden: report.overridden.map(conflictItem),
+    localChanges: report.localChanges.length,
+    failures: report.failures,
+    bytes: report.bytes,
+    requests,
+    warnings: report.warnings,
+    durationMs: report.durationMs,
+    deployment,
+  };
+  if (report.failures.length > 0) {
+    const f = report.failures[0]!;
+    return failedWith(result, `${report.failures.length} file(s) did not come down (first: ${f.path}: ${f.error}): run the pull again`, EXIT.failed);
+  }
+  if (report.conflicts.length > 0) {
+    const n = report.conflicts.length;
+    return failedWith(
+      result,
+      `${n} conflict${n === 1 ? '' : 's'} left alone (first: ${report.conflicts[0]!.path}, edited here and on the deployment): hostsync resolve PATH --theirs takes the deployment's file, --ours keeps yours for the next push`,
+      EXIT.refused,
+    );
+  }
+  return result;
+}
+
+/** `hostsync pull` as a function: remote changes into the local tree with push's three-way safety in reverse. Never rejects. */
+export function runPull(opts: PullOptions = {}): Promise<{ result: Outcome<PullResult>; thrown: boolean }> {
+  const started = Date.now();
+  return runOnSession(
+    opts,
+    (known) => ({ ...emptyPullResult(), ...known, dryRun: opts.dryRun ?? false, durationMs: Date.now() - started }),
+    async (session) => {
+      const report = await pullCore(session, { paths: scopesOf(session, opts), force: opts.force ?? false, dryRun: opts.dryRun ?? false });
+      return pullResultOf(report, requestsOf(session.client.stats()), deploymentRef(session.config));
+    },
+  );
+}
+
+export async function pull(opts: PullOptions = {}): Promise<PullResult> {
+  return (await runPull(opts)).result;
+}

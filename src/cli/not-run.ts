@@ -1,0 +1,38 @@
+/**
+ * What `--json` prints for a command that never produced its result: a usage error
+ * commander caught before the command ran (an unknown flag, a bad value, a missing
+ * argument), or a throw out of a command's start-up. It keeps the one output model:
+ * the command's empty result (its keys, zero counts, nulls) plus `error` and `exitCode`;
+ * for the streaming commands (watch, dev), the `fatal` event their stream would end with.
+ * An unknown command has no keys to keep: `{ok, error, exitCode}`.
+ */
+import { emptyExecResult } from '../app/exec.js';
+import { emptyInitResult } from '../app/init.js';
+import { emptyLinkResult } from '../app/link.js';
+import { emptyPushResult } from '../app/push.js';
+import { emptyStatusResult } from '../app/status.js';
+import { emptyTrustResult } from '../app/trust.js';
+
+/** The emulator's result is its ready line (DESIGN.md, Interfaces): those keys, null, when it could not start. */
+export const emulatorNotStarted = { baseUrl: null, apiKey: null, deploymentId: null, volume: null };
+
+/** Each command's empty result. A command added without one falls back to `{ok, error, exitCode}`. */
+const EMPTY: Record<string, () => object> = {
+  push: emptyPushResult,
+  status: emptyStatusResult,
+  exec: emptyExecResult,
+  init: emptyInitResult,
+  link: emptyLinkResult,
+  trust: emptyTrustResult,
+  emulator: () => emulatorNotStarted,
+};
+
+/** Commands whose --json is one event per line: a failure is their stream's last event. */
+const STREAMS = new Set(['watch', 'dev']);
+
+export function notRunJson(command: string | undefined, error: string, exitCode: number): Record<string, unknown> {
+  if (command && STREAMS.has(command)) return { type: 'fatal', message: error, exitCode, time: new Date().toISOString() };
+  const empty = command ? EMPTY[command] : undefined;
+  // Every empty result already says ok: false, except the emulator's ready line, which has no `ok`.
+  return { ...(empty ? empty() : { ok: false }), error, exitCode };
+}

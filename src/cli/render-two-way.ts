@@ -1,0 +1,84 @@
+/** Human text for diff, pull and resolve, rendered from the result objects `--json` prints. */
+import { pc } from './colors.js';
+import type { DiffItem, DiffResult } from '../app/diff.js';
+import type { PullResult } from '../app/pull.js';
+import type { ResolveResult } from '../app/resolve.js';
+import { conflictReason, resolveHint, targetName } from './render.js';
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const requestsLine = (n: number): string => plural(n, 'request');
+
+const SIDES: Record<DiffItem['side'], string> = {
+  local: 'changed here',
+  remote: 'changed on the deployment',
+  conflict: 'changed on both sides',
+  'remote-only': 'only on the deployment',
+};
+
+const short = (h: string | null): string => (h ? h.slice(0, 8) : 'unhashed');
+
+function summary(f: DiffItem): string {
+  const name = f.from !== undefined ? `${f.from} -> ${f.path}` : f.path;
+  const what = f.change === 'mode'
+    ? `mode ${f.remote?.executable ? '+x' : '-x'} -> ${f.local?.executable ? '+x' : '-x'}`
+    : f.binary
+      ? `binary: deployment ${f.remote ? `${f.remote.size} B ${short(f.remote.hash)}` : 'none'}, local ${f.local ? `${f.local.size} B ${short(f.local.hash)}` : 'none'}`
+      : f.patch === null
+        ? f.change
+        : `${pc.green(`+${f.added}`)} ${pc.red(`-${f.removed}`)}`;
+  return `${name}  ${pc.dim(`(${SIDES[f.side]})`)}  ${what}`;
+}
+
+function colourPatch(patch: string): string {
+  return patch
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? pc.bold(l) : l.startsWith('+') ? pc.green(l) : l.startsWith('-') ? pc.red(l) : l.startsWith('@@') ? pc.cyan(l) : l))
+    .join('\n');
+}
+
+/** `hostsync diff`: unified diffs (deployment -> local), or with `stat` one line per file. */
+export function renderDiff(result: DiffResult, stat = false): string {
+  if (result.files.length === 0) return `No differences with ${targetName(result.deployment)} (${requestsLine(result.requests.total)})`;
+  const out: string[] = [];
+  for (const f of result.files) {
+    if (stat || f.patch === null) out.push(summary(f));
+    else out.push(`${pc.dim(`# ${f.path}: ${SIDES[f.side]}`)}\n${colourPatch(f.patch)}`);
+  }
+  out.push(pc.dim(`${plural(result.files.length, 'file')} differ from ${targetName(result.deployment)} (${requestsLine(result.requests.total)}); - is the deployment, + is local`));
+  out.push(...result.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  return out.join('\n');
+}
+
+/** `hostsync pull` for humans. */
+export function renderPull(r: PullResult): string {
+  const out: string[] = [];
+  for (const p of r.fetched) out.push(`  ${pc.green('↓')}  ${p}`);
+  for (const p of r.removed) out.push(`  ${pc.red('D')}  ${p}`);
+  for (const c of r.chmod) out.push(`  ${pc.yellow('M')}  ${c.path} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`);
+  for (const c of r.overridden) out.push(pc.yellow(`  replaced your edit of ${c.path} (--force)`));
+  const target = targetName(r.deployment);
+  const n = r.fetched.length + r.removed.length + r.chmod.length;
+  if (r.dryRun) out.push(`dry run: would take ${plural(n, 'change')} from ${target}; nothing was written`);
+  else if (n === 0 && r.conflicts.length === 0) out.push(`Up to date with ${target} (${requestsLine(r.requests.total)})`);
+  else out.push(`Pulled from ${target}: ${r.fetched.length} fetched, ${r.removed.length} removed, ${r.chmod.length} chmod (${requestsLine(r.requests.total)}, ${(r.durationMs / 1000).toFixed(2)} s)`);
+  for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  if (r.conflicts.length > 0) {
+    out.push(pc.red(`Conflicts (${r.conflicts.length}; your files left as they are):`));
+    for (const c of r.conflicts) out.push(`  ${pc.red('C')}  ${c.path}  ${pc.dim(conflictReason(c))}`);
+    out.push(...resolveHint());
+  }
+  if (r.localChanges > 0) out.push(pc.dim(`${plural(r.localChanges, 'local change')} left for push.`));
+  out.push(...r.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  return out.join('\n');
+}
+
+/** `hostsync resolve` for humans. */
+export function renderResolve(r: ResolveResult): string {
+  const out: string[] = [];
+  if (r.settled.length === 0) out.push('Nothing to settle: these paths already match the deployment.');
+  else if (r.side === 'theirs') out.push(`Took the deployment's side of ${plural(r.settled.length, 'path')}:`, ...r.settled.map((p) => `  ${p}`));
+  else out.push(`Kept your side of ${plural(r.settled.length, 'path')}; the next push writes them:`, ...r.settled.map((p) => `  ${p}`));
+  for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  return out.join('\n');
+}

@@ -1,0 +1,148 @@
+/**
+ * `hostsync diff`: local against remote for every path where they differ, classified by
+ * the push reconcile (who changed it since the last sync). Text files get a unified diff
+ * (jsdiff), old side = the deployment, new side = the local file, as `git diff` shows the
+ * working tree against what was committed; binary and large files get size and hash.
+ * Remote content comes through fetch.ts (readMany in its budget, downloadUrl beyond it).
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { FILE_HEADERS_ONLY, createTwoFilesPatch, structuredPatch } from 'diff';
+import { isTextBuffer } from '../local/text.js';
+import { comparePaths } from '../model/paths.js';
+import type { Entry } from '../model/types.js';
+import { remoteTexts } from './fetch.js';
+import { reconcile } from './reconcile.js';
+import { readSides } from './sides.js';
+import type { Session } from './session.js';
+import { DIFF_TEXT_MAX_BYTES } from './tunables.js';
+
+/** Who changed the path since the last sync (status's columns). */
+export type DiffSide = 'local' | 'remote' | 'conflict' | 'remote-only';
+
+export interface FileSide {
+  size: number;
+  hash: string | null;
+  executable: boolean;
+}
+
+export interface DiffItem {
+  path: string;
+  /** For a rename found by reconcile: the remote path the local file was at. */
+  from?: string;
+  side: DiffSide;
+  /** From the deployment to the local file. */
+  change: 'modified' | 'added' | 'deleted' | 'mode' | 'renamed';
+  local: FileSide | null;
+  remote: FileSide | null;
+  /** True when either side is binary or too large to show as text: size and hash only. */
+  binary: boolean;
+  /** Lines only in the local file / only in the remote file. */
+  added: number;
+  removed: number;
+  /** Unified diff (remote -> local); null for binary, mode-only and identical content. */
+  patch: string | null;
+}
+
+export interface DiffReport {
+  items: DiffItem[];
+  warnings: string[];
+}
+
+const side = (e: Entry | undefined): FileSide | null => (e ? { size: e.size, hash: e.hash, executable: e.executable } : null);
+
+interface Pair {
+  path: string;
+  from?: string;
+  side: DiffSide;
+  local: Entry | undefined;
+  remote: Entry | undefined;
+}
+
+function changeOf(p: Pair): DiffItem['change'] {
+  if (p.from !== undefined) return 'renamed';
+  if (!p.remote) return 'added';
+  if (!p.local) return 'deleted';
+  if (p.local.hash !== null && p.local.hash === p.remote.hash && p.local.size === p.remote.size) return 'mode';
+  return 'modified';
+}
+
+export async function diff(session: Session, paths: string[] | null): Promise<DiffReport> {
+  const sides = await readSides(session, paths);
+  const rec = reconcile(sides.base, sides.local, sides.remote, { force: false, mirror: false });
+  const pairs: Pair[] = [];
+  const pair = (p: string, s: DiffSide, from?: string): void => {
+    pairs.push({ path: p, side: s, local: sides.local.get(p), remote: sides.remote.get(from ?? p), ...(from !== undefined ? { from } : {}) });
+  };
+  for (const c of rec.changes) {
+    if (c.kind === 'rename') pair(c.to, 'local', c.from);
+    else pair(c.path, 'local');
+  }
+  for (const c of rec.conflicts) pair(c.path, 'conflict');
+  for (const d of rec.drift) pair(d.path, 'remote');
+  for (const p of rec.remoteOnly) pair(p, 'remote-only');
+  pairs.sort((a, b) => comparePaths(a.path, b.path));
+
+  // Remote content only where it can become a text diff. Remote-only files of a whole-tree
+  // diff (uploads, data the app wrote) are listed, not read: name them to see their content.
+  const listedOnly = (p: Pair): boolean => p.side === 'remote-only' && paths === null;
+  const textual = (p: Pair): boolean => ['modified', 'added', 'deleted'].includes(changeOf(p)) && !listedOnly(p);
+  const wanted = pairs.filter((p) => p.remote && textual(p));
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'hostsync-diff-'));
+  let remoteBytes: Map<string, Buffer | null>;
+  try {
+    remoteBytes = await remoteTexts(
+      session.client,
+      wanted.filter((p) => p.remote!.size <= DIFF_TEXT_MAX_BYTES && (!p.local || p.local.text !== false)).map((p) => p.remote!),
+      tmp,
+    );
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+
+  const items: DiffItem[] = [];
+  for (const p of pairs) {
+    const change = changeOf(p);
+    const item: DiffItem = {
+      path: p.path,
+      ...(p.from !== undefined ? { from: p.from } : {}),
+      side: p.side,
+      change,
+      local: side(p.local),
+      remote: side(p.remote),
+      binary: false,
+      added: 0,
+      removed: 0,
+      patch: null,
+    };
+    if (textual(p)) {
+      const oldText = p.remote ? remoteBytes.get(p.remote.path) : Buffer.alloc(0);
+      const newText = p.local ? await localText(session.config.root, p.local) : Buffer.alloc(0);
+      if (!oldText || !newText) {
+        item.binary = true;
+      } else {
+        const a = oldText.toString('utf8');
+        const b = newText.toString('utf8');
+        const from = p.remote ? `remote/${p.remote.path}` : '/dev/null';
+        const to = p.local ? `local/${p.path}` : '/dev/null';
+        item.patch = createTwoFilesPatch(from, to, a, b, undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY });
+        for (const h of structuredPatch(from, to, a, b, undefined, undefined, { context: 0 }).hunks) {
+          for (const line of h.lines) {
+            if (line.startsWith('+')) item.added++;
+            else if (line.startsWith('-')) item.removed++;
+          }
+        }
+      }
+    }
+    items.push(item);
+  }
+  return { items, warnings: sides.warnings };
+}
+
+/** The local file's bytes when they can be shown as text; null for binary or too large. */
+async function localText(root: string, e: Entry): Promise<Buffer | null> {
+  if (e.text === false || e.size > DIFF_TEXT_MAX_BYTES) return null;
+  const data = await readFile(path.join(root, e.path)).catch(() => null);
+  return data && isTextBuffer(data) ? data : null;
+}

@@ -1,0 +1,76 @@
+/**
+ * The three sides a two-way command compares (base, local, remote), read for the whole
+ * tree or only for the paths the user named. Naming paths is what keeps `pull x` and
+ * `diff x` cheap on a huge tree: a scoped files.index per path instead of the whole
+ * remote, and a local walk of those paths only.
+ */
+import { rescanPaths, scanTree } from '../local/scan.js';
+import type { Snapshot } from '../model/types.js';
+import type { SyncState } from '../state/store.js';
+import { readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
+import { matcherFor, restrict, scopedMatcher, within } from './scope.js';
+import type { Session } from './session.js';
+
+export interface Sides {
+  /** The named paths, or null for the whole tree. */
+  scopes: string[] | null;
+  state: SyncState;
+  /** The base restricted to the scopes. */
+  base: Snapshot | null;
+  local: Snapshot;
+  remote: Snapshot;
+  /** The whole-tree read (its digest refreshes the cache); null when scoped. */
+  remoteRead: RemoteRead | null;
+  warnings: string[];
+}
+
+/** Drops the entries at or below a path the local scan could not read: unknown, never "absent". */
+function withoutSkipped(snap: Snapshot, skipped: readonly string[]): Snapshot {
+  if (skipped.length === 0) return snap;
+  const prefixes = skipped.map((s) => s.replace(/\/$/, ''));
+  const out: Snapshot = new Map();
+  for (const [k, v] of snap) if (!prefixes.some((p) => within(k, p))) out.set(k, v);
+  return out;
+}
+
+export async function readSides(session: Session, scopes: string[] | null): Promise<Sides> {
+  const { config, matcher, cache, store, client } = session;
+  const state = await store.load();
+  if (scopes === null || scopes.includes('')) {
+    const scan = await scanTree({ root: config.root, matcher, cache });
+    await cache.save();
+    const remoteRead = await readRemote(client, matcher, state.remote);
+    return {
+      scopes: null,
+      state,
+      base: state.base,
+      local: withoutSkipped(scan.snapshot, scan.skipped),
+      remote: withoutSkipped(remoteRead.snapshot, scan.skipped),
+      remoteRead,
+      warnings: [...scan.warnings],
+    };
+  }
+  const scan = await rescanPaths({ root: config.root, matcher: scopedMatcher(matcher, scopes), cache }, new Map(), scopes);
+  const remote = await readRemotePaths(client, scopes, (p) => matcherFor(matcher, p));
+  return {
+    scopes,
+    state,
+    base: state.base ? restrict(state.base, scopes) : null,
+    local: withoutSkipped(scan.snapshot, scan.skipped),
+    remote: withoutSkipped(remote.snapshot, scan.skipped),
+    remoteRead: null,
+    warnings: [...scan.warnings],
+  };
+}
+
+/**
+ * The base to save after a command settled some paths: the old base with the scoped
+ * part replaced by `scoped`. Paths the ignore rules exclude never enter the base (a push
+ * never sees them), even when a named pull brought them down.
+ */
+export function mergeBase(old: Snapshot | null, scopes: string[] | null, scoped: Snapshot, ignores: (rel: string) => boolean): Snapshot {
+  const out: Snapshot = new Map();
+  if (old && scopes !== null) for (const [k, v] of old) if (!scopes.some((s) => within(k, s))) out.set(k, v);
+  for (const [k, v] of scoped) if (!ignores(k)) out.set(k, v);
+  return out;
+}
