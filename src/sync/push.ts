@@ -5,7 +5,7 @@ import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, massDeleteVerdict, type Decision } from './decide.js';
-import { readRemote, type RemoteRead } from './remote-read.js';
+import { expectedFiles, readRemote, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
 import { changedPaths } from '../model/change.js';
@@ -82,13 +82,6 @@ async function localTree(session: Session, opts: PushOptions): Promise<{ scanned
   const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache });
   await session.cache.save();
   return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings] };
-}
-
-/** The paths a read of the remote should find, from what we know (see readRemote). */
-function expectedFiles(...trees: (Snapshot | null | undefined)[]): () => Iterable<string> {
-  return function* () {
-    for (const t of trees) if (t) yield* t.keys();
-  };
 }
 
 /** What the transfer rounds did, for verify(). */

@@ -60,6 +60,13 @@ export function entryFromIndex(e: FileIndexEntry): Entry {
 /** A folder as an anchored gitignore pattern. */
 const anchored = (rel: string): string => `${anchoredPath(rel)}/`;
 
+/** The paths a read of the remote should find, from what the caller knows (readRemote's `expected`). */
+export function expectedFiles(...trees: (Snapshot | null | undefined)[]): () => Iterable<string> {
+  return function* () {
+    for (const t of trees) if (t) yield* t.keys();
+  };
+}
+
 /**
  * Read R. With a cache whose request key matches, the stored digest is sent and an
  * unchanged remote costs exactly one request. A `truncated` answer is never taken as
