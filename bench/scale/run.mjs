@@ -3,7 +3,7 @@
  * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
  * named baseline measured in the same run. Prints figures, asserts nothing about speed.
  *
- *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep]
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR]
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
@@ -15,6 +15,7 @@
  * runs in this process; every contender is a child process, so their figures are their own.
  * --dir puts the tree and the emulator's volumes elsewhere than the temp folder: on a
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
+ * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '3' },
     dir: { type: 'string', default: os.tmpdir() },
     keep: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -125,6 +127,7 @@ try {
   const dropStatCache = () => {
     for (const f of fs.readdirSync(stateDir)) if (f.startsWith('statcache')) fs.rmSync(path.join(stateDir, f));
   };
+  if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof']), CLI, 'status'], { env });
   const cold = await best('status (cold)', () => (dropStatCache(), status()));
   await status(); // leave a warm cache behind (--keep)
   const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
