@@ -13,6 +13,7 @@ export { status, type StatusOptions, type StatusResult } from './app/status.js';
 export { watch, type WatchOptions, type WatchHandle, type WatchEvent, type WatchEventType, type WatchCycleEvent, type WatchEnd } from './app/watch.js';
 export { init, type InitOptions, type InitResult } from './app/init.js';
 export { link, type LinkOptions, type LinkResult, type LinkChoice } from './app/link.js';
+export { targets, type TargetsOptions, type TargetsResult, type TargetItem } from './app/targets.js';
 export type { ConfigEditResult, FieldChange } from './config/edit.js';
 export type { ConnectionOptions, DeploymentRef } from './app/options.js';
 export type { FailureFields, RequestsSummary } from './app/result.js';

@@ -225,6 +225,43 @@ export interface ShellResult {
   untrusted: boolean;
 }
 
+/** env.list's element; `value` is masked for secrets. */
+export interface EnvVariable { key: string; value: string; secret: boolean; system: boolean }
+export interface EnvListResult { variables: EnvVariable[] }
+export interface EnvSetRequest { key: string; value: string; secret?: boolean }
+export interface EnvUpdateRequest { newKey?: string; value?: string; secret?: boolean }
+export interface EnvKeyResult { ok: boolean; key: string }
+/** env.audit: keys only, never values. */
+export interface EnvAuditResult {
+  used: Array<{ key: string; files: string[] }>;
+  missing: string[];
+  unused: string[];
+  placeholders: string[];
+  note: string;
+}
+
+/** deployments.updateStartup's body: every field optional; `wipeFiles` is required for a change of type. */
+export interface StartupUpdate {
+  runtime?: string;
+  runtimeVersion?: string;
+  entryFile?: string;
+  /** null: the runtime's default. */
+  startCommand?: string | null;
+  kind?: string;
+  engine?: string;
+  wipeFiles?: boolean;
+}
+export interface StartupUpdateResult extends StartupConfig { warning: string }
+
+export interface ResourcesResult {
+  state: DeploymentState;
+  cpu: { usedPercent: number; limitPercent: number };
+  memory: { usedBytes: number; limitBytes: number };
+  disk: { usedBytes: number; limitBytes: number };
+  network: { rxBytes: number; txBytes: number };
+  uptimeMs: number;
+}
+
 /** deployments.check: the deployment requested over its public URL like a visitor. */
 export interface CheckResult {
   url: string;

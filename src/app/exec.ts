@@ -1,5 +1,5 @@
 import { HostingClient } from '../remote/client.js';
-import { resolveConfig, type ConnectionOptions } from './options.js';
+import { resolveConfig, confirmTarget, type ConnectionOptions } from './options.js';
 import { requestsOf, runCommand, type Outcome, type RequestsSummary } from './result.js';
 
 export interface ExecOptions extends ConnectionOptions {
@@ -41,6 +41,7 @@ export async function runExec(opts: ExecOptions): Promise<{ result: Outcome<Exec
     async () => {
       const config = await resolveConfig(opts);
       apiKey = config.apiKey;
+      await confirmTarget(config, opts, 'run a command on');
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
       client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}) });
       try {

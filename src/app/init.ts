@@ -2,7 +2,7 @@ import { access, appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_FILE, normaliseBaseUrl, resolveRoot } from '../config/config.js';
-import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
+import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
 import { STATE_DIR } from '../state/paths.js';
 import { runCommand, type FailureFields, type Outcome } from './result.js';
@@ -15,6 +15,8 @@ export interface InitOptions {
   /** Written into hostsync.json; on an existing file, only these options change it (not the environment). */
   deployment?: string;
   baseUrl?: string;
+  /** Adds (or updates) this target in hostsync.json with `deployment` and `baseUrl`, instead of the top-level fields. */
+  target?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -52,7 +54,8 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, opts.baseUrl ? '--base-url' : 'HOSTSYNC_BASE_URL') : undefined;
       // The user typed this address (or exported it): the key may follow it from the file too.
       if (baseUrl && !(await isTrusted(baseUrl, env))) await trustBaseUrl(baseUrl, env);
-      const config = await setConfigFields(root, { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) });
+      const fields = { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) };
+      const config = opts.target ? await setTargetFields(root, opts.target, fields) : await setConfigFields(root, fields);
 
       const ignorePath = path.join(root, '.syncignore');
       const ignoreExisted = await exists(ignorePath);

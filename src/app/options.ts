@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { loadConfig, type Config, type LogLevel } from '../config/config.js';
 import { openSession, type Session } from '../sync/session.js';
+import { usageError } from '../errors.js';
 
 /**
  * What every command that talks to a deployment accepts, as a library option or a CLI
@@ -16,11 +17,15 @@ export interface ConnectionOptions {
   apiKey?: string;
   /** Deployment id; else HOSTSYNC_DEPLOYMENT, else "deployment" in hostsync.json. */
   deployment?: string;
-  /**
-   * A named target from hostsync.json. Accepted but not yet used: it is a placeholder
-   * until targets (issue #14) land, and has no effect today.
-   */
+  /** A named target from hostsync.json; else HOSTSYNC_TARGET, else "defaultTarget". */
   target?: string;
+  /** Answers yes for a target with `"confirm": true` (the CLI's --yes). */
+  yes?: boolean;
+  /**
+   * Asks the user before a change to a target with `"confirm": true`; resolves true to go
+   * on. Without it (no terminal, a library caller) such a target is refused unless `yes`.
+   */
+  confirm?: (question: string) => Promise<boolean>;
   /** Level of the diagnostics sent to `logger`; else HOSTSYNC_LOG_LEVEL, else "warn". */
   logLevel?: LogLevel;
   /**
@@ -39,6 +44,7 @@ export async function resolveConfig(opts: ConnectionOptions, requireRemote = tru
       ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
       ...(opts.deployment !== undefined ? { deployment: opts.deployment } : {}),
       ...(opts.logLevel !== undefined ? { logLevel: opts.logLevel } : {}),
+      ...(opts.target !== undefined ? { target: opts.target } : {}),
     },
     requireRemote,
     requireDeployment,
@@ -47,9 +53,27 @@ export async function resolveConfig(opts: ConnectionOptions, requireRemote = tru
   });
 }
 
-/** The validated configuration and an open session on it. */
-export async function connect(opts: ConnectionOptions): Promise<Session> {
+/**
+ * For a target marked `"confirm": true`, before anything is sent: goes on with `yes`, asks
+ * through `confirm` when there is one, else refuses (exit 2). `action` completes the
+ * question "<action> target NAME (deployment ID on HOST)?".
+ */
+export async function confirmTarget(config: Config, opts: Pick<ConnectionOptions, 'yes' | 'confirm'>, action: string): Promise<void> {
+  if (!config.confirm || opts.yes) return;
+  const where = `target ${config.target} (deployment ${config.deploymentId} on ${new URL(config.baseUrl).host})`;
+  if (!opts.confirm) {
+    throw usageError(`${where} asks for confirmation and there is no terminal to ask on: pass --yes to ${action} it; nothing was sent`);
+  }
+  if (!(await opts.confirm(`${action[0]!.toUpperCase()}${action.slice(1)} ${where}?`))) throw usageError('cancelled: nothing was sent');
+}
+
+/**
+ * The validated configuration and an open session on it. With `action` (the command
+ * changes the deployment), a target marked `"confirm": true` is confirmed first.
+ */
+export async function connect(opts: ConnectionOptions, action?: string): Promise<Session> {
   const config = await resolveConfig(opts);
+  if (action !== undefined) await confirmTarget(config, opts, action);
   const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
   return openSession(config, logger);
 }
@@ -59,6 +83,8 @@ export interface DeploymentRef {
   id: string;
   /** The service's host (and port). */
   host: string;
+  /** The hostsync.json target it was reached through; null when none was selected. */
+  target: string | null;
 }
 
-export const deploymentRef = (config: Config): DeploymentRef => ({ id: config.deploymentId, host: new URL(config.baseUrl).host });
+export const deploymentRef = (config: Config): DeploymentRef => ({ id: config.deploymentId, host: new URL(config.baseUrl).host, target: config.target });

@@ -213,7 +213,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
       deployment: session ? deploymentRef(session.config) : null,
     }),
     async () => {
-      session = await connect(opts);
+      session = await connect(opts, opts.dryRun ? undefined : 'push to');
       try {
         const report = await pushCore(session, {
           dryRun: opts.dryRun ?? false,

@@ -2,10 +2,12 @@ import type { Command } from 'commander';
 import type { ConfigFlags, LogLevel } from '../config/config.js';
 import type { ConnectionOptions } from '../app/options.js';
 import { createLogger } from './logger.js';
+import { askYesNo, canPrompt } from './prompt.js';
 
 /** Global flags every command accepts (declared once on the program). */
 export interface GlobalFlags extends ConfigFlags {
   json?: boolean;
+  yes?: boolean;
   /** Errors and the final line only. */
   quiet?: boolean;
 }
@@ -21,6 +23,10 @@ export function connectionFlags(cmd: Command): ConnectionOptions {
     ...(flags.dir !== undefined ? { dir: flags.dir } : {}),
     ...(flags.deployment !== undefined ? { deployment: flags.deployment } : {}),
     ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    ...(flags.target !== undefined ? { target: flags.target } : {}),
+    ...(flags.yes ? { yes: true } : {}),
+    // A target with "confirm": true is asked about on a terminal, refused elsewhere unless --yes.
+    ...(canPrompt(flags.json ?? false) ? { confirm: askYesNo } : {}),
     // Validated by the configuration loader, which names the bad value.
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel as LogLevel } : {}),
     logger: (config) => createLogger(config.logLevel, { json: flags.json ?? false }),

@@ -46,6 +46,8 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--dir <dir>', 'project directory to sync (default: the current directory)')
     .option('--deployment <id>', 'deployment id (else HOSTSYNC_DEPLOYMENT or hostsync.json)')
     .option('--base-url <url>', 'service address (else HOSTSYNC_BASE_URL or hostsync.json)')
+    .option('-t, --target <name>', 'a target of hostsync.json, e.g. staging (else HOSTSYNC_TARGET, else "defaultTarget")')
+    .option('-y, --yes', 'answer yes for a target marked "confirm": true (needed without a terminal)')
     .option('--log-level <level>', 'diagnostics on stderr: fatal, error, warn, info, debug, trace, silent (else HOSTSYNC_LOG_LEVEL)')
     .option('--json', 'machine-readable output on stdout')
     .option('-q, --quiet', 'print only errors and the final line')
@@ -104,8 +106,13 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
 
   program
     .command('init')
-    .description('write hostsync.json and .syncignore in the project directory')
+    .description('write hostsync.json and .syncignore in the project directory; with --target NAME, add that target')
     .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/init.js')).initCommand(cmd)));
+
+  program
+    .command('targets')
+    .description('list the targets of hostsync.json (staging, production...) and which one commands use now')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/targets.js')).targetsCommand(cmd)));
 
   program
     .command('trust')
@@ -144,6 +151,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--latency <ms>', 'added to every API response', integer('--latency', 0, 60_000))
     .option('--faults <spec>', 'fault injection, e.g. 5xx=0.1,reset=0.05,429=0.02,partial=0.1')
     .option('--key <token:scopes>', 'an extra key, e.g. ci-key:files:read,files:write (repeatable)', collect)
+    .option('--deployments <n>', 'how many deployments to start with (default 1; deployments.create adds more)', integer('--deployments', 1, 16))
     .addOption(new Option('--runtime <runtime>', 'runtime of the emulated deployment').default('nodejs'))
     .option('--entry <file>', 'entry file of the emulated deployment (default index.js)')
     .option('--dns-verified', 'verifyCustomDomain treats DNS as right (the emulator reaches no DNS)')

@@ -31,3 +31,19 @@ export async function askChoice(question: string, count: number): Promise<number
     rl.close();
   }
 }
+
+/** Asks a yes/no question; only "y" or "yes" is a yes. Ctrl-C or end of input is a no. */
+export async function askYesNo(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const ac = new AbortController();
+  rl.on('SIGINT', () => ac.abort());
+  rl.on('close', () => ac.abort());
+  try {
+    const answer = (await rl.question(`${question} [y/N]: `, { signal: ac.signal })).trim().toLowerCase();
+    return answer === 'y' || answer === 'yes';
+  } catch {
+    return false;
+  } finally {
+    rl.close();
+  }
+}

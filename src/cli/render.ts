@@ -48,7 +48,8 @@ function limited(lines: string[], indent = '  '): string[] {
 }
 
 /** How a human names the deployment a command worked on. */
-export const targetName = (d: DeploymentRef | null): string => (d ? `deployment ${d.id} (${d.host})` : 'the deployment');
+export const targetName = (d: DeploymentRef | null): string =>
+  d ? `${d.target ? `target ${d.target}, ` : ''}deployment ${d.id} (${d.host})` : 'the deployment';
 
 /** Remote-only paths a human listing names before "... and N more". */
 const REMOTE_ONLY_SHOWN = 20;

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { usageError } from '../errors.js';
-import { unknownKeyError } from './keys.js';
+import { TARGET_KEYS, unknownKeyError } from './keys.js';
 import { checkFileBaseUrl, isLoopback } from './trust.js';
 
 /**
@@ -24,6 +24,12 @@ export interface Config {
   /** How to judge that the app came up (hostsync.json "health"). */
   health: HealthSettings;
   logLevel: LogLevel;
+  /** The target selected (flag > HOSTSYNC_TARGET > "defaultTarget"); null when hostsync.json has none or none was chosen. */
+  target: string | null;
+  /** The selected target asks before anything is sent (`"confirm": true`); `--yes` answers for the user. */
+  confirm: boolean;
+  /** Environment file for `hostsync env`, relative to the root (default .env). */
+  envFile: string;
 }
 
 /** web: serves HTTP; worker: runs without listening (a bot, a queue consumer); auto: web if it answers HTTP, else worker. */
@@ -47,15 +53,28 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export const CONFIG_FILE = 'hostsync.json';
 
-/** The shape of hostsync.json. Everything optional: the environment and flags can fill it. */
-export interface ConfigFile {
+/** The settings a target may override: every top-level setting of hostsync.json. */
+export interface Settings {
   deployment?: string;
   baseUrl?: string;
   ignore?: string[];
   restart?: RestartPolicy;
   hotPaths?: string[];
   applyWaitSeconds?: number;
+  envFile?: string;
   health?: Partial<HealthSettings>;
+}
+
+/** One named target ("staging", "production"): a deployment and whatever settings differ for it. */
+export interface TargetSettings extends Settings {
+  /** Ask before sending anything (refused without a terminal unless --yes). */
+  confirm?: boolean;
+}
+
+/** The shape of hostsync.json. Everything optional: the environment and flags can fill it. */
+export interface ConfigFile extends Settings {
+  targets?: Record<string, TargetSettings>;
+  defaultTarget?: string;
 }
 
 export interface ConfigFlags {
@@ -63,7 +82,11 @@ export interface ConfigFlags {
   deployment?: string;
   baseUrl?: string;
   logLevel?: string;
+  target?: string;
 }
+
+/** Target names are used in messages and flags: keep them to one shell word. */
+export const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const RESTART_POLICIES: readonly RestartPolicy[] = ['auto', 'always', 'never'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -107,18 +130,50 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
   const v = value as Record<string, unknown>;
   const unknownKey = unknownKeyError(v, file);
   if (unknownKey) throw unknownKey;
-  const out: ConfigFile = {};
+  const out: ConfigFile = validateSettings(v, file, '');
+  if (v.targets !== undefined) {
+    if (typeof v.targets !== 'object' || v.targets === null || Array.isArray(v.targets)) {
+      throw usageError(`${file}: "targets" must be an object of named targets, e.g. {"staging": {"deployment": "..."}}`);
+    }
+    const targets: Record<string, TargetSettings> = {};
+    for (const [name, t] of Object.entries(v.targets as Record<string, unknown>)) {
+      if (!TARGET_NAME.test(name)) throw usageError(`${file}: target name "${name}" must be letters, digits, ".", "_" or "-" (one word)`);
+      if (typeof t !== 'object' || t === null || Array.isArray(t)) throw usageError(`${file}: target "${name}" must be an object, e.g. {"deployment": "..."}`);
+      const tv = t as Record<string, unknown>;
+      const unknownInTarget = unknownKeyError(tv, file, TARGET_KEYS, `targets.${name}.`);
+      if (unknownInTarget) throw unknownInTarget;
+      const target: TargetSettings = validateSettings(tv, file, `targets.${name}.`);
+      if (tv.confirm !== undefined) {
+        if (typeof tv.confirm !== 'boolean') throw usageError(`${file}: "targets.${name}.confirm" must be true or false`);
+        target.confirm = tv.confirm;
+      }
+      targets[name] = target;
+    }
+    out.targets = targets;
+  }
+  if (v.defaultTarget !== undefined) {
+    if (typeof v.defaultTarget !== 'string' || !out.targets || !(v.defaultTarget in out.targets)) {
+      throw usageError(`${file}: "defaultTarget" must name one of "targets" (${Object.keys(out.targets ?? {}).join(', ') || 'none defined'})`);
+    }
+    out.defaultTarget = v.defaultTarget;
+  }
+  return out;
+}
+
+/** The settings shared by the top level and each target; `at` prefixes key names in messages. */
+function validateSettings(v: Record<string, unknown>, file: string, at: string): Settings {
+  const out: Settings = {};
   const str = (key: string): string | undefined => {
     const x = v[key];
     if (x === undefined) return undefined;
-    if (typeof x !== 'string' || x === '') throw usageError(`${file}: "${key}" must be a non-empty string`);
+    if (typeof x !== 'string' || x === '') throw usageError(`${file}: "${at}${key}" must be a non-empty string`);
     return x;
   };
   const strList = (key: string): string[] | undefined => {
     const x = v[key];
     if (x === undefined) return undefined;
     if (!Array.isArray(x) || x.some((p) => typeof p !== 'string')) {
-      throw usageError(`${file}: "${key}" must be an array of strings (gitignore-style patterns)`);
+      throw usageError(`${file}: "${at}${key}" must be an array of strings (gitignore-style patterns)`);
     }
     return x as string[];
   };
@@ -126,20 +181,22 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
   if (deployment !== undefined) out.deployment = deployment;
   const baseUrl = str('baseUrl');
   if (baseUrl !== undefined) out.baseUrl = baseUrl;
+  const envFile = str('envFile');
+  if (envFile !== undefined) out.envFile = envFile;
   const ignore = strList('ignore');
   if (ignore !== undefined) out.ignore = ignore;
   const hotPaths = strList('hotPaths');
   if (hotPaths !== undefined) out.hotPaths = hotPaths;
   if (v.restart !== undefined) {
     if (!RESTART_POLICIES.includes(v.restart as RestartPolicy)) {
-      throw usageError(`${file}: "restart" must be one of ${RESTART_POLICIES.join(', ')}`);
+      throw usageError(`${file}: "${at}restart" must be one of ${RESTART_POLICIES.join(', ')}`);
     }
     out.restart = v.restart as RestartPolicy;
   }
   if (v.applyWaitSeconds !== undefined) {
     const n = v.applyWaitSeconds;
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 600) {
-      throw usageError(`${file}: "applyWaitSeconds" must be a number of seconds from 0 to 600`);
+      throw usageError(`${file}: "${at}applyWaitSeconds" must be a number of seconds from 0 to 600`);
     }
     out.applyWaitSeconds = n;
   }
@@ -181,6 +238,34 @@ function validateHealth(value: unknown, file: string): Partial<HealthSettings> {
   return out;
 }
 
+/** hostsync.json without its targets: the settings every target starts from. */
+export function topSettings(file: ConfigFile): Settings {
+  const top: ConfigFile = { ...file };
+  delete top.targets;
+  delete top.defaultTarget;
+  return top;
+}
+
+/**
+ * The target a command works on: the flag, else HOSTSYNC_TARGET, else "defaultTarget";
+ * null when none is named. A named target that hostsync.json does not define is a usage error.
+ */
+export function selectTarget(file: ConfigFile, flag: string | undefined, env: NodeJS.ProcessEnv): { name: string; settings: TargetSettings } | null {
+  const name = flag || env.HOSTSYNC_TARGET || file.defaultTarget;
+  if (!name) return null;
+  const source = flag ? '--target' : env.HOSTSYNC_TARGET ? 'HOSTSYNC_TARGET' : '"defaultTarget"';
+  const known = Object.keys(file.targets ?? {});
+  const settings = file.targets?.[name];
+  if (!settings) {
+    throw usageError(
+      known.length > 0
+        ? `${source} names target "${name}", which ${CONFIG_FILE} does not define: use one of ${known.join(', ')} (\`hostsync targets\` lists them)`
+        : `${source} names target "${name}", but ${CONFIG_FILE} defines no targets: add one with \`hostsync init --target ${name} --deployment ID\``,
+    );
+  }
+  return { name, settings };
+}
+
 /** Checks a base URL: absolute http(s), no path beyond "/" (the client appends /api/v1 itself). */
 export function normaliseBaseUrl(raw: string, source: string): string {
   let url: URL;
@@ -214,12 +299,22 @@ export interface LoadOptions {
 export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const env = opts.env ?? process.env;
   const root = await resolveRoot(opts.flags.dir, opts.cwd);
-  const file = await readConfigFile(root);
+  const raw = await readConfigFile(root);
   const requireRemote = opts.requireRemote ?? true;
+  const selected = selectTarget(raw, opts.flags.target, env);
+  // A target's settings override the top level's, key by key.
+  const file: TargetSettings = { ...topSettings(raw), ...(selected?.settings ?? {}) };
 
   // `||`, not `??`: an exported-but-empty variable must not hide hostsync.json.
   const baseUrlRaw = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl;
-  const deploymentId = opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT || file.deployment || '';
+  const deploymentFlag = opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT;
+  // A target names its deployment so that nothing else can swap it: a different one from
+  // --deployment or HOSTSYNC_DEPLOYMENT is a contradiction, not a preference.
+  if (selected?.settings.deployment && deploymentFlag && deploymentFlag !== selected.settings.deployment) {
+    const source = opts.flags.deployment ? '--deployment' : 'HOSTSYNC_DEPLOYMENT';
+    throw usageError(`${source} ${deploymentFlag} contradicts target "${selected.name}" (deployment ${selected.settings.deployment}): drop one of them`);
+  }
+  const deploymentId = deploymentFlag || file.deployment || '';
   const apiKey = opts.apiKey || env.HOSTSYNC_API_KEY || '';
   const logLevelRaw = opts.flags.logLevel || env.HOSTSYNC_LOG_LEVEL || 'warn';
 
@@ -229,12 +324,14 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   if (requireRemote) {
     if (!baseUrlRaw) throw usageError('no service address: set HOSTSYNC_BASE_URL, "baseUrl" in hostsync.json, or --base-url');
     if (!deploymentId && opts.requireDeployment !== false) {
+      const known = Object.keys(raw.targets ?? {});
+      if (known.length > 0) throw usageError(`no deployment: pick a target with --target (${known.join(', ')}), or set "defaultTarget" in hostsync.json`);
       throw usageError('no deployment: run `hostsync link` to pick one, or set HOSTSYNC_DEPLOYMENT, "deployment" in hostsync.json, or --deployment');
     }
     if (!apiKey) throw usageError('no API key: export HOSTSYNC_API_KEY (create a key in the account\'s developer settings)');
     if (/\s/.test(apiKey)) throw usageError('HOSTSYNC_API_KEY contains white space: paste the key alone');
   }
-  const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : '"baseUrl" in hostsync.json';
+  const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : selected?.settings.baseUrl ? `"baseUrl" of target ${selected.name}` : '"baseUrl" in hostsync.json';
   const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '';
   // The key follows the base URL: one that only a file in the project names must be trusted first.
   if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL) await checkFileBaseUrl(baseUrl, env);
@@ -249,5 +346,8 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     applyWaitSeconds: file.applyWaitSeconds,
     health: { ...DEFAULT_HEALTH, ...file.health },
     logLevel: logLevelRaw as LogLevel,
+    target: selected?.name ?? null,
+    confirm: selected?.settings.confirm ?? false,
+    envFile: file.envFile ?? '.env',
   };
 }

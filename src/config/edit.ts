@@ -5,7 +5,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE, readConfigFile, type ConfigFile } from './config.js';
+import { CONFIG_FILE, TARGET_NAME, readConfigFile, type ConfigFile } from './config.js';
+import { usageError } from '../errors.js';
 
 /** What a new hostsync.json holds besides the fields the command was given. */
 export const CONFIG_TEMPLATE: ConfigFile = {
@@ -18,7 +19,8 @@ export const CONFIG_TEMPLATE: ConfigFile = {
 export type EditableField = 'deployment' | 'baseUrl';
 
 export interface FieldChange {
-  key: EditableField;
+  /** The field's path: "deployment", or "targets.staging.deployment", or "defaultTarget". */
+  key: EditableField | 'defaultTarget' | `targets.${string}.${EditableField}`;
   /** null when the field was not set before. */
   from: string | null;
   to: string;
@@ -38,13 +40,7 @@ export interface ConfigEditResult {
  */
 export async function setConfigFields(root: string, fields: Partial<Record<EditableField, string>>): Promise<ConfigEditResult> {
   const file = path.join(root, CONFIG_FILE);
-  const present = await readFile(file, 'utf8').then(
-    (text) => text,
-    (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return null;
-      throw err;
-    },
-  );
+  const present = await readPresent(file);
   const wanted = Object.entries(fields).filter((e): e is [EditableField, string] => typeof e[1] === 'string');
   if (present === null) {
     const config = { ...Object.fromEntries(wanted), ...CONFIG_TEMPLATE };
@@ -62,4 +58,45 @@ export async function setConfigFields(root: string, fields: Partial<Record<Edita
   }
   if (changes.length > 0) await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
   return { path: file, created: false, changes };
+}
+
+async function readPresent(file: string): Promise<string | null> {
+  return readFile(file, 'utf8').then(
+    (text) => text,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    },
+  );
+}
+
+/**
+ * Adds target `name` to root/hostsync.json or sets `fields` on it, creating the file from
+ * CONFIG_TEMPLATE when missing; the target's other keys stay. The first target becomes
+ * "defaultTarget" when the file names no deployment of its own (so plain commands still
+ * know where to go). Validated before and after, like setConfigFields.
+ */
+export async function setTargetFields(root: string, name: string, fields: Partial<Record<EditableField, string>>): Promise<ConfigEditResult> {
+  if (!TARGET_NAME.test(name)) throw usageError(`target name "${name}" must be letters, digits, ".", "_" or "-" (one word)`);
+  const file = path.join(root, CONFIG_FILE);
+  const present = await readPresent(file);
+  if (present !== null) await readConfigFile(root);
+  const raw = present === null ? { ...CONFIG_TEMPLATE } as Record<string, unknown> : (JSON.parse(present.replace(/^\uFEFF/, '')) as Record<string, unknown>);
+  const targets = (raw.targets ??= {}) as Record<string, Record<string, unknown>>;
+  const added = targets[name] === undefined;
+  const target = (targets[name] ??= {});
+  const changes: FieldChange[] = [];
+  for (const [key, to] of Object.entries(fields) as Array<[EditableField, string | undefined]>) {
+    if (typeof to !== 'string') continue;
+    const from = typeof target[key] === 'string' ? (target[key] as string) : null;
+    if (from === to) continue;
+    target[key] = to;
+    changes.push({ key: `targets.${name}.${key}`, from, to });
+  }
+  if (raw.defaultTarget === undefined && typeof raw.deployment !== 'string' && Object.keys(targets).length === 1) {
+    raw.defaultTarget = name;
+    changes.push({ key: 'defaultTarget', from: null, to: name });
+  }
+  if (changes.length > 0 || added) await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
+  return { path: file, created: present === null, changes };
 }

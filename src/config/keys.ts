@@ -24,10 +24,15 @@ export const CONFIG_KEYS = [
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
+/** Keys a target of "targets" may hold: every setting of the top level, and "confirm". */
+export const TARGET_KEYS: readonly string[] = [
+  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore'),
+  'confirm',
+];
+
 /** The first key of `value` hostsync does not know, as a usage error naming the closest known key; null when all are known. */
-export function unknownKeyError(value: Record<string, unknown>, file: string): HostsyncError | null {
-  const known: readonly string[] = CONFIG_KEYS;
+export function unknownKeyError(value: Record<string, unknown>, file: string, known: readonly string[] = CONFIG_KEYS, at = ''): HostsyncError | null {
   const unknown = Object.keys(value).find((k) => !known.includes(k));
   if (unknown === undefined) return null;
-  return usageError(`${file}: unknown key "${unknown}": did you mean "${closest(unknown, [...CONFIG_KEYS])}"? (known keys: ${CONFIG_KEYS.filter((k) => k !== '$schema').join(', ')})`);
+  return usageError(`${file}: unknown key "${at}${unknown}": did you mean "${at}${closest(unknown, [...known])}"? (known keys: ${known.filter((k) => k !== '$schema').join(', ')})`);
 }

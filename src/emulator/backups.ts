@@ -121,7 +121,8 @@ export class BackupStore {
       const id = `bkp_${randomBytes(6).toString('hex')}`;
       const file = path.join(dir, `${id}.tar.gz`);
       const entries = await readdir(dep.volume.root);
-      await tar.create({ gzip: true, file, cwd: dep.volume.root, portable: true }, entries.length ? entries : []);
+      // tar refuses an empty list: an empty volume is archived as its root folder alone.
+      await tar.create({ gzip: true, file, cwd: dep.volume.root, portable: true }, entries.length ? entries : ['.']);
       const record: BackupRecord = { id, time: new Date().toISOString(), kind, files: await countFiles(dep.volume.root), sizeBytes: (await stat(file)).size };
       s.records.push(record);
       for (const old of s.records.splice(0, Math.max(0, s.records.length - EMULATOR_BACKUP_KEEP))) {

@@ -27,6 +27,8 @@ export interface EmulatorCore {
   readonly outside: OutsideWorld;
   /** Restore points of every deployment. */
   readonly backups: BackupStore;
+  /** Saves what a --data folder keeps (ids, names, startup) after a change to it; no-op on a temporary folder. */
+  persist(): void;
 }
 
 export interface ProjectRecord {

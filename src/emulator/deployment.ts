@@ -13,6 +13,7 @@ import { HistoryStore } from './history.js';
 import { DeploymentRunner, type RunSettings } from './runner.js';
 import { Volume } from './volume.js';
 import { VolumeWatch } from './volume-watch.js';
+import type { EnvValue } from './env.js';
 
 /** Owner of every emulated deployment: the one user all keys belong to. */
 export const EMULATED_USER = { id: 'usr_emulator', username: 'emulator' } as const;
@@ -59,13 +60,24 @@ export class EmulatedDeployment {
   resources: DeploymentResources = { ...RESOURCES };
   readonly domains: DomainState = { subdomainEnabled: false, slug: null, custom: null };
   git: GitLink | null = null;
+  /** The user's environment variables (env.*); the app reads them at its next (re)start. */
+  readonly env = new Map<string, EnvValue>();
+  /** Startup kind: runtime, database or service (updateStartup may change it). */
+  kind = 'runtime';
 
   /** `id` is given only when restoring a deployment a --data folder kept (persist.ts). */
   constructor(dataDir: string, readonly spec: DeploymentSpec, run: RunSettings = {}, id?: string) {
     this.id = id ?? `dep_${randomBytes(6).toString('hex')}`;
     this.volume = Volume.open(path.join(dataDir, 'volumes', this.id));
     this.history = new HistoryStore(path.join(dataDir, 'history', this.id));
-    this.runner = new DeploymentRunner({ ...run, volume: this.volume.root, runtime: spec.runtime, entryFile: spec.entryFile, beforeStart: () => this.autoPull() });
+    this.runner = new DeploymentRunner({
+      ...run,
+      volume: this.volume.root,
+      runtime: spec.runtime,
+      entryFile: spec.entryFile,
+      env: () => Object.fromEntries([...this.env].map(([k, v]) => [k, v.value])),
+      beforeStart: () => this.autoPull(),
+    });
   }
 
   /** hosting-api.md, setAutoPull: "re-pull the linked repository on every restart". */
@@ -81,7 +93,7 @@ export class EmulatedDeployment {
   }
 
   startupConfig(): StartupConfig {
-    return { kind: 'runtime', ...this.runner.startup(), engine: '' };
+    return { kind: this.kind, ...this.runner.startup(), engine: '' };
   }
 
   /** The full record (deployments.get): every field of the document's table. */

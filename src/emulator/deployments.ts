@@ -7,14 +7,14 @@ import { EMULATOR_LOGS_DEFAULT_SIZE, SEARCH_LOGS_MAX_MATCHES } from './tunables.
 import { SEARCH_LOGS_DEFAULT_CONTEXT, SEARCH_LOGS_DEFAULT_LINES, SEARCH_LOGS_MAX_LINES } from '../api/limits.js';
 import type { Account, PowerAction } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
-import { EMULATED_USER, EmulatedDeployment } from './deployment.js';
+import { EMULATED_USER, EmulatedDeployment, type DeploymentResources } from './deployment.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiError, badRequest } from './errors.js';
 import { localRepo, pullInto } from './git-pull.js';
 import { templateOf } from './templates.js';
-import { EMULATED_POOL, quotaUsed } from './quota.js';
-import { optBool, optNumber, optString, queryBool, queryInt, queryNumber, reqString } from './validate.js';
+import { EMULATED_POOL, quotaLeft, quotaUsed } from './quota.js';
+import { optBool, optInt, optNumber, optString, queryBool, queryInt, queryNumber, reqString, type JsonObject } from './validate.js';
 
 const POWER_ACTIONS: readonly PowerAction[] = ['start', 'stop', 'restart', 'kill'];
 /** Runtime values of the document (create's `runtime`). */
@@ -31,6 +31,31 @@ async function list(ctx: Ctx): Promise<{ deployments: unknown[] }> {
   return { deployments: deps.map((d) => (brief ? d.brief() : d.record())) };
 }
 
+/** The size asked for, each omitted field the default; refused (400) when the pool cannot grant it. */
+function sizeOf(ctx: Ctx, body: JsonObject): DeploymentResources {
+  const ramMB = optInt(body, 'ramMB', 1) ?? EmulatedDeployment.resources.ramMB;
+  const cpuPercent = optInt(body, 'cpuPct', 1) ?? EmulatedDeployment.resources.cpuPercent;
+  const storageMB = optInt(body, 'storageMB', 1) ?? EmulatedDeployment.resources.storageMB;
+  const left = quotaLeft(ctx.core);
+  if (left.slots < 1) throw badRequest('the plan pool has no free slot: delete a deployment first', 'quota_exceeded');
+  if (ramMB > left.ramMB || cpuPercent > left.cpuPercent || storageMB > left.storageMB) {
+    throw badRequest(`the plan pool has ${left.ramMB} MB RAM, ${left.cpuPercent}% CPU and ${left.storageMB} MB storage free: ask for less`, 'quota_exceeded');
+  }
+  return { ramMB, cpuPercent, storageMB };
+}
+
+/** create's `env`: the document leaves the map's shape open; {"KEY": "value"} is taken. */
+function envOf(body: JsonObject): Array<[string, string]> {
+  const env = body.env;
+  if (env === undefined) return [];
+  if (typeof env !== 'object' || env === null || Array.isArray(env)) throw badRequest('env must be an object of KEY: "value"');
+  const out = Object.entries(env as Record<string, unknown>);
+  for (const [k, v] of out) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || typeof v !== 'string') throw badRequest(`env.${k.slice(0, 64)} must be a variable name with a string value`);
+  }
+  return out as Array<[string, string]>;
+}
+
 async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> {
   const body = await ctx.body();
   const name = reqString(body, 'name');
@@ -41,7 +66,12 @@ async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> 
   const githubRepo = source === 'github' ? reqString(body, 'githubRepo') : undefined;
   if (githubRepo !== undefined) localRepo(githubRepo); // refuse an unreachable repository before creating anything
   const template = source === 'template' ? templateOf(reqString(body, 'templateId')) : undefined;
+  const size = sizeOf(ctx, body);
+  const env = envOf(body);
   const dep = ctx.core.createDeployment({ name, runtime: template?.runtime ?? runtime, entryFile: template?.entryFile ?? (runtime === 'nodejs' ? 'index.js' : '') });
+  dep.resources = size;
+  dep.runner.setMemoryLimit(size.ramMB);
+  for (const [key, value] of env) dep.env.set(key, { value, secret: false });
   if (githubRepo !== undefined) {
     try {
       const { branch } = await pullInto(dep.volume.root, githubRepo, optString(body, 'branch'));
@@ -146,7 +176,6 @@ export const deploymentRoutes: Route[] = [
   { method: 'GET', pattern: '/deployments', op: 'deployments.list', scope: 'deployments:read', handler: list },
   { method: 'POST', pattern: '/deployments', op: 'deployments.create', scope: 'deployments:write', handler: create },
   depRoute('GET', '/deployments/:id', 'deployments.get', 'deployments:read', async (_ctx, dep) => dep.record()),
-  depRoute('GET', '/deployments/:id/startup', 'deployments.getStartup', 'deployments:read', async (_ctx, dep) => dep.startupConfig()),
   depRoute('GET', '/deployments/:id/diagnose', 'deployments.diagnose', 'deployments:read', (ctx, dep) => dep.runner.diagnose(waitOf(ctx))),
   depRoute('POST', '/deployments/:id/apply', 'deployments.apply', 'deployments:write', apply),
   depRoute('POST', '/deployments/:id/power', 'deployments.power', 'deployments:power', power),
@@ -162,14 +191,6 @@ export const deploymentRoutes: Route[] = [
  * so a client that calls one learns it at once instead of seeing a bogus 404.
  */
 const NOT_EMULATED: Array<[Route['method'], string, string, string]> = [
-  ['GET', '/deployments/:id/resources', 'deployments.resources', 'deployments:read'],
-  ['GET', '/deployments/:id/check', 'deployments.check', 'deployments:read'],
-  ['PATCH', '/deployments/:id/startup', 'deployments.updateStartup', 'deployments:write'],
-  ['GET', '/deployments/:id/env', 'env.list', 'env:read'],
-  ['POST', '/deployments/:id/env', 'env.set', 'env:write'],
-  ['GET', '/deployments/:id/env/audit', 'env.audit', 'env:read'],
-  ['PATCH', '/deployments/:id/env/:key', 'env.update', 'env:write'],
-  ['DELETE', '/deployments/:id/env/:key', 'env.delete', 'env:write'],
 ];
 
 export const notEmulatedRoutes: Route[] = NOT_EMULATED.map(([method, pattern, op, scope]) => {

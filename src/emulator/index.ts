@@ -14,6 +14,9 @@ import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
 import type { EmulatorCore, ProjectRecord } from './context.js';
 import { EMULATED_PROJECT_ID, EMULATED_USER, EmulatedDeployment, type DeploymentSpec } from './deployment.js';
 import { deploymentRoutes, notEmulatedRoutes } from './deployments.js';
+import { envRoutes } from './env.js';
+import { resourceRoutes } from './resources.js';
+import { startupRoutes } from './startup.js';
 import { FaultInjector } from './faults.js';
 import { fileManageRoutes } from './files-manage.js';
 import { fileReadRoutes } from './files-read.js';
@@ -29,6 +32,7 @@ import { outlineRoutes } from './outline.js';
 import { packageRoutes } from './packages.js';
 import { shellRoutes } from './shell.js';
 import { RateLimiter } from './ratelimit.js';
+import { EMULATED_POOL } from './quota.js';
 import type { RunSettings } from './runner.js';
 import { createEmulatorServer } from './server.js';
 import { SignedUrls } from './signed-urls.js';
@@ -63,6 +67,8 @@ export interface EmulatorOptions {
   runtime?: string;
   /** Default 'index.js'. */
   entryFile?: string;
+  /** How many deployments to start with (`--deployments`); default 1. More are created by deployments.create. */
+  deployments?: number;
   /** PRNG seed for faults, for reproducible tests. */
   seed?: number;
   /** Seconds a process must stay alive to count as running without listening (`--boot-grace`); default 1.5. */
@@ -121,6 +127,7 @@ function validate(opts: EmulatorOptions): void {
   checkInt('index entry cap', 'indexMaxEntries', opts.indexMaxEntries, 1);
   checkInt('upload limit', 'uploadMaxBytes', opts.uploadMaxBytes, 1);
   checkInt('backup interval', '--backup-interval', opts.backupIntervalSeconds, 0);
+  checkInt('deployment count', '--deployments', opts.deployments, 1, EMULATED_POOL.slots);
   const grace = opts.bootGraceSeconds;
   if (grace !== undefined && (!Number.isFinite(grace) || grace < 0 || grace > 600)) {
     throw new Error(`bad boot grace ${grace}: use a number of seconds from 0 to 600 (--boot-grace)`);
@@ -197,6 +204,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       persist();
       return dep;
     },
+    persist: () => persist(),
   };
   function persist(): void {
     if (ownDataDir) return;
@@ -211,6 +219,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const first =
     deployments.values().next().value ??
     core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
+  for (let n = deployments.size + 1; n <= (opts.deployments ?? 1); n++) {
+    core.createDeployment({ name: `app-${n}`, runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
+  }
 
   const stats = new Stats();
   const latency = { ms: opts.latencyMs ?? 0 };
@@ -226,6 +237,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     ...archiveRoutes,
     ...nodeFileRoutes,
     ...deploymentRoutes,
+    ...startupRoutes,
+    ...envRoutes,
+    ...resourceRoutes,
     ...projectRoutes,
     ...shellRoutes,
     ...catalogRoutes,

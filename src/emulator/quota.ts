@@ -12,7 +12,7 @@ export interface PoolSize {
 }
 
 /** A pool that fits sixteen default-size deployments: room for tests, small enough that over-asking is refused. */
-export const EMULATED_POOL: PoolSize = { ramMB: 8192, cpuPercent: 800, storageMB: 81920, slots: 16 };
+export const EMULATED_POOL: PoolSize = { ramMB: 8192, cpuPercent: 1600, storageMB: 81920, slots: 16 };
 
 export function quotaUsed(core: EmulatorCore, exceptId?: string): PoolSize {
   const used: PoolSize = { ramMB: 0, cpuPercent: 0, storageMB: 0, slots: 0 };

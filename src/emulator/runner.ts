@@ -31,7 +31,10 @@ export interface RunnerOptions extends RunSettings {
   runtime: string;
   entryFile: string;
   startCommand?: string;
-  env?: Record<string, string>;
+  /** Reported by startup(); the emulator runs node apps on its own Node whatever this says. */
+  runtimeVersion?: string;
+  /** The user's variables, read at every (re)start: a change applies on the next one, as the document says. */
+  env?: () => Record<string, string>;
   /**
    * A step of every start before the app runs, while the state reads `installing`
    * (the linked repository's autoPull). It answers a line for the console; a step that
@@ -108,7 +111,7 @@ type Instance = { kind: 'process'; proc: AppProcess; cpu: CpuMeter } | { kind: '
  */
 export class DeploymentRunner {
   private readonly log = new ConsoleLog(EMULATOR_LOG_MAX_LINES);
-  private readonly plan: LaunchPlan;
+  private plan: LaunchPlan;
   private instance: Instance | null = null;
   private appPort: number | null = null;
   private preparing = false;
@@ -153,11 +156,26 @@ export class DeploymentRunner {
     }
   }
 
+  /**
+   * updateStartup: the new runtime, entry file or start command take effect at the next
+   * (re)start; what runs now keeps running, as on the service.
+   */
+  reconfigure(change: Partial<Pick<RunnerOptions, 'runtime' | 'entryFile' | 'startCommand' | 'runtimeVersion'>>): void {
+    Object.assign(this.opts, change);
+    this.plan = planFor(this.opts);
+  }
+
+  /** When the running instance started (performance.now()), or null when nothing runs. */
+  get startedAt(): number | null {
+    return this.instance === null || this.state === 'offline' ? null : this.instanceStartedAt;
+  }
+  private instanceStartedAt = 0;
+
   startup(): { runtime: string; runtimeVersion: string; entryFile: string; startCommand: string } {
     const plan = this.plan;
     return {
       runtime: this.opts.runtime,
-      runtimeVersion: plan.kind === 'process' && plan.command === process.execPath ? process.versions.node : '',
+      runtimeVersion: this.opts.runtimeVersion ?? (plan.kind === 'process' && plan.command === process.execPath ? process.versions.node : ''),
       entryFile: this.opts.entryFile,
       startCommand: plan.kind === 'process' ? plan.display : '',
     };
@@ -354,6 +372,7 @@ export class DeploymentRunner {
         this.instance = { kind: 'process', proc, cpu: new CpuMeter() };
       }
       this.everStarted = true;
+      this.instanceStartedAt = performance.now();
       return { ok: true, reason: '' };
     } finally {
       this.preparing = false;
@@ -454,10 +473,15 @@ export class DeploymentRunner {
     env.PATH = [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter);
     // The container's home is the volume (/home/container on the node).
     env.HOME = this.opts.volume;
-    Object.assign(env, this.opts.env ?? {});
+    Object.assign(env, this.opts.env?.() ?? {});
     // What the node sets for every server; the user's variables cannot override them.
-    Object.assign(env, { SERVER_PORT: String(port), PORT: String(port), SERVER_IP: '0.0.0.0', SERVER_MEMORY: String(this.memoryLimitMB) });
+    Object.assign(env, this.systemEnv(port));
     return env;
+  }
+
+  /** The variables the node sets for every server (env.list shows them as `system`). */
+  systemEnv(port = this.appPort ?? 0): Record<string, string> {
+    return { SERVER_PORT: String(port), PORT: String(port), SERVER_IP: '0.0.0.0', SERVER_MEMORY: String(this.memoryLimitMB) };
   }
 
   // ---- reading state ----

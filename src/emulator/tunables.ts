@@ -154,3 +154,15 @@ export const EMULATOR_INDEX_WATCHED_DIRS_MAX = 50_000;
 
 /** Distinct files.index requests (path, ignore list, hashMaxBytes) whose digest a volume remembers. */
 export const EMULATOR_INDEX_REMEMBERED_REQUESTS = 64;
+
+/** env.set: longest key and value accepted. The document gives none; these fit any real secret (a PEM key is ~3 KiB). */
+export const EMULATOR_ENV_KEY_MAX = 128;
+export const EMULATOR_ENV_VALUE_MAX = 32 * 1024;
+/** env.audit reads at most this many code files, each up to this size: a vendored bundle must not stall the call. */
+export const EMULATOR_AUDIT_MAX_FILES = 5_000;
+export const EMULATOR_AUDIT_MAX_FILE_BYTES = 1024 * 1024;
+/** deployments.check: how many same-origin links of a 2xx HTML page it follows, and how long each request may take. */
+export const EMULATOR_CHECK_MAX_LINKS = 10;
+export const EMULATOR_CHECK_TIMEOUT_MS = 5_000;
+/** deployments.check: the body it returns is cut to this many characters. */
+export const EMULATOR_CHECK_BODY_MAX = 4_000;

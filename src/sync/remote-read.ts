@@ -45,7 +45,7 @@ export function indexRequestKey(patterns: readonly string[], hashMaxBytes = INDE
   return createHash('sha256').update(JSON.stringify([patterns, hashMaxBytes])).digest('hex').slice(0, 16);
 }
 
-const stripSlash = (p: string): string => p.replace(/^\/+/, '').replace(/\/+$/, '');
+export const stripSlash = (p: string): string => p.replace(/^\/+/, '').replace(/\/+$/, '');
 
 export function entryFromIndex(e: FileIndexEntry): Entry {
   const mode = Number.parseInt(e.mode, 8);
@@ -102,7 +102,7 @@ export async function readRemote(
 }
 
 /** Accumulates index entries, sorting them into files, symlinks and our leftovers. */
-class RemoteTree {
+export class RemoteTree {
   private readonly files: Snapshot = new Map();
   private readonly links = new Set<string>();
   private readonly leftovers = new Set<string>();
@@ -165,7 +165,7 @@ async function completeGrouped(client: HostingClient, tree: RemoteTree, ignore: 
  * with every subdirectory excluded, for the files directly in it. A file still missing
  * after that (a folder with more direct files than the cap) is indexed on its own.
  */
-async function completeTruncated(
+export async function completeTruncated(
   client: HostingClient,
   tree: RemoteTree,
   ignore: string[],

@@ -15,7 +15,7 @@
  *   a cycle that failed after its files landed is push's own apply-pending marker.)
  */
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
@@ -24,6 +24,7 @@ import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
 import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
+import { ScopedSync } from '../sync/scoped-sync.js';
 import type { Session } from '../sync/session.js';
 import { snapshotsEqual } from '../model/snapshot.js';
 import type { Change, Conflict, Drift, Snapshot } from '../model/types.js';
@@ -42,6 +43,8 @@ export interface WatchTunables {
   shutdownGraceMs: number;
   stormPaths: number;
   cacheSaveMs: number;
+  /** Quiet time after a cycle before its writes are verified by a read of their own. */
+  verifyIdleMs: number;
 }
 
 export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
@@ -53,9 +56,11 @@ export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
   shutdownGraceMs: WATCH_SHUTDOWN_GRACE_MS,
   stormPaths: WATCH_STORM_PATHS,
   cacheSaveMs: WATCH_CACHE_SAVE_MS,
+  verifyIdleMs: WATCH_VERIFY_IDLE_MS,
 };
 
-export type CycleTrigger = 'start' | 'change' | 'rescan' | 'poll';
+/** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
+export type CycleTrigger = 'start' | 'change' | 'rescan' | 'poll' | 'verify';
 
 export interface CycleEvent {
   type: 'cycle';
@@ -139,6 +144,21 @@ function forgetUnder(set: Set<string>, touched: readonly string[]): void {
   }
 }
 
+/** A push report that also tells what the cycle's verification step (a scoped cycle before it) sent. */
+function withEarlier(report: PushReport, earlier: PushReport): PushReport {
+  const counts = { ...report.counts };
+  for (const k of Object.keys(counts) as (keyof ChangeCounts)[]) counts[k] += earlier.counts[k];
+  const known = new Set(report.conflicts.map((c) => c.path));
+  return {
+    ...report,
+    counts,
+    changes: [...earlier.changes, ...report.changes],
+    conflicts: [...report.conflicts, ...earlier.conflicts.filter((c) => !known.has(c.path))],
+    failures: [...earlier.failures, ...report.failures],
+    warnings: [...earlier.warnings, ...report.warnings],
+  };
+}
+
 /** Identifies the set of conflicts and drift, to tell a human only when it changes. */
 function remoteSignature(report: Pick<PushReport, 'conflicts' | 'drift'>): string {
   return JSON.stringify([report.conflicts.map((c) => [c.path, c.reason]), report.drift.map((d) => [d.path, d.kind])]);
@@ -169,6 +189,8 @@ class Daemon implements WatchDaemon {
   private readonly emit: (e: WatchEvent) => void;
   private readonly scheduler: CycleScheduler;
   private readonly backoff: Backoff;
+  /** Change cycles: scoped reads, verification folded into the next read (scoped-sync.ts). */
+  private readonly scoped: ScopedSync;
   private watcher: Watcher | null = null;
   private local: Snapshot | null = null;
   /** The local snapshot of the last push that left nothing to retry: an identical rescan needs no request. */
@@ -194,6 +216,7 @@ class Daemon implements WatchDaemon {
     this.t = { ...DEFAULT_WATCH_TUNABLES, ...opts.tunables };
     this.emit = opts.onEvent ?? (() => undefined);
     this.backoff = new Backoff(this.t.retryMinMs, this.t.retryMaxMs);
+    this.scoped = new ScopedSync(session);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.scheduler = new CycleScheduler({
       tunables: { debounceMs: this.t.debounceMs, maxWaitMs: this.t.maxWaitMs, pollMs: this.t.pollMs },
@@ -265,6 +288,9 @@ class Daemon implements WatchDaemon {
     }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
     await this.session.cache.save().catch(() => undefined);
+    // Verified writes into state.bin; unverified ones stay in the record for the next start.
+    // Not after an abandoned cycle: it may still be between its record and its writes.
+    if (result !== 'abandoned') await this.scoped.flush().catch(() => undefined);
     await this.lock.release();
     this.emit({ type: 'stopped', result });
     this.resolveDone({ result, ...(this.fatal ? { fatal: this.fatal } : {}) });
@@ -274,7 +300,7 @@ class Daemon implements WatchDaemon {
   private async cycle(batch: Batch): Promise<CycleOutcome> {
     const { session } = this;
     const { client, config } = session;
-    const trigger: CycleTrigger = !this.synced ? 'start' : batch.poll ? 'poll' : batch.full ? 'rescan' : 'change';
+    const trigger: CycleTrigger = !this.synced ? 'start' : batch.poll ? 'poll' : batch.verify ? 'verify' : batch.full ? 'rescan' : 'change';
     const before = client.stats();
     const t0 = performance.now();
     const warnings: string[] = [];
@@ -294,12 +320,43 @@ class Daemon implements WatchDaemon {
         warnings.push(...scanned.warnings);
       }
       await this.maybeSaveCache();
-      if (!batch.poll && this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed)) {
+      const noApply = this.opts.noApply ?? false;
+      const { scoped } = this;
+      const settled = this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed);
+      if (trigger === 'change' && settled && scoped.pendingVerification === 0) {
         // Saved with the same content (editors' temp-and-rename), or a rescan that found nothing.
         this.cycles++;
         return { kind: 'done', reachedService: false };
       }
-      const report = await push(session, { local: this.local, skipped: [...this.skipped], noApply: this.opts.noApply ?? false });
+      const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
+      let report: PushReport;
+      let wholeRemote = false;
+      if (scope !== null && !batch.verify) {
+        report = await scoped.cycle({ local: this.local, skipped: [...this.skipped], paths: batch.paths, noApply });
+      } else if (batch.verify) {
+        const verified = await scoped.verifyNow({ local: this.local, skipped: [...this.skipped], noApply });
+        if (verified === null) {
+          this.cycles++;
+          return { kind: 'done', reachedService: false };
+        }
+        report = verified;
+      } else {
+        // Start-up, rescan, drift poll: a whole push. Writes a killed daemon left unverified
+        // (or this one's) are verified first, so a local edit made since is not taken for a
+        // conflict with our own bytes; then the base on disk is current for push().
+        if (!this.synced && (await scoped.recover()) > 0) {
+          await scoped.reload();
+          if (!scoped.ready) await scoped.forget();
+        }
+        const pre = await scoped.verifyNow({ local: this.local, skipped: [...this.skipped], noApply: true });
+        report = await push(session, { local: this.local, skipped: [...this.skipped], noApply });
+        if (pre) report = withEarlier(report, pre);
+        // push() read the whole remote after its writes and saved the base from it: every
+        // earlier write is settled there (landed: L = R adopted; lost: planned again).
+        await scoped.forget();
+        await scoped.reload();
+        wholeRemote = true;
+      }
       // Permanent refusals are reported every cycle like conflicts; only the rest is retried.
       const failed = report.failures.some((f) => !f.permanent);
       // Something did not land (or did not verify): look at the same paths again soon,
@@ -313,9 +370,14 @@ class Daemon implements WatchDaemon {
 
       const after = client.stats();
       const landed = report.counts.written + report.counts.deleted + report.counts.moved + report.counts.chmod;
-      const signature = remoteSignature(report);
-      const news = signature !== this.lastSignature;
-      this.lastSignature = signature;
+      // A scoped cycle sees conflicts and drift inside its scope only: news when it has any;
+      // the whole-remote signature is kept for the cycles that read the whole remote.
+      let news = report.conflicts.length > 0 || report.drift.length > 0;
+      if (wholeRemote) {
+        const signature = remoteSignature(report);
+        news = signature !== this.lastSignature;
+        this.lastSignature = signature;
+      }
       this.emit({
         type: 'cycle',
         time: new Date(),
@@ -333,9 +395,10 @@ class Daemon implements WatchDaemon {
         warnings: [...warnings, ...report.warnings],
         ms: batch.firstAt === null || trigger === 'start' ? null : Math.round(this.now() - batch.firstAt),
         cycleMs: Math.round(performance.now() - t0),
-        quiet: (trigger === 'poll' || trigger === 'rescan') && landed === 0 && report.apply === null && !news && !failed && warnings.length === 0,
+        quiet: (trigger === 'poll' || trigger === 'rescan' || trigger === 'verify') && landed === 0 && report.apply === null && !news && !failed && warnings.length === 0,
       });
-      return failed ? { kind: 'retry', afterMs: retryInMs } : { kind: 'done', reachedService: true };
+      const verifyInMs = this.verifyDelay(retryInMs);
+      return failed ? { kind: 'retry', afterMs: retryInMs, ...verifyInMs } : { kind: 'done', reachedService: wholeRemote, ...verifyInMs };
     } catch (err) {
       this.cycles++;
       this.lastPushed = null;
@@ -363,6 +426,11 @@ class Daemon implements WatchDaemon {
         }
       }
     }
+  }
+
+  /** When writes are still unverified: the idle check, never before a retry's backoff ends. */
+  private verifyDelay(retryInMs: number): { verifyInMs?: number } {
+    return this.scoped.pendingVerification > 0 ? { verifyInMs: Math.max(this.t.verifyIdleMs, retryInMs) } : {};
   }
 
   private recovered(): void {

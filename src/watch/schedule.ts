@@ -11,8 +11,11 @@
  *   next batch, and its debounce clock started with its own first event.
  * - Backoff: after a transient failure nothing fires before `notBefore`.
  * - Drift poll: with nothing pending, a cycle with no local paths runs `pollMs` after the
- *   last cycle that reached the service (every cycle reads the remote index, so a busy
- *   session needs no separate poll).
+ *   last cycle that read the whole remote (scoped cycles read only their paths, so they
+ *   do not count).
+ * - Idle verification: a cycle that left writes unverified asks for one check at
+ *   `verifyAt`; pending changes go first (their cycle verifies those writes anyway), and
+ *   the check comes before a drift poll due at the same time.
  */
 
 export interface ScheduleTunables {
@@ -38,8 +41,10 @@ export interface ScheduleState {
   running: boolean;
   /** Earliest time the next cycle may start (backoff after a transient failure); 0 = no limit. */
   notBefore: number;
-  /** End of the last cycle that talked to the service. */
+  /** End of the last cycle that read the whole remote. */
   lastSyncAt: number;
+  /** When the idle verification of earlier writes is due; absent or Infinity: none owed. */
+  verifyAt?: number;
 }
 
 /** What one cycle is asked to do. */
@@ -50,6 +55,8 @@ export interface Batch {
   poll: boolean;
   /** Clock time of the batch's first event; null for a poll. */
   firstAt: number | null;
+  /** Set (true) only on the idle verification of earlier writes: no local paths, no poll. */
+  verify?: true;
 }
 
 export type Decision =
@@ -72,9 +79,11 @@ export function decide(state: ScheduleState, now: number, t: ScheduleTunables): 
     const p = state.pending;
     return { kind: 'run', batch: { paths: [...p.paths], full: p.full, poll: false, firstAt: p.firstAt } };
   }
-  if (!(t.pollMs > 0) || !Number.isFinite(t.pollMs)) return { kind: 'wait', at: Infinity };
+  const verifyAt = state.verifyAt === undefined || !Number.isFinite(state.verifyAt) ? Infinity : Math.max(state.verifyAt, state.notBefore);
+  if (now >= verifyAt) return { kind: 'run', batch: { paths: [], full: false, poll: false, firstAt: null, verify: true } };
+  if (!(t.pollMs > 0) || !Number.isFinite(t.pollMs)) return { kind: 'wait', at: verifyAt };
   const at = Math.max(state.lastSyncAt + t.pollMs, state.notBefore);
-  if (now < at) return { kind: 'wait', at };
+  if (now < at) return { kind: 'wait', at: Math.min(at, verifyAt) };
   return { kind: 'run', batch: { paths: [], full: false, poll: true, firstAt: null } };
 }
 
@@ -101,7 +110,9 @@ export function markFull(pending: Pending): void {
  * are still unsynced, and save-to-live keeps counting from its first event. A failed poll
  * comes back as an empty batch, so the retry still looks at the service.
  */
-export function requeue(pending: Pending | null, batch: Batch, now: number): Pending {
+export function requeue(pending: Pending | null, batch: Batch, now: number): Pending | null {
+  // A failed idle verification is owed again (the scheduler re-arms verifyAt), not a change.
+  if (batch.verify) return pending;
   const firstAt = batch.firstAt ?? now;
   const next = pending ?? { paths: new Set<string>(), full: false, firstAt, lastAt: firstAt };
   next.firstAt = Math.min(next.firstAt, firstAt);

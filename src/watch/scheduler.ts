@@ -24,10 +24,14 @@ export const systemClock: Clock = {
 };
 
 export type CycleOutcome =
-  /** `reachedService`: the cycle read the remote, so the drift poll clock restarts. */
-  | { kind: 'done'; reachedService: boolean }
+  /**
+   * `reachedService`: the cycle read the whole remote, so the drift poll clock restarts.
+   * `verifyInMs`: writes are still unverified; an idle check is due this long after the
+   * cycle unless another cycle comes first (and says again).
+   */
+  | { kind: 'done'; reachedService: boolean; verifyInMs?: number }
   /** Transient failure: the batch comes back, and nothing runs for `afterMs`. */
-  | { kind: 'retry'; afterMs: number };
+  | { kind: 'retry'; afterMs: number; verifyInMs?: number };
 
 export interface SchedulerOptions {
   tunables: ScheduleTunables;
@@ -144,6 +148,7 @@ export class CycleScheduler {
       outcome = { kind: 'retry', afterMs: this.opts.crashRetryMs };
     }
     const now = this.clock.now();
+    this.state.verifyAt = outcome.verifyInMs === undefined ? Infinity : now + outcome.verifyInMs;
     if (outcome.kind === 'retry') {
       this.state.pending = requeue(this.state.pending, batch, now);
       this.state.notBefore = now + outcome.afterMs;

@@ -61,3 +61,11 @@ export const WATCH_NATIVE_MIN_FILES = 20_000;
 
 /** Watch mode: the stat cache is written at most this often (and on exit); a 100k-entry cache is a few MB of JSON. */
 export const WATCH_CACHE_SAVE_MS = 60_000;
+
+/**
+ * Watch mode: a cycle's writes are verified by the next cycle's read when the user keeps
+ * saving; when the tree goes quiet this long, one read of their own verifies them. Long
+ * enough that an editing session pays for it once, not per save; short enough that a
+ * remote edit racing our write is reported within about a second.
+ */
+export const WATCH_VERIFY_IDLE_MS = 1_000;

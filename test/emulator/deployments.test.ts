@@ -62,13 +62,6 @@ describe('deployments: records', () => {
     const a = await call(t.emu, 'GET', '/account');
     expect(a.json.quota.used.slots).toBe(2);
   });
-
-  it('answers 501 naming a documented endpoint the emulator does not implement, after the usual checks', async () => {
-    const e = await call(t.emu, 'GET', '~/env');
-    expect(e.status).toBe(501);
-    expect(e.json.error).toContain('env.list');
-    expect((await call(t.emu, 'GET', '/deployments/dep_nope/env')).status).toBe(404);
-  });
 });
 
 describe('deployments: running the app', () => {

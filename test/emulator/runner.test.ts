@@ -259,7 +259,7 @@ describe('DeploymentRunner with a node app', () => {
     });
     process.env.HOSTSYNC_TEST_SECRET = 'must-not-leak';
     try {
-      const r = runner({ volume, runtime: 'nodejs', entryFile: 'env.js', env: { MY_VAR: 'mine', SERVER_PORT: '1' } });
+      const r = runner({ volume, runtime: 'nodejs', entryFile: 'env.js', env: () => ({ MY_VAR: 'mine', SERVER_PORT: '1' }) });
       const result = await r.apply({});
       expect(result.state).toBe('offline');
       const line = result.logs.find((l) => l.startsWith('env '));

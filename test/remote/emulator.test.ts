@@ -64,7 +64,8 @@ describe('pacing against the emulator', () => {
     expect(mine.total).toBe(400);
     expect(theirs.requests.total).toBe(400);
     expect(mine.byOperation).toEqual(theirs.requests.byOperation);
-    expect(mine.pacedMs).toBeGreaterThan(0);
+    // No pacedMs > 0 here: on a loaded machine the emulator serves fewer than 40 a second and
+    // the queue never needs to wait. That it waits when it must is queue.test.ts's (fake clock).
   });
 
   it('with forced 429s every request still succeeds after Retry-After', async () => {

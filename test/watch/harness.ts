@@ -3,6 +3,7 @@
  * recorder, and "wait until the volume equals the local tree" (bounded only by the
  * test timeout: no timing assertions).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
@@ -10,6 +11,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
 import { openSession, type Session } from '../../src/sync/session.js';
 import type { CycleEvent, WatchDaemon, WatchEvent } from '../../src/watch/daemon.js';
+import { CLI } from '../helpers/cli.js';
 import { fileDigests } from '../helpers/tree.js';
 
 /** Paths the default ignore rules keep local: they must never reach the volume. */
@@ -83,3 +85,37 @@ function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
 export function requestsOf(cycles: readonly CycleEvent[]): number {
   return cycles.reduce((n, c) => n + c.requests, 0);
 }
+
+/** The built CLI's `watch --json`, with its stdout parsed line by line. */
+export class WatchProcess {
+  readonly child: ChildProcess;
+  readonly events: Record<string, unknown>[] = [];
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(emu: RunningEmulator, root: string, deploymentId: string, extra: string[] = [], extraEnv: Record<string, string> = {}) {
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...cliEnv(emu, deploymentId), ...extraEnv };
+    this.child = spawn(process.execPath, [CLI, 'watch', '--json', '--dir', root, ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let buf = '';
+    this.child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) !== -1) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim()) this.events.push(JSON.parse(line) as Record<string, unknown>);
+      }
+    });
+    this.child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  async waitFor(pred: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    for (;;) {
+      const hit = this.events.find(pred);
+      if (hit) return hit;
+      await sleep(20);
+    }
+  }
+}
+

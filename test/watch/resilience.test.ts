@@ -4,7 +4,6 @@
  * mid-cycle then restart converges, SIGINT exits 0, and saving every 100 ms under a
  * shortened rate window meets no 429.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,9 +13,9 @@ import { HostsyncError } from '../../src/errors.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { deploymentStateDir } from '../../src/state/paths.js';
 import { startWatch, type WatchEvent } from '../../src/watch/daemon.js';
-import { CLI, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
-import { cliEnv, converged, Recorder, watchSession } from './harness.js';
+import { cliEnv, converged, Recorder, WatchProcess, watchSession } from './harness.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -31,39 +30,6 @@ async function project(files: Record<string, string> = { 'index.html': '<title>t
   await writeTree(dir, files);
   const dep = await emu.createDeployment({ runtime: 'static' });
   return { root: dir, cleanup, dep, lockFile: path.join(deploymentStateDir(dir, emu.baseUrl, dep.id), 'lock') };
-}
-
-/** The built CLI's `watch --json`, with its stdout parsed line by line. */
-class WatchProcess {
-  readonly child: ChildProcess;
-  readonly events: Record<string, unknown>[] = [];
-  stderr = '';
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-
-  constructor(root: string, deploymentId: string, extra: string[] = []) {
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...cliEnv(emu, deploymentId) };
-    this.child = spawn(process.execPath, [CLI, 'watch', '--json', '--dir', root, ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let buf = '';
-    this.child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) !== -1) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim()) this.events.push(JSON.parse(line) as Record<string, unknown>);
-      }
-    });
-    this.child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
-  }
-
-  async waitFor(pred: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-    for (;;) {
-      const hit = this.events.find(pred);
-      if (hit) return hit;
-      await sleep(20);
-    }
-  }
 }
 
 /** A fresh daemon on the project (after whatever the test did to the last one) converges; then clean up. */
@@ -165,7 +131,7 @@ describe('network outage', () => {
 describe('signals (built CLI)', () => {
   it('SIGINT exits 0 and releases the lock', async () => {
     const p = await project();
-    const w = new WatchProcess(p.root, p.dep.id, ['--no-apply']);
+    const w = new WatchProcess(emu, p.root, p.dep.id, ['--no-apply']);
     await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
     expect(existsSync(p.lockFile)).toBe(true);
     w.child.kill('SIGINT');
@@ -178,7 +144,7 @@ describe('signals (built CLI)', () => {
 
   it('SIGINT during a cycle finishes or abandons it safely, exits 0, and a restart converges', async () => {
     const p = await project();
-    const w = new WatchProcess(p.root, p.dep.id, ['--no-apply']);
+    const w = new WatchProcess(emu, p.root, p.dep.id, ['--no-apply']);
     try {
       await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
       emu.setLatency(300);
@@ -201,7 +167,7 @@ describe('signals (built CLI)', () => {
     const files: Record<string, string> = { 'index.html': '<title>t</title>\n' };
     for (let i = 0; i < 40; i++) files[`src/f${i}.js`] = `export const v = ${i};\n`;
     const p = await project(files);
-    const w = new WatchProcess(p.root, p.dep.id, ['--no-apply']);
+    const w = new WatchProcess(emu, p.root, p.dep.id, ['--no-apply']);
     try {
       await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
       emu.setLatency(300);
@@ -242,7 +208,9 @@ describe('rate limits', () => {
         // Coalesced: far fewer cycles than saves, and each applied.
         const changeCycles = rec.cycles().filter((c) => c.trigger === 'change');
         expect(changeCycles.length).toBeLessThan(80);
-        expect(changeCycles.at(-1)!.apply).not.toBeNull();
+        // The last cycle that sent something applied it (a late duplicate event may add a
+        // cycle with nothing to send, which applies nothing).
+        expect(changeCycles.filter((c) => c.changes.length > 0).at(-1)!.apply).not.toBeNull();
       } finally {
         await daemon.stop();
         await session.close();

@@ -64,12 +64,16 @@ for (const backend of ['native', 'chokidar'] as WatcherBackend[]) {
     });
 
     it('in-place write', async () => {
+      const before = rec.cycles().length;
       await writeFile(path.join(root, 'src/app.js'), 'export const app = 2;\n');
       await converged(daemon, root, volume);
-      const last = rec.cycles().at(-1)!;
-      expect(last.trigger).toBe('change');
-      expect(last.changes.map((c) => c.kind === 'rename' ? c.to : c.path)).toEqual(['src/app.js']);
-      expect(last.ms).not.toBeNull();
+      // A loaded machine may deliver the write as two events (truncate, then data): the
+      // second cycle then finds nothing left to do (or the rest of the bytes). Together they
+      // touched exactly the file.
+      const cycles = rec.cycles().slice(before).filter((c) => c.trigger === 'change');
+      expect(cycles.length).toBeGreaterThan(0);
+      expect([...new Set(cycles.flatMap((c) => c.changes.map((ch) => ch.kind === 'rename' ? ch.to : ch.path)))]).toEqual(['src/app.js']);
+      expect(cycles[0]!.ms).not.toBeNull();
     });
 
     it('write-temp-then-rename (VS Code style atomic save)', async () => {
@@ -194,7 +198,7 @@ describe('bursts', () => {
     const rec = new Recorder();
     // A long quiet period and max wait: this test counts requests per burst, so the burst
     // must not be cut in two by a slow moment on a loaded machine.
-    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { debounceMs: 300, maxWaitMs: 20_000 } });
+    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { debounceMs: 1_500, maxWaitMs: 20_000 } });
     try {
       await converged(daemon, root, dep.volume);
       const mark = rec.events.length;

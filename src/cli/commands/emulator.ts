@@ -17,6 +17,7 @@ export interface EmulatorFlags {
   key?: string[];
   runtime?: string;
   entry?: string;
+  deployments?: number;
   dnsVerified?: boolean;
   backups?: boolean;
   backupInterval?: number;
@@ -58,6 +59,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<number> {
     ...(flags.key ? { keys: flags.key } : {}),
     ...(flags.runtime ? { runtime: flags.runtime } : {}),
     ...(flags.entry ? { entryFile: flags.entry } : {}),
+    ...(flags.deployments ? { deployments: flags.deployments } : {}),
     ...(flags.dnsVerified ? { dnsVerified: true } : {}),
     ...(flags.backups === false ? { autoBackups: false } : {}),
     ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),

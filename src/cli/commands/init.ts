@@ -15,7 +15,7 @@ export function renderInit(r: InitResult): string {
     lines.push(configEditLine(c));
   }
   if (c.created) {
-    const set = new Set(c.changes.map((ch) => ch.key));
+    const set = new Set(c.changes.map((ch) => ch.key.replace(/^targets\.[^.]+\./, '')));
     if (!set.has('deployment')) lines.push(`  run \`hostsync link\` to pick your deployment (or set "deployment" in ${CONFIG_FILE}, or HOSTSYNC_DEPLOYMENT)`);
     if (!set.has('baseUrl')) lines.push(`  set "baseUrl" in ${CONFIG_FILE} (or HOSTSYNC_BASE_URL, or --base-url) to the service address`);
   }
@@ -35,6 +35,7 @@ export async function initCommand(cmd: Command): Promise<number> {
     ...(g.dir !== undefined ? { dir: g.dir } : {}),
     ...(g.deployment !== undefined ? { deployment: g.deployment } : {}),
     ...(g.baseUrl !== undefined ? { baseUrl: g.baseUrl } : {}),
+    ...(g.target !== undefined ? { target: g.target } : {}),
   });
   return emitResult(outcome, g.json ?? false, renderInit, { quiet: g.quiet ?? false, summary: (r) => renderInit(r).split('\n')[0] ?? '' });
 }

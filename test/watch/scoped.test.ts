@@ -1,0 +1,198 @@
+/**
+ * Issue 10: watch spends requests per unit of work, whatever the tree size. A one-file
+ * edit reads only its own scope (on a tree larger than the emulator's index cap), its
+ * writes are verified by a later read, a remote edit is never overwritten unannounced,
+ * and a daemon killed before verifying is repaired by the next start.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { HostingClient } from '../../src/remote/client.js';
+import { deploymentStateDir } from '../../src/state/paths.js';
+import { startWatch, type CycleEvent } from '../../src/watch/daemon.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+import { converged, Recorder, WatchProcess, watchSession } from './harness.js';
+
+/** The index cap is lowered so a small tree is already "larger than the emulator answers in one index". */
+const INDEX_CAP = 25;
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000, indexMaxEntries: INDEX_CAP });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+async function bigProject() {
+  const files: Record<string, string> = { 'index.html': '<title>t</title>\n' };
+  for (const d of ['a', 'b', 'c', 'd']) for (let i = 0; i < 15; i++) files[`src/${d}/f${i}.js`] = `export const v = "${d}${i}";\n`;
+  const { dir, cleanup } = await tempDir('hostsync-watch-scoped-');
+  await writeTree(dir, files);
+  const dep = await emu.createDeployment({ runtime: 'static' });
+  return { root: dir, cleanup, dep, files: Object.keys(files).length };
+}
+
+const isCycle = (trigger: CycleEvent['trigger']) => (e: { type: string; trigger?: string }) => e.type === 'cycle' && e.trigger === trigger;
+
+describe('scoped cycles', () => {
+  it('a one-file edit on a tree past the index cap costs a read and a write; one idle read verifies it', async () => {
+    const p = await bigProject();
+    expect(p.files).toBeGreaterThan(2 * INDEX_CAP);
+    const session = await watchSession(emu, p.root, p.dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent, tunables: { verifyIdleMs: 200 } });
+    const stateDir = deploymentStateDir(p.root, emu.baseUrl, p.dep.id);
+    try {
+      await converged(daemon, p.root, p.dep.volume);
+      const start = rec.cycles()[0]!;
+      expect(start.byOperation['files.list']).toBeGreaterThan(0); // the whole tree did not fit one index
+
+      for (const [k, rel] of ['src/c/f7.js', 'src/a/f1.js'].entries()) {
+        const mark = rec.events.length;
+        await writeFile(path.join(p.root, rel), `export const v = "edited ${k}";\n`);
+        const change = (await rec.waitFor(isCycle('change'), mark)) as CycleEvent;
+        expect(change.changes.map((c) => c.path)).toEqual([rel]);
+        expect(change.byOperation).toEqual({ 'files.index': 1, 'files.writeMany': 1 });
+        expect(change.requests).toBe(2);
+        // Sent, not yet verified: the record a restart would re-check.
+        expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(true);
+        const verify = (await rec.waitFor(isCycle('verify'), mark)) as CycleEvent;
+        expect(verify.requests).toBe(1);
+        expect(verify.byOperation).toEqual({ 'files.index': 1 });
+        expect(verify.quiet).toBe(true);
+        expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(false);
+      }
+      await converged(daemon, p.root, p.dep.volume);
+    } finally {
+      await daemon.stop();
+      await session.close();
+    }
+    // The base was saved with the verified writes: a restart finds nothing to send.
+    const again = await watchSession(emu, p.root, p.dep.id);
+    const rec2 = new Recorder();
+    const d2 = await startWatch(again, { noApply: true, onEvent: rec2.onEvent });
+    try {
+      await converged(d2, p.root, p.dep.volume);
+      expect(rec2.cycles()[0]!.counts.written).toBe(0);
+      expect(rec2.cycles()[0]!.conflicts).toEqual([]);
+    } finally {
+      await d2.stop();
+      await again.close();
+      await p.cleanup();
+    }
+  });
+
+  it('with apply, a one-file edit costs three requests; saving on, each cycle verifies the one before', async () => {
+    const p = await bigProject();
+    const session = await watchSession(emu, p.root, p.dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { verifyIdleMs: 60_000 } });
+    try {
+      await converged(daemon, p.root, p.dep.volume);
+      const mark = rec.events.length;
+      for (let k = 0; k < 3; k++) {
+        const before = rec.cycles().length;
+        await writeFile(path.join(p.root, 'src/b/f3.js'), `export const v = "save ${k}";\n`);
+        while (!rec.cycles().slice(before).some((c) => c.trigger === 'change' && c.apply !== null)) await sleep(20);
+      }
+      const changes = rec.cyclesSince(mark).filter((c) => c.trigger === 'change');
+      for (const c of changes) expect(c.byOperation).toEqual({ 'files.index': 1, 'files.writeMany': 1, 'deployments.apply': 1 });
+      expect(rec.cyclesSince(mark).some((c) => c.trigger === 'verify')).toBe(false);
+      await converged(daemon, p.root, p.dep.volume);
+    } finally {
+      await daemon.stop();
+      await session.close();
+      await p.cleanup();
+    }
+  });
+
+  it('a remote edit before the pre-read is a conflict, never overwritten', async () => {
+    const p = await bigProject();
+    const session = await watchSession(emu, p.root, p.dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent, tunables: { verifyIdleMs: 200 } });
+    try {
+      await converged(daemon, p.root, p.dep.volume);
+      await writeFile(path.join(p.dep.volume, 'src/d/f2.js'), 'hotfix on the server\n');
+      const mark = rec.events.length;
+      await writeFile(path.join(p.root, 'src/d/f2.js'), 'local edit\n');
+      const c = (await rec.waitFor((e) => e.type === 'cycle' && e.conflicts.length > 0, mark)) as CycleEvent;
+      expect(c.conflicts.map((x) => [x.path, x.reason])).toEqual([['src/d/f2.js', 'both-modified']]);
+      expect(c.counts.written).toBe(0);
+      expect(await readFile(path.join(p.dep.volume, 'src/d/f2.js'), 'utf8')).toBe('hotfix on the server\n');
+    } finally {
+      await daemon.stop();
+      await session.close();
+      await p.cleanup();
+    }
+  });
+
+  it('the accepted window: a remote edit landing between the pre-read and our write is overwritten, and files.history keeps it', async () => {
+    const p = await bigProject();
+    const session = await watchSession(emu, p.root, p.dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent, tunables: { verifyIdleMs: 200 } });
+    const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: p.dep.id });
+    try {
+      await converged(daemon, p.root, p.dep.volume);
+      emu.setLatency(300);
+      const before = emu.stats().requests.byOperation['files.writeMany'] ?? 0;
+      await writeFile(path.join(p.root, 'src/a/f9.js'), 'ours\n');
+      // Our writeMany has arrived and is held by the latency: someone edits the file now.
+      while ((emu.stats().requests.byOperation['files.writeMany'] ?? 0) === before) await sleep(5);
+      await writeFile(path.join(p.dep.volume, 'src/a/f9.js'), 'theirs, in the window\n');
+      await rec.waitFor(isCycle('verify'));
+      emu.setLatency(0);
+      expect(await readFile(path.join(p.dep.volume, 'src/a/f9.js'), 'utf8')).toBe('ours\n');
+      const history = await client.files.history('src/a/f9.js');
+      // The version saved by our write is the one it replaced: theirs.
+      const newest = history.versions[0]!;
+      expect(newest.bytes).toBe(Buffer.byteLength('theirs, in the window\n'));
+    } finally {
+      emu.setLatency(0);
+      await client.close();
+      await daemon.stop();
+      await session.close();
+      await p.cleanup();
+    }
+  });
+
+  it('SIGKILL before the deferred verification, then a local edit and a restart: verified from the record, pushed as a plain edit', async () => {
+    const p = await bigProject();
+    const stateDir = deploymentStateDir(p.root, emu.baseUrl, p.dep.id);
+    const w = new WatchProcess(emu, p.root, p.dep.id, ['--no-apply']);
+    try {
+      await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
+      await writeFile(path.join(p.root, 'src/b/f5.js'), 'first edit\n');
+      await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'change');
+      // Written, and the idle verification (1 s by default) has not run: kill now.
+      w.child.kill('SIGKILL');
+      await w.exited;
+    } finally {
+      if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    }
+    expect(w.events.some((e) => e.type === 'cycle' && e.trigger === 'verify')).toBe(false);
+    expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(true);
+    expect(await readFile(path.join(p.dep.volume, 'src/b/f5.js'), 'utf8')).toBe('first edit\n');
+    // Edited again while no daemon runs: base (old) != local != remote (our first edit).
+    await writeFile(path.join(p.root, 'src/b/f5.js'), 'second edit, while stopped\n');
+
+    const session = await watchSession(emu, p.root, p.dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+    try {
+      await converged(daemon, p.root, p.dep.volume);
+      const all = rec.cycles();
+      expect(all.flatMap((c) => c.conflicts)).toEqual([]);
+      expect(all.reduce((n, c) => n + c.counts.written, 0)).toBe(1);
+      expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(false);
+    } finally {
+      await daemon.stop();
+      await session.close();
+      await p.cleanup();
+    }
+  });
+});
