@@ -101,7 +101,8 @@ try {
 
   // Baseline for the initial push: tar czf, one upload, one decompress, into a fresh deployment.
   const other = await emu.createDeployment({ name: 'tar-baseline' });
-  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: other.id });
+  // A long timeout: decompressing 100k files on a loaded 2-core machine can take minutes.
+  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: other.id, timeoutMs: 30 * 60_000 });
   const archive = path.join(work, 'tree.tar.gz');
   t = performance.now();
   const tarRun = await timed('tar', ['czf', archive, '--exclude=./.git', '.']);
