@@ -30,10 +30,13 @@ export interface TargetsResult extends Partial<FailureFields> {
   selected: string | null;
 }
 
+/** The shape of a listing that could not be made. */
+export const emptyTargetsResult = (): TargetsResult => ({ ok: false, root: null, targets: [], selected: null });
+
 /** `hostsync targets`: the targets hostsync.json defines and which one commands would use. Sends nothing. */
 export async function runTargets(opts: TargetsOptions = {}): Promise<{ result: Outcome<TargetsResult>; thrown: boolean }> {
   return runCommand<TargetsResult>(
-    () => ({ ok: false, root: null, targets: [], selected: null }),
+    emptyTargetsResult,
     async () => {
       const root = await resolveRoot(opts.dir);
       const file = await readConfigFile(root);

@@ -44,8 +44,10 @@ export interface WatchCycleEvent {
   rateLimited: number;
   /** The deployment's state after apply, or null when nothing was applied. */
   state: string | null;
-  /** HTTP status of the app's URL after apply, or null. */
+  /** HTTP status of the app's URL after apply, or null (also for a worker, which serves no HTTP). */
   http: number | null;
+  /** What the app was judged as after apply (`health` in hostsync.json, or auto), or null. */
+  kind: 'web' | 'worker' | null;
   healthy: boolean | null;
   /** From the first save of the batch to apply answering; null for start-up and polls. */
   ms: number | null;
@@ -81,7 +83,8 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     byOperation: e.byOperation,
     rateLimited: e.rateLimited,
     state: e.apply?.state ?? null,
-    http: e.apply?.http?.url ? e.apply.http.status : null,
+    http: e.apply?.http?.url && e.health?.kind !== 'worker' ? e.apply.http.status : null,
+    kind: e.health?.kind ?? null,
     healthy: e.healthy,
     ms: e.ms,
     cycleMs: e.cycleMs,

@@ -6,11 +6,16 @@
  * for the streaming commands (watch, dev), the `fatal` event their stream would end with.
  * An unknown command has no keys to keep: `{ok, error, exitCode}`.
  */
+import { emptyDiffResult } from '../app/diff.js';
 import { emptyExecResult } from '../app/exec.js';
 import { emptyInitResult } from '../app/init.js';
 import { emptyLinkResult } from '../app/link.js';
+import { emptyLogsReport } from '../app/logs.js';
+import { emptyPullResult } from '../app/pull.js';
 import { emptyPushResult } from '../app/push.js';
+import { emptyResolveResult } from '../app/resolve.js';
 import { emptyStatusResult } from '../app/status.js';
+import { emptyTargetsResult } from '../app/targets.js';
 import { emptyTrustResult } from '../app/trust.js';
 
 /** The emulator's result is its ready line (DESIGN.md, Interfaces): those keys, null, when it could not start. */
@@ -20,10 +25,15 @@ export const emulatorNotStarted = { baseUrl: null, apiKey: null, deploymentId: n
 const EMPTY: Record<string, () => object> = {
   push: emptyPushResult,
   status: emptyStatusResult,
+  diff: emptyDiffResult,
+  pull: emptyPullResult,
+  resolve: emptyResolveResult,
   exec: emptyExecResult,
   init: emptyInitResult,
   link: emptyLinkResult,
+  logs: emptyLogsReport,
   trust: emptyTrustResult,
+  targets: emptyTargetsResult,
   emulator: () => emulatorNotStarted,
 };
 

@@ -28,6 +28,7 @@ function changesSummary(changes: readonly ChangeItem[]): string {
 function applyPart(e: WatchCycleEvent): string | null {
   if (e.state === null) return null;
   const state = e.healthy ? pc.green(e.state) : pc.red(e.state);
+  if (e.kind === 'worker') return `${state} worker`;
   if (e.http === null) return state;
   const status = e.http === 0 ? 'no answer' : `HTTP ${e.http}`;
   return `${state} ${httpOk(e.http) ? pc.green(status) : pc.red(status)}`;

@@ -22,6 +22,7 @@ import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
 import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
+import type { HealthReport } from '../sync/apply.js';
 import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import { ScopedSync } from '../sync/scoped-sync.js';
@@ -73,6 +74,8 @@ export interface CycleEvent {
   byOperation: Record<string, number>;
   rateLimited: number;
   apply: ApplyResult | null;
+  /** The verdict after apply (among others, what kind of app it was judged), or null. */
+  health?: HealthReport | null;
   healthy: boolean | null;
   conflicts: Conflict[];
   drift: Drift[];
@@ -388,6 +391,7 @@ class Daemon implements WatchDaemon {
         byOperation: diffOps(before, after),
         rateLimited: after.rateLimited - before.rateLimited,
         apply: report.apply,
+        health: report.health,
         healthy: report.healthy,
         conflicts: report.conflicts,
         drift: report.drift,

@@ -41,8 +41,11 @@ describe('help', () => {
   });
 
   it('an unknown command exits 2 and suggests the closest one', async () => {
-    const r = await runCli(['stauts'], {});
+    const [r, pul] = await Promise.all([runCli(['stauts'], {}), runCli(['pul'], {})]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Did you mean status\?/);
+    // Now that pull exists, "pul" is pull, not push.
+    expect(pul.code).toBe(2);
+    expect(pul.stderr).toMatch(/Did you mean pull\?/);
   });
 });

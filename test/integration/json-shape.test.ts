@@ -106,7 +106,11 @@ describe('--json when the command never ran', () => {
         ['init', ['init']],
         ['link', ['link']],
         ['trust', ['trust']],
+        ['targets', ['targets']],
         ['exec', ['exec', '--', 'true']],
+        ['diff', ['diff']],
+        ['pull', ['pull']],
+        ['resolve', ['resolve', '--ours', 'x.txt']],
       ];
       for (const [name, args] of cases) {
         const [bad, usage] = await Promise.all([

@@ -56,6 +56,16 @@ describe('renderCycle', () => {
     expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d {2}M src\/app\.js {2}· {2}4 req {2}· {2}running HTTP 200 {2}· {2}142 ms$/);
   });
 
+  it('a worker shows its state and kind, never an HTTP status it does not serve', () => {
+    const health = { healthy: true, kind: 'worker' as const, decided: 'config' as const, reason: 'ready line seen', readyLine: 'Logged in as Bot', state: 'running' as const, requests: 1, waitedMs: 300, logs: [] };
+    const noAnswer = { url: 'http://127.0.0.1:1234/', status: 0, ok: false, contentType: '', title: '', bodyExcerpt: '' };
+    const e = cycle({ apply: apply({ http: noAnswer }), health, healthy: true, ms: 80 });
+    expect(renderCycle(e, false)[0]).toMatch(/· {2}running worker {2}· {2}80 ms$/);
+    expect(watchEventJson(e)).toMatchObject({ state: 'running', http: null, kind: 'worker', healthy: true });
+    // A web app keeps its status, and says what it was judged as.
+    expect(watchEventJson(cycle({ apply: apply({}), health: { ...health, kind: 'web', readyLine: null }, healthy: true }))).toMatchObject({ http: 200, kind: 'web' });
+  });
+
   it('names three changes, then counts the rest', () => {
     const changes = ['a', 'b', 'c', 'd', 'e'].map((p) => ({ kind: 'write' as const, path: p, entry: entry(p), create: true }));
     expect(renderCycle(cycle({ changes }), false)[0]).toContain('A a, A b, A c, +2 more');
