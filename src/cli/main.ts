@@ -148,6 +148,29 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--name <name>', 'link the deployment with this name (else --deployment ID, or a choice on a terminal)')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/link.js')).linkCommand(opts, cmd)));
 
+  const env = program
+    .command('env')
+    .description('the deployment\'s environment variables against the project\'s .env: list, diff, push, pull (keys only; values are never printed)');
+  const envFile = (c: Command): Command => c.option('--file <path>', 'environment file (default: "envFile" of hostsync.json, else .env)');
+  envFile(env.command('list').description('list the deployment\'s variables (secret, plain, system) and whether the file has each'))
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('list', opts, cmd)));
+  const flagOpts = (c: Command): Command => c
+    .option('--plain <key>', 'this key is a plain (readable) variable; repeatable (new keys are secrets, existing ones keep their kind)', collect)
+    .option('--secret <key>', 'this key is a secret, also when the deployment has it plain; repeatable', collect);
+  flagOpts(envFile(env.command('diff').description('keys the file adds, changes or lacks compared with the deployment (never a value)')))
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('diff', opts, cmd)));
+  flagOpts(envFile(env.command('push').description('set the file\'s variables on the deployment: new keys as secrets unless --plain KEY')))
+    .option('--prune', 'also delete the deployment\'s variables the file lacks (asks, or needs --yes)')
+    .option('--restart', 'restart the app afterwards, so it reads the new values')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('push', opts, cmd)));
+  envFile(env.command('pull').description('write the deployment\'s plain variables into the file; list the secrets it cannot fetch'))
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('pull', opts, cmd)));
+
+  program
+    .command('doctor')
+    .description('check the key, scopes, deployment, entry file, runtime, RAM, disk, variables, ignore rules, drift, rate budget and clock; each with the fix (exit 1 when one fails)')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/doctor.js')).doctorCommand(cmd)));
+
   program
     .command('exec')
     .description('run a command in the deployment (deployments.shell) and exit with its exit code, e.g. hostsync exec -- npm run migrate')

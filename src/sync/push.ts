@@ -292,14 +292,19 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   report.applyPending = applyPending && report.apply === null;
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
-  await store.appendLog({
-    command: 'push',
+  await store.appendLog(logLineOf('push', report, client.stats().total));
+  return report;
+}
+
+/** The audit-trail line (state store appendLog) of one push or watch cycle. */
+export function logLineOf(command: 'push' | 'watch', report: PushReport, requests: number): Record<string, unknown> {
+  return {
+    command,
     ...report.counts,
     conflicts: report.conflicts.length,
     failures: report.failures.length,
-    requests: client.stats().total,
+    requests,
     healthy: report.healthy,
     ms: report.durationMs,
-  });
-  return report;
+  };
 }

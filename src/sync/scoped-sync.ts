@@ -29,7 +29,7 @@ import { UnverifiedStore, type Expectation } from '../state/unverified.js';
 import { applyRequestFor, awaitHealth } from './apply.js';
 import { decide, massDeleteVerdict } from './decide.js';
 import { executePlan } from './execute.js';
-import type { PushReport } from './push.js';
+import { logLineOf, type PushReport } from './push.js';
 import { recordPush } from './push-journal.js';
 import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader } from './scoped-read.js';
@@ -242,15 +242,7 @@ export class ScopedSync {
     if (this.unsaved.size > UNSAVED_BASE_MAX_ENTRIES) await this.flush();
     report.durationMs = Date.now() - started;
     if (plan.steps.length > 0 || report.apply) {
-      await store.appendLog({
-        command: 'watch',
-        ...report.counts,
-        conflicts: report.conflicts.length,
-        failures: report.failures.length,
-        requests: client.stats().total,
-        healthy: report.healthy,
-        ms: report.durationMs,
-      });
+      await store.appendLog(logLineOf('watch', report, client.stats().total));
     }
     return report;
   }
