@@ -6,7 +6,7 @@ import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, guardMassDelete, type Decision } from './decide.js';
-import { readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
+import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
@@ -197,7 +197,7 @@ async function transfer(
     for (const p of result.vanished) out.vanished.add(p);
     out.stale = true;
     if (!result.outcomeUnknown) break;
-    remote = await readRemote(client, matcher, null);
+    remote = await readRemote(client, matcher, null, expectedFiles(decision.local, remote.snapshot));
     decision = redecide(remote);
     out.stale = false;
     if (round === MAX_PLAN_ROUNDS - 1 && decision.plan.steps.length > 0) {
@@ -234,7 +234,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const scanned = state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
-  let remote: RemoteRead = await readRemote(client, matcher, state.remote);
+  let remote: RemoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base));
   // An archive a killed push left behind is served by static and PHP runtimes, with the
   // whole project in it: it goes first, before any guard or conflict can stop this push.
   let cleaned = false;
@@ -312,7 +312,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const stale = sent.stale || cleaned;
   if (stale) {
     opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });
-    remote = await readRemote(client, matcher, null);
+    remote = await readRemote(client, matcher, null, expectedFiles(decision.local, remote.snapshot));
     decision = redecide(remote);
   }
   // End to end: every change we meant to make is checked against the verified remote.

@@ -63,7 +63,7 @@ export class ScopedSync {
   private readonly record: UnverifiedStore;
   /** Sent, not yet seen on the remote. */
   private readonly unverified = new Map<string, Expectation>();
-  /** Verified into `base` in memory, not yet saved to state.json. */
+  /** Verified into `base` in memory, not yet saved to state.bin. */
   private readonly unsaved = new Map<string, Expectation>();
   /** The working base; null until loaded (a daemon loads it after its first full push). */
   private base: Snapshot | null = null;
@@ -93,7 +93,7 @@ export class ScopedSync {
     await this.record.save(this.unverified);
   }
 
-  /** Takes the base from state.json (after a full push saved one). */
+  /** Takes the base from state.bin (after a full push saved one). */
   async reload(): Promise<void> {
     this.base = (await this.session.store.load()).base;
     this.dirty = false;
@@ -123,7 +123,7 @@ export class ScopedSync {
     return report;
   }
 
-  /** Saves the working base to state.json and trims the record to what is still unverified. */
+  /** Saves the working base to state.bin and trims the record to what is still unverified. */
   async flush(): Promise<void> {
     if (this.dirty && this.base) {
       const state = await this.session.store.load();

@@ -331,7 +331,7 @@ class Daemon implements WatchDaemon {
     }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
     await this.session.cache.save().catch(() => undefined);
-    // Verified writes into state.json; unverified ones stay in the record for the next start.
+    // Verified writes into state.bin; unverified ones stay in the record for the next start.
     // Not after an abandoned cycle: it may still be between its record and its writes.
     if (result !== 'abandoned') await this.scoped.flush().catch(() => undefined);
     await this.status.remove();
