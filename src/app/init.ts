@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_FILE, normaliseBaseUrl, resolveRoot } from '../config/config.js';
 import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
+import { detectProjectKind, type ProjectKind } from '../config/project-kind.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
 import { STATE_DIR } from '../state/paths.js';
 import { runCommand, type FailureFields, type Outcome } from './result.js';
@@ -29,17 +30,25 @@ export interface InitResult extends Partial<FailureFields> {
   syncignore: 'written' | 'kept' | null;
   /** `.hostsync/` was appended to an existing .gitignore. */
   gitignoreAdded: boolean;
+  /**
+   * The kind read from package.json / requirements.txt, and whether its `health` went
+   * into hostsync.json (`written`: false when the file already had `health`); null when no
+   * known package says (the default `auto` then decides at each push).
+   */
+  detected: (ProjectKind & { written: boolean }) | null;
 }
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 
 /** The shape of an init that did nothing. */
-export const emptyInitResult = (): InitResult => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false });
+export const emptyInitResult = (): InitResult => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false, detected: null });
 
 /**
  * `hostsync init` as a function: writes hostsync.json and .syncignore, never overwriting
  * either; on an existing hostsync.json, `deployment` and `baseUrl` update those fields and
- * keep the rest. Adds `.hostsync/` to an existing .gitignore.
+ * keep the rest. Adds `.hostsync/` to an existing .gitignore. Writes `health` for the kind
+ * package.json or requirements.txt shows (a bot: worker; a web framework: web) when the
+ * file has no `health` yet.
  */
 export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome<InitResult>; thrown: boolean }> {
   return runCommand<InitResult>(
@@ -54,8 +63,14 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, opts.baseUrl ? '--base-url' : 'HOSTSYNC_BASE_URL') : undefined;
       // The user typed this address (or exported it): the key may follow it from the file too.
       if (baseUrl && !(await isTrusted(baseUrl, env))) await trustBaseUrl(baseUrl, env);
+      const kind = detectProjectKind({
+        packageJson: await readFile(path.join(root, 'package.json'), 'utf8').catch(() => null),
+        requirements: await readFile(path.join(root, 'requirements.txt'), 'utf8').catch(() => null),
+      });
       const fields = { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) };
-      const config = opts.target ? await setTargetFields(root, opts.target, fields) : await setConfigFields(root, fields);
+      const missing = kind ? { health: kind.health } : {};
+      const config = opts.target ? await setTargetFields(root, opts.target, fields, missing) : await setConfigFields(root, fields, missing);
+      const detected = kind ? { ...kind, written: config.added.includes('health') } : null;
 
       const ignorePath = path.join(root, '.syncignore');
       const ignoreExisted = await exists(ignorePath);
@@ -70,7 +85,7 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
           gitignoreAdded = true;
         }
       }
-      return { ok: true, root, config, syncignore: ignoreExisted ? 'kept' : 'written', gitignoreAdded };
+      return { ok: true, root, config, syncignore: ignoreExisted ? 'kept' : 'written', gitignoreAdded, detected };
     },
   );
 }

@@ -19,6 +19,8 @@ export interface PushOptions extends ConnectionOptions {
   apply?: boolean;
   /** Allow deleting more than half of the tracked files. */
   allowMassDelete?: boolean;
+  /** Keep server-side copies of what the push replaces (the safety copy, undo's copy of uploaded-over files); default true. */
+  backup?: boolean;
   /** Progress of the phases and of the transfer (bytes). */
   onProgress?: ProgressFn;
 }
@@ -69,6 +71,8 @@ export interface PushResult extends Partial<FailureFields> {
   /** Files landed that the app was not applied with (--no-apply, or a failure held the apply back): the next push applies. */
   applyPending: boolean;
   warnings: string[];
+  /** The safety copy a --force or --mirror push took of remote content the last sync did not know (`.hostsync/backups/...`), or null. */
+  backup: { archive: string; paths: string[] } | null;
   /** Which deployment on which service; null when the configuration could not be resolved. */
   deployment: DeploymentRef | null;
 }
@@ -108,6 +112,7 @@ export function emptyPushResult(): PushResult {
     overwrites: [],
     applyPending: false,
     warnings: [],
+    backup: null,
     deployment: null,
   };
 }
@@ -189,6 +194,7 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     overwrites: report.overwrites,
     applyPending: report.applyPending,
     warnings: report.warnings,
+    backup: report.backup ? { archive: report.backup.archive, paths: report.backup.paths } : null,
     deployment: deploymentRef(session.config),
   };
   if (code === EXIT.ok) return result;
@@ -221,6 +227,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           mirror: opts.mirror ?? false,
           noApply: opts.apply === false,
           allowMassDelete: opts.allowMassDelete ?? false,
+          copies: opts.backup === false ? 'none' : 'all',
           checkIdle: true,
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         });

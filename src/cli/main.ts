@@ -75,6 +75,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--mirror', 'also delete files that exist only on the deployment (never ignored ones)')
     .option('--no-apply', 'do not call deployments.apply after pushing')
     .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
+    .option('--no-backup', 'take no server-side copy of what --force or --mirror replaces (nor undo\'s copy of files an upload overwrites)')
     .action(async (opts, cmd: Command) => setExit(await pushCommand(opts, cmd)));
 
   program
@@ -101,9 +102,23 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).resolveCommand(paths, opts, cmd)));
 
   program
+    .command('undo')
+    .description('take back the last push on the deployment (files written, deleted, moved, chmod-ed); local files are not touched')
+    .option('--dry-run', 'show what would be taken back, change nothing')
+    .option('--no-apply', 'do not call deployments.apply afterwards')
+    .option('--steps <n>', 'take back the last N pushes (default 1); running undo again also steps further back')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/undo.js')).undoCommand(opts, cmd)));
+
+  program
+    .command('history')
+    .description('list the recent pushes from this directory, newest first, and which ones undo can take back')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/undo.js')).historyCommand(cmd)));
+
+  program
     .command('watch')
     .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
     .option('--no-apply', 'do not call deployments.apply after each sync')
+    .option('--logs', "also print the app's new console lines ([app] ...), read again after each apply")
     .addHelpText('after', '\nOutput: one line per sync cycle; with --json, one JSON object per line (type, changes, paths, requests, state, healthy, ms).')
     .addOption(new Option('--watcher <backend>', 'file watcher backend').choices(['auto', 'native', 'chokidar']).default('auto'))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/watch.js')).watchCommand(opts, cmd)));
@@ -144,6 +159,15 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--timeout <seconds>', 'stop the command after this long (the service default is 90, the most is about 100)', integer('--timeout', 1, 3600))
     .option('--cwd <dir>', 'absolute directory in the container to run in (default /home/container)')
     .action(async (words: string[], opts, cmd: Command) => setExit(await (await import('./commands/exec.js')).execCommand(words, opts, cmd)));
+
+  program
+    .command('logs')
+    .description("print the deployment's console; --follow keeps printing new lines (across restarts) until Ctrl-C")
+    .option('-n, --lines <n>', 'the last N lines (default 100; the service answers at most 500)', integer('--lines', 0, 500))
+    .option('-f, --follow', 'then print each new line once, as it comes (one long-poll read every 2.5 s at most)')
+    .option('--grep <pattern>', 'only lines matching this regular expression, case-insensitively')
+    .addHelpText('after', '\nConsole lines go to stdout; with --follow, state changes go to stderr. --json: one object; with --follow, one JSON line per event (line, state, gap, waiting, recovered).')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/logs.js')).logsCommand(opts, cmd)));
 
   program
     .command('emulator')

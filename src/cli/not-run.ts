@@ -10,6 +10,7 @@ import { emptyDiffResult } from '../app/diff.js';
 import { emptyExecResult } from '../app/exec.js';
 import { emptyInitResult } from '../app/init.js';
 import { emptyLinkResult } from '../app/link.js';
+import { emptyLogsReport } from '../app/logs.js';
 import { emptyPullResult } from '../app/pull.js';
 import { emptyPushResult } from '../app/push.js';
 import { emptyResolveResult } from '../app/resolve.js';
@@ -30,6 +31,7 @@ const EMPTY: Record<string, () => object> = {
   exec: emptyExecResult,
   init: emptyInitResult,
   link: emptyLinkResult,
+  logs: emptyLogsReport,
   trust: emptyTrustResult,
   targets: emptyTargetsResult,
   emulator: () => emulatorNotStarted,

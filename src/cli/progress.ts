@@ -1,14 +1,24 @@
 import cliProgress from 'cli-progress';
 import type { ProgressFn } from '../sync/execute.js';
+import { isCI } from './ci.js';
 
 /**
- * A progress bar on stderr for transfers, only on a TTY and only for transfers big
- * enough to take a moment: short pushes stay quiet and exact.
+ * Progress of a push on stderr, only for transfers big enough to take a moment: short
+ * pushes stay quiet and exact. On a terminal, a bar; in CI or without a terminal, coarse
+ * lines (a bar redrawn with carriage returns turns a CI log into noise): the size when
+ * the transfer starts, every quarter, then the apply and the health wait.
  */
 const MIN_BYTES_FOR_BAR = 1024 * 1024;
+const COARSE_STEP = 0.25;
 
-export function progressBar(enabled: boolean): { onProgress: ProgressFn | undefined; stop: () => void } {
-  if (!enabled || !process.stderr.isTTY) return { onProgress: undefined, stop: () => undefined };
+export interface PushProgress {
+  onProgress: ProgressFn | undefined;
+  stop: () => void;
+}
+
+export function progressBar(enabled: boolean, env: NodeJS.ProcessEnv = process.env, tty = process.stderr.isTTY === true): PushProgress {
+  if (!enabled) return { onProgress: undefined, stop: () => undefined };
+  if (!tty || isCI(env)) return coarseProgress((line) => process.stderr.write(`hostsync: ${line}\n`));
   let bar: cliProgress.SingleBar | null = null;
   const stop = (): void => {
     bar?.stop();
@@ -29,4 +39,31 @@ export function progressBar(enabled: boolean): { onProgress: ProgressFn | undefi
     bar?.update(Math.min(e.done, e.total));
   };
   return { onProgress, stop };
+}
+
+const mb = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+/** One line per step of a big push: the transfer's start and each quarter, then verify, apply and health. */
+export function coarseProgress(say: (line: string) => void): PushProgress {
+  let big = false;
+  let nextStep = COARSE_STEP;
+  const onProgress: ProgressFn = (e) => {
+    if (e.phase === 'transfer') {
+      if (!big && e.total >= MIN_BYTES_FOR_BAR) {
+        big = true;
+        say(`pushing ${mb(e.total)}`);
+      }
+      if (!big || e.total === 0) return;
+      const share = Math.min(e.done, e.total) / e.total;
+      if (share < nextStep) return;
+      while (nextStep <= share) nextStep += COARSE_STEP;
+      say(`pushed ${Math.round(Math.min(share, 1) * 100)}% (${mb(Math.min(e.done, e.total))} of ${mb(e.total)})`);
+      return;
+    }
+    if (!big) return;
+    if (e.phase === 'verify') say('verifying');
+    else if (e.phase === 'apply') say('applying');
+    else if (e.phase === 'health') say('waiting for the app to come up');
+  };
+  return { onProgress, stop: () => undefined };
 }

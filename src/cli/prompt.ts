@@ -1,12 +1,13 @@
 import { createInterface } from 'node:readline/promises';
 import { usageError } from '../errors.js';
+import { isCI } from './ci.js';
 
 /**
  * Whether the user can be asked: both ends are a terminal and this is not CI. Commands
  * that would ask take a flag instead when this is false, and say which.
  */
 export function canPrompt(json = false): boolean {
-  return !json && process.stdin.isTTY === true && process.stdout.isTTY === true && !process.env.CI;
+  return !json && process.stdin.isTTY === true && process.stdout.isTTY === true && !isCI();
 }
 
 /**

@@ -199,6 +199,10 @@ export function renderPush(report: PushResult): string {
     return c.kind !== 'rename' && overwrites.has(c.path) ? `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}` : line;
   };
   if (report.planned.length > 0) out.push(...limited(report.planned.map(mark)));
+  if (report.backup) {
+    const n = report.backup.paths.length;
+    out.push(pc.yellow(`safety copy of ${n} file${n === 1 ? '' : 's'}: ${report.backup.archive} (on the deployment; \`hostsync undo\` restores from it)`));
+  }
   for (const f of report.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
   out.push(...conflictSection(report.conflicts));
   out.push(...driftSection(report.drift));

@@ -31,21 +31,28 @@ export interface ConfigEditResult {
   created: boolean;
   /** Fields whose value changed (a field set to its current value is not a change). */
   changes: FieldChange[];
+  /** Keys written because the file lacked them (init's `health`); a key the file has is never replaced. */
+  added: string[];
 }
 
 /**
  * Sets `fields` in root/hostsync.json, creating the file from CONFIG_TEMPLATE when missing.
  * An existing file is validated first (the same errors as every command), so a broken file
- * is never half-rewritten. Writes nothing when nothing changes.
+ * is never half-rewritten. Writes nothing when nothing changes. `missing` are keys to add
+ * only where the file has none: a value the user wrote is never replaced.
  */
-export async function setConfigFields(root: string, fields: Partial<Record<EditableField, string>>): Promise<ConfigEditResult> {
+export async function setConfigFields(
+  root: string,
+  fields: Partial<Record<EditableField, string>>,
+  missing: Partial<ConfigFile> = {},
+): Promise<ConfigEditResult> {
   const file = path.join(root, CONFIG_FILE);
   const present = await readPresent(file);
   const wanted = Object.entries(fields).filter((e): e is [EditableField, string] => typeof e[1] === 'string');
   if (present === null) {
-    const config = { ...Object.fromEntries(wanted), ...CONFIG_TEMPLATE };
+    const config = { ...Object.fromEntries(wanted), ...CONFIG_TEMPLATE, ...missing };
     await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
-    return { path: file, created: true, changes: wanted.map(([key, to]) => ({ key, from: null, to })) };
+    return { path: file, created: true, changes: wanted.map(([key, to]) => ({ key, from: null, to })), added: Object.keys(missing) };
   }
   await readConfigFile(root); // throws the one-line usage error naming what is wrong
   const raw = JSON.parse(present.replace(/^\uFEFF/, '')) as Record<string, unknown>;
@@ -56,8 +63,14 @@ export async function setConfigFields(root: string, fields: Partial<Record<Edita
     raw[key] = to;
     changes.push({ key, from, to });
   }
-  if (changes.length > 0) await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
-  return { path: file, created: false, changes };
+  const added: string[] = [];
+  for (const [key, value] of Object.entries(missing)) {
+    if (key in raw) continue;
+    raw[key] = value;
+    added.push(key);
+  }
+  if (changes.length > 0 || added.length > 0) await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
+  return { path: file, created: false, changes, added };
 }
 
 async function readPresent(file: string): Promise<string | null> {
@@ -76,14 +89,19 @@ async function readPresent(file: string): Promise<string | null> {
  * "defaultTarget" when the file names no deployment of its own (so plain commands still
  * know where to go). Validated before and after, like setConfigFields.
  */
-export async function setTargetFields(root: string, name: string, fields: Partial<Record<EditableField, string>>): Promise<ConfigEditResult> {
+export async function setTargetFields(
+  root: string,
+  name: string,
+  fields: Partial<Record<EditableField, string>>,
+  missing: Partial<ConfigFile> = {},
+): Promise<ConfigEditResult> {
   if (!TARGET_NAME.test(name)) throw usageError(`target name "${name}" must be letters, digits, ".", "_" or "-" (one word)`);
   const file = path.join(root, CONFIG_FILE);
   const present = await readPresent(file);
   if (present !== null) await readConfigFile(root);
   const raw = present === null ? { ...CONFIG_TEMPLATE } as Record<string, unknown> : (JSON.parse(present.replace(/^\uFEFF/, '')) as Record<string, unknown>);
   const targets = (raw.targets ??= {}) as Record<string, Record<string, unknown>>;
-  const added = targets[name] === undefined;
+  const newTarget = targets[name] === undefined;
   const target = (targets[name] ??= {});
   const changes: FieldChange[] = [];
   for (const [key, to] of Object.entries(fields) as Array<[EditableField, string | undefined]>) {
@@ -97,6 +115,8 @@ export async function setTargetFields(root: string, name: string, fields: Partia
     raw.defaultTarget = name;
     changes.push({ key: 'defaultTarget', from: null, to: name });
   }
-  if (changes.length > 0 || added) await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
-  return { path: file, created: present === null, changes };
+  const added = Object.keys(missing).filter((key) => !(key in raw));
+  for (const key of added) raw[key] = missing[key as keyof ConfigFile];
+  if (changes.length > 0 || newTarget || added.length > 0) await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
+  return { path: file, created: present === null, changes, added };
 }

@@ -20,6 +20,7 @@ import type {
   Account,
   ApplyRequest,
   ApplyResult,
+  CompressResult,
   DecompressResult,
   DeleteResult,
   Deployment,
@@ -130,6 +131,8 @@ export class HostingClient {
     move(files: string[], to: string): Promise<MoveResult>;
     rename(from: string, to: string, root?: string): Promise<OkResult>;
     chmod(file: string, mode: string, root?: string): Promise<OkResult>;
+    /** Archives files on the deployment (undo's copies of what a push replaces); not repeated once sent. */
+    compress(files: string[], root?: string): Promise<CompressResult>;
     decompress(file: string, opts?: { root?: string; removeArchive?: boolean }): Promise<DecompressResult>;
     uploadUrl(path?: string): Promise<UploadUrlResult>;
     upload(dir: string, files: UploadFile[]): Promise<void>;
@@ -167,6 +170,8 @@ export class HostingClient {
   /** Aborted by destroy(): cancels requests on the wire, retry waits and queued work. */
   private readonly abort = new AbortController();
   private closed = false;
+  /** Server clock minus ours, from the last API answer's Date header (whole seconds); null before one. */
+  private serverOffsetMs: number | null = null;
 
   constructor(opts: ClientOptions) {
     if (!opts.apiKey) throw new Error('hosting client: no API key (set HOSTSYNC_API_KEY)');
@@ -237,6 +242,7 @@ export class HostingClient {
       move: (files, to) => this.call<MoveResult>(O.filesMove, { json: { files, to } }),
       rename: (from, to, root) => this.call<OkResult>(O.filesRename, { json: { from, to, root } }),
       chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { json: { file, mode, root } }),
+      compress: (files, root) => this.call<CompressResult>(O.filesCompress, { json: root === undefined ? { files } : { files, root } }),
       decompress: (file, o = {}) =>
         this.call<DecompressResult>(O.filesDecompress, { json: { file, root: o.root, removeArchive: o.removeArchive } }),
       uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { json: path === undefined ? {} : { path } }),
@@ -261,6 +267,15 @@ export class HostingClient {
       check: (path) => this.call<CheckResult>(O.deploymentsCheck, { query: { path } }),
     };
     this.account = { get: () => this.call<Account>(O.accountGet) };
+  }
+
+  /**
+   * How far the server's clock is from ours (ms, server minus local, to within a second),
+   * from the last answer's Date header; null before any answer. Undo finds the history
+   * versions a push saved by the server's timestamps.
+   */
+  clockOffsetMs(): number | null {
+    return this.serverOffsetMs;
   }
 
   stats(): ClientStats {
@@ -368,6 +383,11 @@ export class HostingClient {
       signal: this.abort.signal,
     }).finally(() => reservation?.done());
     const now = performance.now();
+    const date = header(res.headers.date);
+    if (date !== undefined && init.url === undefined) {
+      const at = Date.parse(date);
+      if (Number.isFinite(at)) this.serverOffsetMs = at - Date.now();
+    }
     const remaining = header(res.headers['x-ratelimit-remaining']);
     // A 429's budget header is not used: its Retry-After already says when room opens,
     // and "0 left" would otherwise be read as a full window of foreign use.

@@ -44,6 +44,7 @@ export const OPERATIONS = {
   filesMove: op('files.move', 'POST', '/deployments/:id/files/move', 'files:write', false),
   filesRename: op('files.rename', 'POST', '/deployments/:id/files/rename', 'files:write', false),
   filesChmod: op('files.chmod', 'POST', '/deployments/:id/files/chmod', 'files:write', true),
+  filesCompress: op('files.compress', 'POST', '/deployments/:id/files/compress', 'files:write', false),
   filesDecompress: op('files.decompress', 'POST', '/deployments/:id/files/decompress', 'files:write', false),
   filesUploadUrl: op('files.uploadUrl', 'POST', '/deployments/:id/files/upload-url', 'files:write', true),
   /** The multipart POST to the signed URL uploadUrl returned: straight to the node, outside the API budget. */

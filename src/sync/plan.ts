@@ -41,6 +41,8 @@ type Chmod = Extract<Change, { kind: 'chmod' }>;
 
 const EXECUTABLE_MODE = '0755';
 const REGULAR_MODE = '0644';
+/** The mode a file gets when only its executable bit matters (the one bit that travels). */
+export const modeOf = (executable: boolean): string => (executable ? EXECUTABLE_MODE : REGULAR_MODE);
 
 export function planChanges(changes: Change[], remote: Snapshot): Plan {
   let best: Plan | undefined;

@@ -8,6 +8,8 @@ import { decide, massDeleteVerdict, type Decision } from './decide.js';
 import { readRemote, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
+import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
+import type { JournalArchive } from '../state/journal.js';
 import { changedPaths } from '../model/change.js';
 import { snapshotsEqual } from '../model/snapshot.js';
 import type { Change, Conflict, Drift, Plan, Snapshot } from '../model/types.js';
@@ -18,6 +20,12 @@ export interface PushOptions {
   mirror?: boolean;
   noApply?: boolean;
   allowMassDelete?: boolean;
+  /**
+   * Server-side copies of what the push replaces (safety-copy.ts). Default 'safety': the
+   * copy a --force or --mirror push takes of content the base does not hold. 'all' adds
+   * the undo copy of files an upload overwrites (hostsync push); 'none' is --no-backup.
+   */
+  copies?: CopyPolicy;
   onProgress?: ProgressFn;
   /** Watch mode hands in its incrementally maintained local snapshot instead of a full scan. */
   local?: Snapshot;
@@ -70,6 +78,8 @@ export interface PushReport {
    */
   leftOut: string[];
   durationMs: number;
+  /** The safety copy taken before a --force or --mirror push replaced content the base did not hold, or null. */
+  backup: JournalArchive | null;
 }
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
@@ -195,6 +205,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     healthy: null,
     leftOut: [],
     durationMs: 0,
+    backup: null,
   };
   if (opts.dryRun) {
     report.durationMs = Date.now() - started;
@@ -207,6 +218,12 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     applyPending = true;
   }
 
+  // The journal (and the copies of what this push replaces) first: undo can take back whatever of it lands.
+  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, state.base, {
+    destructive: options.force || options.mirror,
+    copies: opts.copies ?? 'safety',
+  });
+  report.backup = journal?.archives.find((a) => a.kind === 'safety') ?? null;
   const sent = await transfer(session, opts, report, { remote, decision: first }, redecide);
   remote = sent.remote;
   let decision = sent.decision;
@@ -248,6 +265,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
       remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
     });
   }
+
+  await finishPush(session, journal, remote.snapshot);
 
   // A half-applied change set is not restarted into: the failures are reported (exit 1)
   // and the apply stays pending for the push that completes it.

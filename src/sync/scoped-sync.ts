@@ -30,6 +30,7 @@ import { applyRequestFor, awaitHealth } from './apply.js';
 import { decide, massDeleteVerdict } from './decide.js';
 import { executePlan } from './execute.js';
 import type { PushReport } from './push.js';
+import { recordPush } from './push-journal.js';
 import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader } from './scoped-read.js';
 import type { Session } from './session.js';
@@ -190,6 +191,7 @@ export class ScopedSync {
       healthy: null,
       leftOut: [],
       durationMs: 0,
+      backup: null,
     };
 
     // Inside the scope the base becomes what the merge settled (L = R adopted; a change
@@ -205,6 +207,8 @@ export class ScopedSync {
     if (plan.steps.length > 0) {
       for (const c of rec.changes) this.expect(c);
       await this.record.save(new Map([...this.unsaved, ...this.unverified]));
+      // Journaled like a push (left pending: a later read verifies it), so undo can take the cycle back.
+      await recordPush(session, rec.changes, plan, remote.snapshot, baseIn, { destructive: false, copies: 'safety' });
       if (!applyPending) {
         await store.setApplyPending(true);
         applyPending = true;

@@ -107,3 +107,11 @@ export const DIFF_TEXT_MAX_BYTES = 2 * 1024 * 1024;
 
 /** Large files pull (downloadUrl + GET) at once: each is one stream; two keep the pipe full without hogging the node. */
 export const DOWNLOAD_CONCURRENCY = 2;
+
+/**
+ * Undo finds the history version a push saved by comparing the version's savedAt (server
+ * clock) with when the push began (our clock). A difference between the clocks below this
+ * is ignored: the Date header the offset is measured from has whole seconds, so a smaller
+ * "offset" is mostly rounding, and clocks kept by NTP agree far better than this.
+ */
+export const CLOCK_SKEW_IGNORED_MS = 2_000;

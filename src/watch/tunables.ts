@@ -69,3 +69,18 @@ export const WATCH_CACHE_SAVE_MS = 60_000;
  * remote edit racing our write is reported within about a second.
  */
 export const WATCH_VERIFY_IDLE_MS = 1_000;
+
+/**
+ * `logs --follow` and `watch --logs`: one deployments.logs read at most this often, each
+ * a long poll (waitSeconds of the same length) that the service ends early when the app
+ * goes quiet or dies. 24 requests a minute, a fifth of the 120-a-minute budget, leaves
+ * room for a watch beside it, and a new line shows within about this long.
+ */
+export const LOGS_FOLLOW_INTERVAL_MS = 2_500;
+
+/** Lines per follow read: the most deployments.logs answers, so a chatty app loses as few lines as possible between reads. */
+export const LOGS_FOLLOW_SIZE = 500;
+
+/** After a failed read (network, 5xx) the follower waits this long, doubling up to the second figure, and says so once. */
+export const LOGS_FOLLOW_RETRY_MIN_MS = 2_000;
+export const LOGS_FOLLOW_RETRY_MAX_MS = 30_000;

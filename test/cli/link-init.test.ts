@@ -85,6 +85,34 @@ describe('init', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, config: { created: false, changes: [] }, syncignore: 'kept' });
   });
 
+  it('recognises the kind: a discord.js bot gets kind worker with its ready line, an express app kind web', async () => {
+    await writeFile(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'bot', dependencies: { 'discord.js': '^14.16.0' } }));
+    const bot = await runCli(['init', '--dir', work.dir], {});
+    expect(bot.code).toBe(0);
+    expect((await readConfig()).health).toEqual({ kind: 'worker', ready: 'Logged in as' });
+    expect(bot.stdout).toContain('health: worker (discord.js in package.json)');
+    expect(bot.stdout).toContain('a push waits for a console line matching /Logged in as/ after each restart');
+
+    // An existing "health" is the user's: init keeps it and says what it would have picked.
+    await writeFile(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'web', dependencies: { express: '^4.21.0' } }));
+    const kept = await runCli(['init', '--json', '--dir', work.dir], {});
+    expect(JSON.parse(kept.stdout).detected).toMatchObject({ kind: 'web', package: 'express', written: false });
+    expect((await readConfig()).health).toEqual({ kind: 'worker', ready: 'Logged in as' });
+
+    await rename(path.join(work.dir, 'hostsync.json'), path.join(work.dir, 'old.json'));
+    const web = await runCli(['init', '--json', '--dir', work.dir], {});
+    expect(JSON.parse(web.stdout)).toMatchObject({ ok: true, detected: { kind: 'web', package: 'express', manifest: 'package.json', written: true }, config: { created: true, added: ['health'] } });
+    expect((await readConfig()).health).toEqual({ kind: 'web', path: '/' });
+  });
+
+  it('adds health to an existing hostsync.json that has none', async () => {
+    await writeFile(path.join(work.dir, 'hostsync.json'), JSON.stringify({ deployment: 'd1' }));
+    await writeFile(path.join(work.dir, 'requirements.txt'), 'py-cord==2.6.0\n');
+    const r = await runCli(['init', '--dir', work.dir], {});
+    expect(r.stdout).toContain('updated hostsync.json: health added');
+    expect(await readConfig()).toEqual({ deployment: 'd1', health: { kind: 'worker' } });
+  });
+
   it('the error for an invalid hostsync.json suggests a fix that works', async () => {
     const file = path.join(work.dir, 'hostsync.json');
     await writeFile(file, '{"deployment": ');

@@ -9,7 +9,7 @@ import { emitResult } from '../output.js';
 export function renderInit(r: InitResult): string {
   const lines: string[] = [];
   const c = r.config!;
-  if (!c.created && c.changes.length === 0) {
+  if (!c.created && c.changes.length === 0 && c.added.length === 0) {
     lines.push(`kept ${CONFIG_FILE} (it exists already; --deployment or --base-url update it, \`hostsync link\` picks a deployment)`);
   } else {
     lines.push(configEditLine(c));
@@ -18,6 +18,16 @@ export function renderInit(r: InitResult): string {
     const set = new Set(c.changes.map((ch) => ch.key.replace(/^targets\.[^.]+\./, '')));
     if (!set.has('deployment')) lines.push(`  run \`hostsync link\` to pick your deployment (or set "deployment" in ${CONFIG_FILE}, or HOSTSYNC_DEPLOYMENT)`);
     if (!set.has('baseUrl')) lines.push(`  set "baseUrl" in ${CONFIG_FILE} (or HOSTSYNC_BASE_URL, or --base-url) to the service address`);
+  }
+  const d = r.detected;
+  if (d === null) {
+    lines.push('health: kind auto (no known web framework or bot library in package.json / requirements.txt); each push decides web or worker and says so');
+  } else {
+    const because = `${d.package} in ${d.manifest}`;
+    lines.push(d.written ? `health: ${d.kind} (${because}): wrote ${JSON.stringify({ health: d.health })}` : `health: kept the "health" ${CONFIG_FILE} has (${because} suggests ${d.kind})`);
+    if (d.written && d.health.ready) {
+      lines.push(`  a push waits for a console line matching /${d.health.ready}/ after each restart: print one when the bot has logged in, or remove "ready"`);
+    }
   }
   lines.push(r.syncignore === 'kept' ? 'kept .syncignore (it exists already)' : 'wrote .syncignore (gitignore syntax; edit it to keep files off the deployment)');
   if (r.gitignoreAdded) lines.push(`added ${STATE_DIR}/ to .gitignore (hostsync's local state)`);

@@ -11,6 +11,7 @@ export interface PushFlags {
   mirror?: boolean;
   apply?: boolean;
   allowMassDelete?: boolean;
+  backup?: boolean;
 }
 
 export async function pushCommand(flags: PushFlags, cmd: Command): Promise<number> {
@@ -26,6 +27,7 @@ export async function pushCommand(flags: PushFlags, cmd: Command): Promise<numbe
       mirror: flags.mirror ?? false,
       apply: flags.apply !== false,
       allowMassDelete: flags.allowMassDelete ?? false,
+      backup: flags.backup !== false,
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
     });
     progress.stop();

@@ -7,11 +7,15 @@ import { renderWatchEvent } from '../watch-render.js';
 import { targetName } from '../render.js';
 import { connectionFlags, globalFlags } from '../context.js';
 import { EXIT } from '../../errors.js';
+import { followDeploymentLogs } from '../../app/logs.js';
+import { pc } from '../colors.js';
 
 export interface WatchFlags {
   /** commander's `--no-apply` */
   apply?: boolean;
   watcher?: WatcherBackend;
+  /** `--logs`: the app's new console lines after each apply. */
+  logs?: boolean;
 }
 
 /** `watch --quiet` shows problems and the final line only: a cycle that went well, a wait or a rescan says nothing. */
@@ -37,6 +41,8 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   const onEvent = (daemonEvent: DaemonEvent): void => {
     // One object, printed as JSON or rendered for a human.
     const e = watchEvent(daemonEvent);
+    if (e.type === 'ready' && flags.logs) startLogs();
+    if (e.type === 'cycle' && e.state !== null) pokeLogs();
     if (json) {
       process.stdout.write(`${JSON.stringify(e)}\n`);
       return;
@@ -51,6 +57,23 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     const text = renderWatchEvent(e, ctx);
     if (e.type === 'fatal') process.stderr.write(`${text.join('\n')}\n`);
     else if (text.length > 0) process.stdout.write(`${text.join('\n')}\n`);
+  };
+
+  // --logs: a follower beside the daemon, read again at once after each apply so the app's lines follow its cycle line.
+  const logsStop = new AbortController();
+  let pokeLogs = (): void => undefined;
+  let logsDone: Promise<unknown> = Promise.resolve();
+  const startLogs = (): void => {
+    logsDone = followDeploymentLogs({ ...connectionFlags(cmd), lines: 0, signal: logsStop.signal, onPokeReady: (poke) => (pokeLogs = poke) }, (le) => {
+      if (json) {
+        if (le.type === 'line') process.stdout.write(`${JSON.stringify({ type: 'log', line: le.line, time: new Date().toISOString() })}\n`);
+        return;
+      }
+      if (le.type === 'line' && !quiet) process.stdout.write(`${pc.dim('[app]')} ${le.line}\n`);
+    }).then((end) => {
+      // The watch goes on without the app's lines; say why once.
+      if (!end.ok) process.stderr.write(`hostsync: watch --logs stopped reading the app's console: ${end.error}\n`);
+    });
   };
 
   const run = startWatching(
@@ -81,6 +104,8 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   process.on('SIGTERM', onSignal);
   try {
     const end = await run.done;
+    logsStop.abort();
+    await logsDone;
     const code = end.exitCode ?? EXIT.ok;
     // Anything still holding the event loop (an abandoned request) must not delay the exit.
     setTimeout(() => process.exit(code), EXIT_GUARD_MS).unref();

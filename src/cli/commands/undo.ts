@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { runHistory } from '../../app/history.js';
+import { runUndo } from '../../app/undo.js';
+import { usageError } from '../../errors.js';
+import { connectionFlags, globalFlags } from '../context.js';
+import { emitResult } from '../output.js';
+import { renderHistory, renderUndo } from '../render-undo.js';
+
+const json = (cmd: Command): boolean => globalFlags(cmd).json ?? false;
+
+export async function undoCommand(flags: { dryRun?: boolean; apply?: boolean; steps?: string }, cmd: Command): Promise<number> {
+  const steps = flags.steps === undefined ? 1 : Number(flags.steps);
+  if (!Number.isInteger(steps) || steps < 1) throw usageError(`--steps must be a whole number of pushes, 1 or more (got ${flags.steps})`);
+  return emitResult(
+    await runUndo({ ...connectionFlags(cmd), steps, dryRun: flags.dryRun ?? false, apply: flags.apply !== false }),
+    json(cmd),
+    renderUndo,
+  );
+}
+
+export async function historyCommand(cmd: Command): Promise<number> {
+  return emitResult(await runHistory(connectionFlags(cmd)), json(cmd), renderHistory);
+}

@@ -1,0 +1,53 @@
+/** Human text for undo and history, rendered from the result objects `--json` prints. */
+import { pc } from './colors.js';
+import type { HistoryResult } from '../app/history.js';
+import type { UndoResult } from '../app/undo.js';
+import { renderHealth, targetName } from './render.js';
+
+const LIST_LIMIT = 20;
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+function limited(lines: string[]): string[] {
+  return lines.length <= LIST_LIMIT ? lines : [...lines.slice(0, LIST_LIMIT), pc.dim(`  ... and ${lines.length - LIST_LIMIT} more`)];
+}
+
+/** `hostsync undo` for humans. */
+export function renderUndo(r: UndoResult): string {
+  const out: string[] = [];
+  const target = targetName(r.deployment);
+  for (const u of r.undone) {
+    out.push(pc.bold(`push of ${when(u.startedAt)}`));
+    const lines = [
+      ...u.restored.map((p) => `  ${pc.green('R')}  ${p} ${pc.dim('(brought back)')}`),
+      ...u.deleted.map((p) => `  ${pc.red('D')}  ${p} ${pc.dim('(was new)')}`),
+      ...u.movedBack.map((m) => `  ${pc.cyan('R')}  ${m.from} -> ${m.to}`),
+      ...u.chmod.map((c) => `  ${pc.yellow('M')}  ${c.path} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`),
+    ];
+    out.push(...(lines.length > 0 ? limited(lines) : [pc.dim('  nothing of it is on the deployment any more')]));
+  }
+  const c = r.counts;
+  const requests = plural(r.requests.total, 'request');
+  if (r.dryRun) out.push(`dry run: would take back ${plural(r.undone.length, 'push')} on ${target}; nothing was changed`);
+  else out.push(`Took back ${plural(r.undone.length, 'push')} on ${target}: ${c.restored} restored, ${c.deleted} deleted, ${c.moved} moved back, ${c.chmod} chmod (${requests}, ${(r.durationMs / 1000).toFixed(2)} s)`);
+  for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  if (!r.dryRun && r.failures.length === 0 && r.undone.length > 0) out.push(pc.dim('Your local files are unchanged: `hostsync status` shows them as changes to push again.'));
+  if (r.apply || r.health) out.push(...renderHealth(r.apply, r.health, r.healthy));
+  return out.join('\n');
+}
+
+/** `hostsync history` for humans: newest first. */
+export function renderHistory(r: HistoryResult): string {
+  if (r.pushes.length === 0) return `No pushes recorded for ${targetName(r.deployment)} from this directory.`;
+  const out: string[] = [];
+  let undoable = 0;
+  for (const p of r.pushes) {
+    const c = p.changes;
+    const mark = p.state === 'undone' ? pc.dim('undone') : p.state === 'pending' ? pc.yellow(`undo ${++undoable} (unverified)`) : pc.green(`undo ${++undoable}`);
+    const first = p.paths.slice(0, 3).join(', ') + (p.paths.length > 3 ? `, +${p.paths.length - 3}` : '');
+    out.push(`${when(p.startedAt)}  ${mark}  ${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod  ${pc.dim(first)}`);
+    for (const copy of p.copies) out.push(pc.dim(`    ${copy.kind} copy of ${plural(copy.paths.length, 'file')}: ${copy.archive}`));
+  }
+  out.push(pc.dim('`hostsync undo` takes back the newest push not yet undone; `--steps N` takes back N of them.'));
+  return out.join('\n');
+}
