@@ -19,6 +19,9 @@ export { resolve, type ResolveOptions, type ResolveResult } from './app/resolve.
 export { undo, type UndoOptions, type UndoResult, type UndoneItem } from './app/undo.js';
 export { history, type HistoryResult, type HistoryItem } from './app/history.js';
 export { targets, type TargetsOptions, type TargetsResult, type TargetItem } from './app/targets.js';
+export { env, type EnvAction, type EnvOptions, type EnvResult, type EnvListItem } from './app/env.js';
+export type { EnvChange, EnvChangeKind } from './sync/env-plan.js';
+export { doctor, type DoctorOptions, type DoctorResult, type DoctorCheck, type CheckId } from './app/doctor.js';
 export type { ConfigEditResult, FieldChange } from './config/edit.js';
 export type { ConnectionOptions, DeploymentRef } from './app/options.js';
 export type { FailureFields, RequestsSummary } from './app/result.js';

@@ -85,7 +85,7 @@ try {
   await sleep(Math.max(0, generatedAt + STAT_CACHE_RACY_WINDOW_MS + 100 - Date.now()));
 
   const matcher = await loadIgnoreMatcher(root);
-  const cacheFile = path.join(root, '.hostsync', 'statcache.json');
+  const cacheFile = path.join(root, '.hostsync', 'statcache.bin');
 
   // ---- cold: hash everything ----
   if (has('xxhsum')) {

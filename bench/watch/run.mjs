@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Watch-mode benchmark (GitHub issue 5): prints figures, asserts nothing.
 //
-//   npm run build && node bench/watch/run.mjs [--files 100000] [--edits 50] [--latency 20] [--push-edits 5] [--no-chokidar] [--keep]
+//   npm run build && node bench/watch/run.mjs [--files 100000] [--edits 50] [--latency 20] [--push-edits 5]
+//        [--continuous 120] [--before DIST] [--before-edits 10] [--no-startup] [--no-chokidar] [--keep]
 //
 // On a generated tree (bench/scan/tree.mjs: small text files in nested folders plus a
 // node_modules/ that must be skipped), against the emulator (its own process, API latency
@@ -13,7 +14,14 @@
 //    one file each, 150 ms apart. Per edit: save -> apply answered, save -> bytes on the
 //    volume (p50, p95), requests, and this process's CPU (daemon + the measuring loop);
 // 3. baselines: a naive loop (files.write of the whole file + deployments.apply per save,
-//    no index, no verification) and `hostsync push` run per save (--push-edits saves).
+//    no index, no verification) and `hostsync push` run per save (--push-edits saves);
+// 4. continuous saving at the DEFAULT limits (120 per key, 300 per user, per minute; the
+//    emulator restarted on the same data): one save every 100 ms, alternating two files,
+//    for --continuous seconds. Per save: the lag until the volume holds it (or a later
+//    save of the same file), p50/p95/max; when the last save lands after saving stops;
+//    the 429s met. Against the naive client (write + apply per save, fired as saves come).
+// --before DIST: the same daemon measurements (2 and 4) with another build's dist/ (the
+//    code before a change), in the same run, on the same tree and emulator.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -22,14 +30,23 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { generateTree } from '../scan/tree.mjs';
 
 const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
 const { loadConfig } = await import(dist('config/config.js'));
-const { openSession } = await import(dist('sync/session.js'));
-const { startWatch } = await import(dist('watch/daemon.js'));
 const { HostingClient } = await import(dist('remote/client.js'));
 const CLI = fileURL('../../dist/cli/main.js');
+/** The watch daemon of one build: this one, or --before's. */
+async function build(distDir, label) {
+  const at = (p) => (distDir ? pathToFileURL(path.resolve(distDir, p)).href : dist(p));
+  return {
+    label,
+    loadConfig: (await import(at('config/config.js'))).loadConfig,
+    openSession: (await import(at('sync/session.js'))).openSession,
+    startWatch: (await import(at('watch/daemon.js'))).startWatch,
+  };
+}
 
 const { values: args } = parseArgs({
   options: {
@@ -38,6 +55,10 @@ const { values: args } = parseArgs({
     latency: { type: 'string', default: '20' },
     'push-edits': { type: 'string', default: '5' },
     'no-chokidar': { type: 'boolean', default: false },
+    'no-startup': { type: 'boolean', default: false },
+    continuous: { type: 'string', default: '120' },
+    before: { type: 'string' },
+    'before-edits': { type: 'string', default: '10' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -45,6 +66,10 @@ const FILES = Number(args.files);
 const EDITS = Number(args.edits);
 const PUSH_EDITS = Number(args['push-edits']);
 const LATENCY = Number(args.latency);
+const CONTINUOUS_S = Number(args.continuous);
+const BEFORE_EDITS = Number(args['before-edits']);
+const builds = [await build(null, 'this build')];
+if (args.before) builds.push(await build(args.before, `before (${args.before})`));
 
 function fileURL(rel) {
   return new URL(rel, import.meta.url).pathname;
@@ -80,27 +105,41 @@ function startup(mode) {
   if (r.status !== 0) throw new Error(`startup ${mode} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
-console.log('\n== start-up (each in a fresh process) ==');
-row('', 'time', 'RSS growth', 'peak RSS');
-const scan = startup('scan');
-row(`cold scan (hash ${scan.files} files)`, ms(scan.ms), `${scan.rssDeltaMB.toFixed(0)} MB`, `${scan.maxRssMB.toFixed(0)} MB`);
-for (const mode of ['native', ...(args['no-chokidar'] ? [] : ['chokidar'])]) {
-  const w = startup(mode);
-  row(`${mode} watcher ready`, `${ms(w.ms)} (${(w.ms / scan.ms).toFixed(2)}x scan)`, `${w.rssDeltaMB.toFixed(0)} MB`, `${w.maxRssMB.toFixed(0)} MB`);
+if (!args['no-startup']) {
+  console.log('\n== start-up (each in a fresh process) ==');
+  row('', 'time', 'RSS growth', 'peak RSS');
+  const scan = startup('scan');
+  row(`cold scan (hash ${scan.files} files)`, ms(scan.ms), `${scan.rssDeltaMB.toFixed(0)} MB`, `${scan.maxRssMB.toFixed(0)} MB`);
+  for (const mode of ['native', ...(args['no-chokidar'] ? [] : ['chokidar'])]) {
+    const w = startup(mode);
+    row(`${mode} watcher ready`, `${ms(w.ms)} (${(w.ms / scan.ms).toFixed(2)}x scan)`, `${w.rssDeltaMB.toFixed(0)} MB`, `${w.maxRssMB.toFixed(0)} MB`);
+  }
 }
 
-// ---- emulator ----
-const emuProc = spawn(process.execPath, [fileURL('./emulator-child.mjs'), String(LATENCY)], { stdio: ['ignore', 'pipe', 'inherit'] });
-const ready = await new Promise((resolve, reject) => {
-  let buf = '';
-  emuProc.stdout.on('data', (d) => {
-    buf += d;
-    const nl = buf.indexOf('\n');
-    if (nl !== -1) resolve(JSON.parse(buf.slice(0, nl)));
+// ---- emulator: its own process, data kept across restarts ----
+const emuData = fs.mkdtempSync(path.join(os.tmpdir(), 'hostsync-watch-bench-emu-'));
+let emuProc = null;
+async function startEmu(limits) {
+  if (emuProc) {
+    const exited = new Promise((r) => emuProc.once('exit', r));
+    emuProc.kill('SIGTERM');
+    await exited;
+  }
+  emuProc = spawn(process.execPath, [fileURL('./emulator-child.mjs'), String(LATENCY), limits, emuData], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = emuProc;
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl !== -1) resolve(JSON.parse(buf.slice(0, nl)));
+    });
+    proc.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
   });
-  emuProc.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
-});
-const env = { HOSTSYNC_API_KEY: ready.apiKey, HOSTSYNC_BASE_URL: ready.baseUrl, HOSTSYNC_DEPLOYMENT: ready.deploymentId };
+}
+let ready = await startEmu('raised');
+const envOf = (r) => ({ HOSTSYNC_API_KEY: r.apiKey, HOSTSYNC_BASE_URL: r.baseUrl, HOSTSYNC_DEPLOYMENT: r.deploymentId });
+let env = envOf(ready);
 const onVolume = (rel) => path.join(ready.volume, ...rel.split('/'));
 
 /** Resolves when the volume holds `content` at `rel`: woken by inotify on its folder, checked on each event. */
@@ -118,37 +157,43 @@ async function landed(rel, content) {
   });
 }
 
-try {
-  // ---- 2. the daemon ----
-  const config = await loadConfig({ flags: { dir: root }, env });
-  const session = await openSession(config);
+/** Starts `impl`'s daemon on the tree and waits for its first cycle to end. */
+async function daemonOf(impl, noApply = false) {
+  const config = await impl.loadConfig({ flags: { dir: root }, env });
+  const session = await impl.openSession(config);
   const cycles = [];
-  let onCycle = null;
-  t = performance.now();
-  const daemon = await startWatch(session, {
+  const d = { session, cycles, onCycle: null };
+  const t0 = performance.now();
+  d.daemon = await impl.startWatch(session, {
+    noApply,
     onEvent: (e) => {
       if (e.type !== 'cycle') return;
       cycles.push({ at: performance.now(), e });
-      onCycle?.();
+      d.onCycle?.();
     },
   });
-  await daemon.whenIdle();
-  const initial = cycles.find((c) => c.e.trigger === 'start').e;
-  console.log(`\n== hostsync watch (${daemon.backend} watcher, API latency ${LATENCY} ms) ==`);
-  console.log(`initial sync: ${initial.counts.written} files in ${initial.requests} requests, ${ms(performance.now() - t)} (daemon start to idle)`);
+  await d.daemon.whenIdle();
+  d.startMs = performance.now() - t0;
+  return d;
+}
 
+/** --edits one-file edits, 150 ms apart: save -> applied, save -> volume, requests per edit. */
+async function perEdit(impl, edits, salt) {
+  const d = await daemonOf(impl);
+  const initial = d.cycles.find((c) => c.e.trigger === 'start')?.e;
+  console.log(`${impl.label}: ${d.daemon.backend} watcher; start-up cycle ${initial?.counts.written ?? 0} files written in ${initial?.requests ?? '?'} requests, ${ms(d.startMs)} to idle`);
   const apply = [];
   const vol = [];
   const reqs = [];
-  const stats0 = session.client.stats().total;
+  const stats0 = d.session.client.stats().total;
   const cpu0 = process.cpuUsage();
-  for (let k = 0; k < EDITS; k++) {
-    const rel = genPath(Math.floor((k * FILES) / EDITS));
-    const content = `${await readFile(path.join(root, rel), 'utf8')}// edit ${k}\n`;
-    const mark = cycles.length;
+  for (let k = 0; k < edits; k++) {
+    const rel = genPath(Math.floor((k * FILES) / edits) + salt);
+    const content = `${await readFile(path.join(root, rel), 'utf8')}// edit ${salt}.${k}\n`;
+    const mark = d.cycles.length;
     const appliedP = new Promise((resolve) => {
-      onCycle = () => {
-        const hit = cycles.slice(mark).find((c) => c.e.apply && c.e.changes.some((ch) => ch.path === rel));
+      d.onCycle = () => {
+        const hit = d.cycles.slice(mark).find((c) => c.e.apply && c.e.changes.some((ch) => ch.path === rel));
         if (hit) resolve(hit);
       };
     });
@@ -157,16 +202,74 @@ try {
     const [hit, tVol] = await Promise.all([appliedP, landed(rel, content)]);
     apply.push(hit.at - t0);
     vol.push(tVol - t0);
-    reqs.push(cycles.slice(mark).reduce((n, c) => n + c.e.requests, 0));
+    // Requests of the edit's cycle(s) and of the idle verification that follows it.
     await sleep(150);
+    await d.daemon.whenIdle();
+    reqs.push(d.cycles.slice(mark).reduce((n, c) => n + c.e.requests, 0));
   }
+  // The last edit's idle verification.
+  await sleep(1_500);
+  await d.daemon.whenIdle();
   const cpu = process.cpuUsage(cpu0);
-  const watchReqs = (session.client.stats().total - stats0) / EDITS;
-  await daemon.stop();
-  await session.close();
+  const perEditReqs = (d.session.client.stats().total - stats0) / edits;
+  await d.daemon.stop();
+  await d.session.close();
+  return { apply, vol, reqs, perEditReqs, cpuMs: (cpu.user + cpu.system) / 1000 / edits };
+}
+
+/** Continuous saving: one save every 100 ms, alternating two files, for `seconds`. */
+async function continuous(label, seconds, start) {
+  const files = [genPath(7), genPath(Math.floor(FILES / 2) + 3)];
+  const base = await Promise.all(files.map((f) => readFile(path.join(root, f), 'utf8')));
+  const saves = []; // {file, n, at, landedAt}
+  const landedUpTo = [0, 0];
+  const watchers = files.map((rel, i) => {
+    const check = async () => {
+      const text = await readFile(onVolume(rel), 'utf8').catch(() => '');
+      const m = /\/\/ save (\d+)\n$/.exec(text);
+      const n = m ? Number(m[1]) : 0;
+      if (n <= landedUpTo[i]) return;
+      landedUpTo[i] = n;
+      const now = performance.now();
+      for (const s of saves) if (s.file === i && s.n <= n && s.landedAt === undefined) s.landedAt = now;
+    };
+    const w = fs.watch(path.dirname(onVolume(rel)), () => void check());
+    return { w, check };
+  });
+  const ctl = await start(files);
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < seconds * 1000) {
+    n++;
+    const i = n % 2;
+    const content = `${base[i]}// save ${n}\n`;
+    saves.push({ file: i, n, at: performance.now(), landedAt: undefined });
+    await writeFile(path.join(root, files[i]), content);
+    ctl.saved?.(files[i], content);
+    await sleep(Math.max(0, t0 + n * 100 - performance.now()));
+  }
+  const stoppedAt = performance.now();
+  // Wait for both files' last saves (or give up after two windows).
+  while (saves.some((s) => s.landedAt === undefined) && performance.now() - stoppedAt < 120_000) {
+    await Promise.all(watchers.map((w) => w.check()));
+    await sleep(50);
+  }
+  const end = await ctl.stop();
+  for (const w of watchers) w.w.close();
+  const lags = saves.filter((s) => s.landedAt !== undefined).map((s) => s.landedAt - s.at);
+  const lastLands = Math.max(...[0, 1].map((i) => saves.filter((s) => s.file === i).at(-1)?.landedAt ?? Infinity)) - stoppedAt;
+  return { label, saves: saves.length, lags, lastLands, lost: saves.filter((s) => s.landedAt === undefined).length, ...end };
+}
+
+const pad = (x) => (Number.isFinite(x) ? ms(x) : 'never');
+const results = [];
+try {
+  // ---- 2. per edit, each build, then the baselines ----
+  console.log(`\n== one-file edits (API latency ${LATENCY} ms, budget raised) ==`);
+  for (const [i, impl] of builds.entries()) results.push({ label: impl.label, ...(await perEdit(impl, i === 0 ? EDITS : BEFORE_EDITS, i * 5)) });
 
   // ---- 3a. naive baseline ----
-  const client = new HostingClient({ baseUrl: ready.baseUrl, apiKey: ready.apiKey, deploymentId: ready.deploymentId });
+  const client = new HostingClient({ baseUrl: ready.baseUrl, apiKey: ready.apiKey, deploymentId: ready.deploymentId, ledger: false });
   const nApply = [];
   const nVol = [];
   const cpuN0 = process.cpuUsage();
@@ -199,13 +302,58 @@ try {
     pReqs.push(out.requests.total);
   }
 
-  console.log(`\n== per edit (${EDITS} edits; hostsync push: ${PUSH_EDITS}) ==`);
+  console.log(`\n== per edit (${EDITS} edits, --before: ${BEFORE_EDITS}; hostsync push: ${PUSH_EDITS}) ==`);
   row('', 'save->applied p50', 'p95', 'save->volume p50', 'p95', 'requests/edit', 'client CPU/edit');
-  row(`hostsync watch (${FILES} files)`, ms(pct(apply, 50)), ms(pct(apply, 95)), ms(pct(vol, 50)), ms(pct(vol, 95)), watchReqs.toFixed(2), ms((cpu.user + cpu.system) / 1000 / EDITS));
+  for (const r of results) row(`watch, ${r.label} (${FILES} files)`, ms(pct(r.apply, 50)), ms(pct(r.apply, 95)), ms(pct(r.vol, 50)), ms(pct(r.vol, 95)), r.perEditReqs.toFixed(2), ms(r.cpuMs));
   row('naive files.write + apply', ms(pct(nApply, 50)), ms(pct(nApply, 95)), ms(pct(nVol, 50)), ms(pct(nVol, 95)), naiveReqs.toFixed(2), ms((cpuN.user + cpuN.system) / 1000 / EDITS));
   row('hostsync push per save (CLI)', ms(pct(pWall, 50)), ms(pct(pWall, 95)), '-', '-', (pReqs.reduce((a, b) => a + b, 0) / pReqs.length).toFixed(2), '(whole process)');
-  console.log(`(watch requests per cycle: ${[...new Set(reqs)].sort().join(', ')}; "client CPU" is this process: the daemon plus the measuring loop)`);
+  for (const r of results) console.log(`(${r.label}: requests per edit including its idle verification: ${[...new Set(r.reqs)].sort((a, b) => a - b).join(', ')})`);
+
+  // ---- 4. continuous saving at the default limits ----
+  if (CONTINUOUS_S > 0) {
+    const cont = [];
+    for (const impl of builds) {
+      // A fresh emulator process on the same data: a full budget, the documented limits.
+      ready = await startEmu('default');
+      env = envOf(ready);
+      cont.push(await continuous(`watch, ${impl.label}`, CONTINUOUS_S, async () => {
+        const d = await daemonOf(impl);
+        const stats0 = d.session.client.stats();
+        return {
+          stop: async () => {
+            await d.daemon.whenIdle();
+            const st = d.session.client.stats();
+            await d.daemon.stop();
+            await d.session.close();
+            return { requests: st.total - stats0.total, limited: st.rateLimited - stats0.rateLimited, cycles: d.cycles.filter((c) => c.e.trigger === 'change').length };
+          },
+        };
+      }));
+    }
+    ready = await startEmu('default');
+    env = envOf(ready);
+    cont.push(await continuous('naive write + apply per save', CONTINUOUS_S, async () => {
+      const c = new HostingClient({ baseUrl: ready.baseUrl, apiKey: ready.apiKey, deploymentId: ready.deploymentId, ledger: false });
+      const inflight = [];
+      return {
+        saved: (rel, content) => inflight.push(c.files.write(rel, content).then(() => c.deployments.apply({})).catch(() => undefined)),
+        stop: async () => {
+          await Promise.all(inflight);
+          const st = c.stats();
+          await c.close();
+          return { requests: st.total, limited: st.rateLimited, cycles: inflight.length };
+        },
+      };
+    }));
+    console.log(`\n== continuous saving: a save every 100 ms to two files for ${CONTINUOUS_S} s, default limits (120/min per key) ==`);
+    row('', 'lag p50', 'p95', 'max', 'last save lands', '429s', 'requests', 'cycles');
+    for (const c of cont) row(`${c.label}`, pad(pct(c.lags, 50)), pad(pct(c.lags, 95)), pad(Math.max(...c.lags)), `${pad(c.lastLands)} after stop`, c.limited, c.requests, c.cycles);
+    for (const c of cont) if (c.lost > 0) console.log(`(${c.label}: ${c.lost} of ${c.saves} saves never landed within 2 minutes after saving stopped)`);
+  }
 } finally {
   emuProc.kill('SIGTERM');
-  if (!args.keep) fs.rmSync(root, { recursive: true, force: true });
+  if (!args.keep) {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(emuData, { recursive: true, force: true });
+  }
 }

@@ -2,6 +2,7 @@ import { push as pushCore } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { EXIT } from '../errors.js';
+import { readWatchStatus, type WatchStatus } from '../state/watch-status.js';
 import type { PushReport } from '../sync/push.js';
 import { changeItem, conflictItem, driftItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
@@ -40,6 +41,11 @@ export interface StatusResult extends Partial<FailureFields> {
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   warnings: string[];
   deployment: DeploymentRef | null;
+  /**
+   * The `hostsync watch` of this directory and deployment, read from its status file (no
+   * request): running, or stale when its process is gone; null when none ran.
+   */
+  watch: WatchStatus | null;
 }
 
 export function emptyStatusResult(): StatusResult {
@@ -58,20 +64,25 @@ export function emptyStatusResult(): StatusResult {
     massDelete: { refuse: false, deletes: 0, tracked: 0 },
     warnings: [],
     deployment: null,
+    watch: null,
   };
 }
 
 /** `hostsync status` as a function: a dry run of push. Never rejects; see runPush. */
 export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Outcome<StatusResult>; thrown: boolean }> {
   let session: Session | null = null;
+  let watch: WatchStatus | null = null;
   return runCommand(
     () => ({
       ...emptyStatusResult(),
       requests: requestsOf(session?.client.stats()),
       deployment: session ? deploymentRef(session.config) : null,
+      // Read before any request, so a status that cannot reach the service still shows the daemon.
+      watch,
     }),
     async () => {
       session = await connect(opts);
+      watch = await readWatchStatus(session.stateDir);
       try {
         const report = await pushCore(session, { dryRun: true, allowMassDelete: true });
         const reads = session.client.stats().total;
@@ -92,6 +103,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
           massDelete: report.massDelete,
           warnings: report.warnings,
           deployment: deploymentRef(session.config),
+          watch,
         };
         const code = previewExitCode(report, false);
         return code === EXIT.ok ? result : failedWith(result, previewReason(report), code);

@@ -4,11 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
-import { pushCommand } from './commands/push.js';
-import { statusCommand } from './commands/status.js';
-import { initCommand } from './commands/init.js';
-import { emulatorCommand } from './commands/emulator.js';
-import { notRunJson } from './not-run.js';
 
 function integer(name: string, min: number, max: number) {
   return (raw: string): number => {
@@ -43,6 +38,7 @@ Run \`hostsync <command> --help\` for a command's flags. Sections of the README 
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/** Each command's module is imported when it runs: `status` never loads the emulator, `--version` loads nothing. */
 export function buildProgram(setExit: (code: number) => void, onSubcommand: (name: string) => void = () => undefined): Command {
   const program = new Command('hostsync')
     .description('Keep a hosted deployment in step with a local project: only what changed, never clobbering what it did not change.')
@@ -65,7 +61,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
   program
     .command('status')
     .description('show what a push would change, conflicts, and remote drift (git-style letters)')
-    .action(async (_opts, cmd: Command) => setExit(await statusCommand(cmd)));
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/status.js')).statusCommand(cmd)));
 
   program
     .command('push')
@@ -76,7 +72,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--no-apply', 'do not call deployments.apply after pushing')
     .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
     .option('--no-backup', 'take no server-side copy of what --force or --mirror replaces (nor undo\'s copy of files an upload overwrites)')
-    .action(async (opts, cmd: Command) => setExit(await pushCommand(opts, cmd)));
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/push.js')).pushCommand(opts, cmd)));
 
   program
     .command('diff')
@@ -126,7 +122,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
   program
     .command('init')
     .description('write hostsync.json and .syncignore in the project directory; with --target NAME, add that target')
-    .action(async (_opts, cmd: Command) => setExit(await initCommand(cmd)));
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/init.js')).initCommand(cmd)));
 
   program
     .command('targets')
@@ -151,6 +147,29 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .description('pick the deployment this directory syncs with, from those the key can see, and write it into hostsync.json')
     .option('--name <name>', 'link the deployment with this name (else --deployment ID, or a choice on a terminal)')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/link.js')).linkCommand(opts, cmd)));
+
+  const env = program
+    .command('env')
+    .description('the deployment\'s environment variables against the project\'s .env: list, diff, push, pull (keys only; values are never printed)');
+  const envFile = (c: Command): Command => c.option('--file <path>', 'environment file (default: "envFile" of hostsync.json, else .env)');
+  envFile(env.command('list').description('list the deployment\'s variables (secret, plain, system) and whether the file has each'))
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('list', opts, cmd)));
+  const flagOpts = (c: Command): Command => c
+    .option('--plain <key>', 'this key is a plain (readable) variable; repeatable (new keys are secrets, existing ones keep their kind)', collect)
+    .option('--secret <key>', 'this key is a secret, also when the deployment has it plain; repeatable', collect);
+  flagOpts(envFile(env.command('diff').description('keys the file adds, changes or lacks compared with the deployment (never a value)')))
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('diff', opts, cmd)));
+  flagOpts(envFile(env.command('push').description('set the file\'s variables on the deployment: new keys as secrets unless --plain KEY')))
+    .option('--prune', 'also delete the deployment\'s variables the file lacks (asks, or needs --yes)')
+    .option('--restart', 'restart the app afterwards, so it reads the new values')
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('push', opts, cmd)));
+  envFile(env.command('pull').description('write the deployment\'s plain variables into the file; list the secrets it cannot fetch'))
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('pull', opts, cmd)));
+
+  program
+    .command('doctor')
+    .description('check the key, scopes, deployment, entry file, runtime, RAM, disk, variables, ignore rules, drift, rate budget and clock; each with the fix (exit 1 when one fails)')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/doctor.js')).doctorCommand(cmd)));
 
   program
     .command('exec')
@@ -187,7 +206,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
     .option('--no-install', 'start node apps without running npm install first (offline use)')
-    .action(async (opts, cmd: Command) => setExit(await emulatorCommand(opts, cmd)));
+    .action(async (opts, cmd: Command) => setExit(await (await import('./commands/emulator.js')).emulatorCommand(opts, cmd)));
 
   return program;
 }
@@ -214,7 +233,11 @@ export async function main(argv: string[]): Promise<number> {
     const json = argv.includes('--json');
     // commander already printed its own usage errors on stderr
     if (!(err instanceof CommanderError) && !json) process.stderr.write(`hostsync: ${message}\n`);
-    if (json) process.stdout.write(`${JSON.stringify(notRunJson(command, message.replace(/^error: /, ''), exitCode))}\n`);
+    if (json) {
+      // Imported here: it loads every command's result module, which a run that succeeds never needs.
+      const { notRunJson } = await import('./not-run.js');
+      process.stdout.write(`${JSON.stringify(notRunJson(command, message.replace(/^error: /, ''), exitCode))}\n`);
+    }
     return exitCode;
   }
 }

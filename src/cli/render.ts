@@ -8,6 +8,7 @@ import type { HealthReport } from '../sync/apply.js';
 import type { ChangeItem, ConflictItem, DriftItem, PushResult } from '../app/push.js';
 import type { StatusResult } from '../app/status.js';
 import type { DeploymentRef } from '../app/options.js';
+import { watchStatusLines } from './watch-status-render.js';
 
 /** Most changes a human listing shows before it summarises the rest. */
 const LIST_LIMIT = 50;
@@ -60,6 +61,7 @@ const appState = (state: string): string => (state === 'running' ? pc.green(stat
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
   const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}`];
+  if (report.watch) out.push(...watchStatusLines(report.watch));
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0) {
     out.push('Nothing to push: the deployment matches this directory.');
   }
@@ -98,7 +100,8 @@ export function statusSummary(r: StatusResult): string {
   if (r.conflicts.length) parts.push(plural(r.conflicts.length, 'conflict'));
   if (r.drift.length) parts.push(`${r.drift.length} drifted`);
   if (r.remoteOnly) parts.push(`${r.remoteOnly} only on the deployment`);
-  return `${parts.join(', ')}${r.appState ? `; app ${appState(r.appState)}` : ''}`;
+  const watch = r.watch?.running ? `; watch running, ${r.watch.pending.paths} pending` : '';
+  return `${parts.join(', ')}${r.appState ? `; app ${appState(r.appState)}` : ''}${watch}`;
 }
 
 function conflictSection(conflicts: ConflictItem[]): string[] {

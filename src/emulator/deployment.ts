@@ -12,6 +12,7 @@ import { pullInto } from './git-pull.js';
 import { HistoryStore } from './history.js';
 import { DeploymentRunner, type RunSettings } from './runner.js';
 import { Volume } from './volume.js';
+import { VolumeWatch } from './volume-watch.js';
 import type { EnvValue } from './env.js';
 
 /** Owner of every emulated deployment: the one user all keys belong to. */
@@ -52,6 +53,8 @@ export class EmulatedDeployment {
   readonly volume: Volume;
   readonly history: HistoryStore;
   readonly hashes = new HashCache();
+  /** Lets files.index answer an unchanged volume without walking it. */
+  readonly volumeWatch = new VolumeWatch();
   readonly runner: DeploymentRunner;
   projectId = EMULATED_PROJECT_ID;
   resources: DeploymentResources = { ...RESOURCES };
@@ -139,6 +142,7 @@ export class EmulatedDeployment {
   }
 
   dispose(): Promise<void> {
+    this.volumeWatch.close();
     return this.runner.dispose();
   }
 }

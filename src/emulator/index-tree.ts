@@ -47,8 +47,13 @@ function itemOf(rel: string, abs: string, st: BigIntStats): Item | null {
   return type === 'symlink' ? { rel, abs, st, type, link: readlinkSync(abs) } : { rel, abs, st, type };
 }
 
-/** Pre-order, names sorted, so a parent always precedes its children (truncation keeps whole prefixes). */
-function walk(dirAbs: string, dirRel: string, matcher: ReturnType<typeof ignore>, out: Item[]): void {
+/**
+ * Pre-order, names sorted, so a parent always precedes its children (truncation keeps whole prefixes).
+ * `enter` is told of each directory (and its inode) before it is read; false from it means
+ * the walk went unwatched somewhere (see VolumeWatch), which is returned.
+ */
+function walk(dirAbs: string, dirRel: string, matcher: ReturnType<typeof ignore>, out: Item[], enter: (abs: string, ino: bigint) => boolean, dirIno: bigint): boolean {
+  let watched = enter(dirAbs, dirIno);
   const names = readdirSync(dirAbs).sort();
   for (const name of names) {
     const abs = path.join(dirAbs, name);
@@ -64,8 +69,9 @@ function walk(dirAbs: string, dirRel: string, matcher: ReturnType<typeof ignore>
     const item = itemOf(rel, abs, st);
     if (!item) continue;
     out.push(item);
-    if (isDir) walk(abs, rel, matcher, out);
+    if (isDir && !walk(abs, rel, matcher, out, enter, st.ino)) watched = false;
   }
+  return watched;
 }
 
 async function hashAll(dep: EmulatedDeployment, items: Item[], hashMaxBytes: number): Promise<Map<Item, string>> {
@@ -100,9 +106,16 @@ export async function indexFiles(dep: EmulatedDeployment, body: JsonObject, maxE
     throw fromFsError(err, reqPath);
   }
   const startRel = dep.volume.relOf(start.abs);
+  // The digest this very request produced last time, if the volume has not changed since.
+  const rememberKey = JSON.stringify([startRel, patterns, hashMaxBytes]);
+  const generation = await dep.volumeWatch.settled();
+  if (prevDigest !== undefined && st.isDirectory() && dep.volumeWatch.unchangedDigest(rememberKey, generation) === prevDigest) {
+    return { unchanged: true, digest: prevDigest, truncated: false, entries: [] };
+  }
   const items: Item[] = [];
+  let watched = false;
   if (st.isDirectory()) {
-    walk(start.abs, startRel, ignore().add(patterns), items);
+    watched = walk(start.abs, startRel, ignore().add(patterns), items, (abs, ino) => dep.volumeWatch.watchDir(abs, ino), st.ino);
   } else {
     const item = itemOf(startRel, start.abs, st);
     if (item) items.push(item);
@@ -127,6 +140,7 @@ export async function indexFiles(dep: EmulatedDeployment, body: JsonObject, maxE
     })
     .sort();
   const digest = await xxh64Lines([`v1\n${startRel}\n${JSON.stringify(patterns)}\n${hashMaxBytes}\n`, ...lines]);
+  if (watched) dep.volumeWatch.remember(rememberKey, generation, digest);
 
   if (prevDigest !== undefined && prevDigest === digest) {
     return { unchanged: true, digest, truncated: false, entries: [] };

@@ -144,6 +144,17 @@ export const EMULATOR_BACKUP_INTERVAL_MS = 6 * 60 * 60_000;
 /** A local clone takes milliseconds; a minute means git is stuck (a prompt, a lock). */
 export const EMULATOR_GIT_TIMEOUT_MS = 60_000;
 
+/**
+ * Directories one volume's files.index watches (inotify, one watch each). The kernel's
+ * per-user budget (fs.inotify.max_user_watches) is shared with every watcher on the
+ * machine; a 100k-file tree has a few thousand folders. Past this, all watches are
+ * dropped and rebuilt by the next walks.
+ */
+export const EMULATOR_INDEX_WATCHED_DIRS_MAX = 50_000;
+
+/** Distinct files.index requests (path, ignore list, hashMaxBytes) whose digest a volume remembers. */
+export const EMULATOR_INDEX_REMEMBERED_REQUESTS = 64;
+
 /** env.set: longest key and value accepted. The document gives none; these fit any real secret (a PEM key is ~3 KiB). */
 export const EMULATOR_ENV_KEY_MAX = 128;
 export const EMULATOR_ENV_VALUE_MAX = 32 * 1024;

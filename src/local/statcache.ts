@@ -11,18 +11,25 @@
  *   its mtime moving; such entries are always re-hashed (git's racy-git rule, widened to
  *   cover coarse file system clocks).
  * - Racy entries are not written to disk: they would look settled to the next process.
- * - The file is versioned JSON, written atomically. A missing, corrupt or foreign-version
- *   file loads as an empty cache: at worst everything is hashed again, never an error.
+ * - The file is a versioned packed file (packed-file.ts), written atomically. A missing,
+ *   corrupt or foreign-version file (the JSON of older releases included) loads as an
+ *   empty cache: at worst everything is hashed again, never an error.
+ * - Loading builds no entry objects: entries read from the file stay in its buffer, found
+ *   through a path -> offset map, and are compared in place (at 100k files the JSON cache
+ *   cost 0.26 s to load and most of the garbage collector's work).
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { nowNs, sameFileStat, type FileStat } from './filestat.js';
+import { PackedReader, PackedWriter } from './packed-file.js';
 
-export const STAT_CACHE_VERSION = 1;
-const FORMAT = 'hostsync-statcache';
+export const STAT_CACHE_VERSION = 2;
+const MAGIC = 'HSSC';
 const RACY_WINDOW_NS = BigInt(STAT_CACHE_RACY_WINDOW_MS) * 1_000_000n;
+/** The file names of older releases: removed when the new file is written. */
+const FORMER_FILES = ['statcache.json'];
 
 export interface StatCacheEntry extends FileStat {
   hash: string;
@@ -31,18 +38,17 @@ export interface StatCacheEntry extends FileStat {
   recordedNs: bigint;
 }
 
-/** On disk, one compact row per path; bigints as decimal strings. */
-type Row = [mtimeNs: string, ctimeNs: string, size: number, ino: string, mode: number, hash: string, text: boolean];
-
-interface FileFormat {
-  format: typeof FORMAT;
-  version: number;
-  writtenAtNs: string;
-  entries: Record<string, Row>;
-}
+/** One record after its path: mtimeNs, ctimeNs, ino (u64 each), size (f64), mode (u32), text (u8), hash (8 bytes). */
+const RECORD_BYTES = 8 + 8 + 8 + 8 + 4 + 1 + 8;
 
 export class StatCache {
-  private readonly entries = new Map<string, StatCacheEntry>();
+  /** Entries recorded in this process (or changed since load). */
+  private readonly fresh = new Map<string, StatCacheEntry>();
+  /** Entries as loaded: path -> offset of the record in `loaded`. */
+  private readonly stored = new Map<string, number>();
+  private loaded: PackedReader | null = null;
+  /** The racy rule's "recorded" time of every loaded entry: when the file was written. */
+  private loadedAtNs = 0n;
   private dirty = false;
 
   private constructor(
@@ -58,47 +64,59 @@ export class StatCache {
   /** Loads `file`; any problem reading or parsing it yields an empty cache bound to the same file. */
   static async load(file: string): Promise<StatCache> {
     const cache = new StatCache(file);
-    let raw: string;
+    let raw: Buffer;
     let fileMtimeNs = 0n;
     try {
-      raw = await fsp.readFile(file, 'utf8');
+      raw = await fsp.readFile(file);
       fileMtimeNs = (await fsp.stat(file, { bigint: true })).mtimeNs;
     } catch {
       return cache;
     }
     try {
-      const parsed = JSON.parse(raw) as Partial<FileFormat>;
-      if (parsed.format !== FORMAT || parsed.version !== STAT_CACHE_VERSION || typeof parsed.entries !== 'object' || parsed.entries === null) {
-        return cache;
-      }
+      const r = await PackedReader.open(raw, MAGIC, STAT_CACHE_VERSION);
+      if (r === null) return cache;
       // The later of the recorded write time and the file's own mtime: the file system
       // clock is the one mtimes come from; being later only makes more entries racy.
-      const stored = BigInt(parsed.writtenAtNs ?? '0');
-      const writtenAtNs = stored > fileMtimeNs ? stored : fileMtimeNs;
-      for (const [rel, row] of Object.entries(parsed.entries)) {
-        const entry = rowToEntry(row, writtenAtNs);
-        if (entry !== null) cache.entries.set(rel, entry);
+      const stored = r.u64();
+      cache.loadedAtNs = stored > fileMtimeNs ? stored : fileMtimeNs;
+      while (!r.done) {
+        const rel = r.path();
+        cache.stored.set(rel, r.offset);
+        r.skip(RECORD_BYTES);
       }
+      cache.loaded = r;
     } catch {
-      cache.entries.clear();
+      cache.stored.clear();
+      cache.loaded = null;
     }
     return cache;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.fresh.size + this.stored.size;
   }
 
   /** The cached hash when `stat` matches the entry and the entry is not racy; otherwise undefined. */
   lookup(relPath: string, stat: FileStat): { hash: string; text: boolean } | undefined {
-    const e = this.entries.get(relPath);
-    if (e === undefined || !sameFileStat(e, stat) || isRacy(e)) return undefined;
-    return { hash: e.hash, text: e.text };
+    const e = this.fresh.get(relPath);
+    if (e !== undefined) return !sameFileStat(e, stat) || isRacy(e.mtimeNs, e.recordedNs) ? undefined : { hash: e.hash, text: e.text };
+    const at = this.stored.get(relPath);
+    const r = this.loaded;
+    if (at === undefined || r === null) return undefined;
+    const mtimeNs = r.u64At(at);
+    if (
+      mtimeNs !== stat.mtimeNs || r.u64At(at + 8) !== stat.ctimeNs || r.u64At(at + 16) !== stat.ino ||
+      r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || isRacy(mtimeNs, this.loadedAtNs)
+    ) {
+      return undefined;
+    }
+    return { hash: r.hashAt(at + 37), text: r.u8At(at + 36) === 1 };
   }
 
   /** Records what was read; `recordedNs` is when the stat data was taken (default: now). */
   update(relPath: string, stat: FileStat, hash: string, text: boolean, recordedNs: bigint = nowNs()): void {
-    this.entries.set(relPath, {
+    this.stored.delete(relPath);
+    this.fresh.set(relPath, {
       mtimeNs: stat.mtimeNs,
       ctimeNs: stat.ctimeNs,
       size: stat.size,
@@ -112,15 +130,17 @@ export class StatCache {
   }
 
   delete(relPath: string): void {
-    if (this.entries.delete(relPath)) this.dirty = true;
+    if (this.fresh.delete(relPath) || this.stored.delete(relPath)) this.dirty = true;
   }
 
   /** Drops every entry whose path `keep` rejects (after a full scan: paths no longer in the tree). */
   retain(keep: (relPath: string) => boolean): void {
-    for (const rel of this.entries.keys()) {
-      if (!keep(rel)) {
-        this.entries.delete(rel);
-        this.dirty = true;
+    for (const map of [this.fresh, this.stored]) {
+      for (const rel of map.keys()) {
+        if (!keep(rel)) {
+          map.delete(rel);
+          this.dirty = true;
+        }
       }
     }
   }
@@ -128,36 +148,41 @@ export class StatCache {
   /** Atomically writes the cache (skipped when nothing changed since load or the last save). */
   async save(): Promise<void> {
     if (this.file === null || !this.dirty) return;
-    const writtenAtNs = nowNs();
-    const entries: Record<string, Row> = {};
-    for (const [rel, e] of this.entries) {
-      if (isRacy(e)) continue;
-      entries[rel] = [e.mtimeNs.toString(), e.ctimeNs.toString(), e.size, e.ino.toString(), e.mode, e.hash, e.text];
+    const w = new PackedWriter();
+    w.u64(nowNs());
+    const r = this.loaded;
+    if (r !== null) {
+      for (const [rel, at] of this.stored) {
+        if (isRacy(r.u64At(at), this.loadedAtNs)) continue;
+        w.path(rel);
+        w.u64(r.u64At(at));
+        w.u64(r.u64At(at + 8));
+        w.u64(r.u64At(at + 16));
+        w.f64(r.f64At(at + 24));
+        w.u32(r.u32At(at + 32));
+        w.u8(r.u8At(at + 36));
+        w.hash(r.hashAt(at + 37));
+      }
     }
-    const body: FileFormat = { format: FORMAT, version: STAT_CACHE_VERSION, writtenAtNs: writtenAtNs.toString(), entries };
-    await fsp.mkdir(path.dirname(this.file), { recursive: true });
-    await writeFileAtomic(this.file, JSON.stringify(body));
+    for (const [rel, e] of this.fresh) {
+      if (isRacy(e.mtimeNs, e.recordedNs)) continue;
+      w.path(rel);
+      w.u64(e.mtimeNs);
+      w.u64(e.ctimeNs);
+      w.u64(e.ino);
+      w.f64(e.size);
+      w.u32(e.mode);
+      w.u8(e.text ? 1 : 0);
+      w.hash(e.hash);
+    }
+    const dir = path.dirname(this.file);
+    await fsp.mkdir(dir, { recursive: true });
+    await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
+    for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
     this.dirty = false;
   }
 }
 
-function isRacy(e: StatCacheEntry): boolean {
-  return e.mtimeNs + RACY_WINDOW_NS >= e.recordedNs;
-}
-
-function rowToEntry(row: unknown, recordedNs: bigint): StatCacheEntry | null {
-  if (!Array.isArray(row) || row.length !== 7) return null;
-  const [mtime, ctime, size, ino, mode, hash, text] = row as unknown[];
-  if (
-    typeof mtime !== 'string' || typeof ctime !== 'string' || typeof ino !== 'string' ||
-    typeof size !== 'number' || typeof mode !== 'number' ||
-    typeof hash !== 'string' || !/^[0-9a-f]{16}$/.test(hash) || typeof text !== 'boolean'
-  ) {
-    return null;
-  }
-  try {
-    return { mtimeNs: BigInt(mtime), ctimeNs: BigInt(ctime), size, ino: BigInt(ino), mode, hash, text, recordedNs };
-  } catch {
-    return null; // a non-numeric string
-  }
+function isRacy(mtimeNs: bigint, recordedNs: bigint): boolean {
+  return mtimeNs + RACY_WINDOW_NS >= recordedNs;
 }

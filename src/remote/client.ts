@@ -45,6 +45,11 @@ import type {
   ShellRequest,
   CheckResult,
   ShellResult,
+  EnvAuditResult,
+  EnvKeyResult,
+  EnvListResult,
+  EnvSetRequest,
+  ResourcesResult,
 } from '../api/types.js';
 import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { BudgetLedger, ledgerDir, ledgerFile } from './ledger.js';
@@ -58,6 +63,20 @@ import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportRes
 import { filesForm, streamForm, tarGzStream, type ArchiveStream, type UploadFile } from './upload.js';
 
 export type { ClientStats } from './stats.js';
+
+/** The key's rate budget as one client sees it at one instant (HostingClient.budget()). */
+export interface BudgetView {
+  /** Requests counted in the sliding window: ours (in flight or answered) plus foreign use read from X-RateLimit-Remaining. */
+  used: number;
+  limit: number;
+  windowMs: number;
+  /** A 429's Retry-After still in force (ms). */
+  pausedMs: number;
+  /** Budget-spending requests this client has sent since it was made (a running count). */
+  sent: number;
+  /** ms until `n` requests could go at once (0: now; Infinity: only an answer in flight frees room). */
+  roomInMs(n: number): number;
+}
 export type { UploadFile } from './upload.js';
 
 export interface ClientOptions {
@@ -85,6 +104,8 @@ export interface ClientOptions {
 
 interface CallInit {
   query?: Record<string, string | number | boolean | undefined>;
+  /** Fills `:key` of the operation's path (env.update, env.delete). */
+  key?: string;
   json?: unknown;
   /** Made fresh per attempt: a stream body cannot be replayed. */
   body?: () => RequestBody | Promise<RequestBody>;
@@ -109,6 +130,16 @@ const USER_AGENT = 'hostsync/0.1 (+undici)';
 
 /** What an HTTP header value may hold (visible ASCII); undici refuses anything else, so the key is checked up front. */
 const KEY_CHARS = /^[\x21-\x7e]+$/;
+
+/** What the last API answer said about the budget and the clock. */
+export interface LastAnswer {
+  /** X-RateLimit-Remaining; null when no answer carried it. */
+  rateRemaining: number | null;
+  /** The Date header, in ms since the epoch (1 s resolution). */
+  serverDateMs: number | null;
+  /** This machine's clock when that answer arrived. */
+  receivedAtMs: number | null;
+}
 
 /** One attempt's answer, with the wait a 429 asked for. */
 interface Answer extends TransportResponse {
@@ -151,9 +182,25 @@ export class HostingClient {
     shell(req: ShellRequest): Promise<ShellResult>;
     /** GET of `path` over the public URL, as a visitor would (health of a web app on a path other than "/"). */
     check(path: string): Promise<CheckResult>;
+    resources(): Promise<ResourcesResult>;
+    /** deployments.update: renames the deployment (the same name changes nothing). */
+    rename(name: string): Promise<Deployment>;
+  };
+
+  /** Environment variables: secrets come back masked; every answer names keys, and only env.list ever carries a (plain) value. */
+  readonly env: {
+    list(): Promise<EnvListResult>;
+    set(req: EnvSetRequest): Promise<EnvKeyResult>;
+    /** env.update with an empty body: changes nothing; a 404 for an absent key still proves env:write (doctor). */
+    touch(key: string): Promise<EnvKeyResult>;
+    delete(key: string): Promise<OkResult>;
+    audit(): Promise<EnvAuditResult>;
   };
 
   readonly account: { get(): Promise<Account> };
+
+  /** The last API answer's budget header and clock: what `doctor` reports without a request of its own. */
+  private last: LastAnswer = { rateRemaining: null, serverDateMs: null, receivedAtMs: null };
 
   private readonly apiBase: URL;
   private readonly deploymentId: string;
@@ -265,8 +312,22 @@ export class HostingClient {
         }),
       shell: (req) => this.call<ShellResult>(O.deploymentsShell, { json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
       check: (path) => this.call<CheckResult>(O.deploymentsCheck, { query: { path } }),
+      resources: () => this.call<ResourcesResult>(O.deploymentsResources),
+      rename: (name) => this.call<Deployment>(O.deploymentsUpdate, { json: { name } }),
+    };
+    this.env = {
+      list: () => this.call<EnvListResult>(O.envList),
+      set: (req) => this.call<EnvKeyResult>(O.envSet, { json: req }),
+      touch: (key) => this.call<EnvKeyResult>(O.envUpdate, { json: {}, key }),
+      delete: (key) => this.call<OkResult>(O.envDelete, { key }),
+      audit: () => this.call<EnvAuditResult>(O.envAudit),
     };
     this.account = { get: () => this.call<Account>(O.accountGet) };
+  }
+
+  /** The budget left and the service's clock, as the last API answer stated them (nulls before any answer). */
+  lastAnswer(): LastAnswer {
+    return { ...this.last };
   }
 
   /**
@@ -280,6 +341,20 @@ export class HostingClient {
 
   stats(): ClientStats {
     return this.counters.snapshot({ waitedMs: this.queue.waitedMs, pacedMs: this.queue.pacedMs + (this.ledger?.waitedMs ?? 0) });
+  }
+
+  /** The key's budget as this client sees it now (its own window; the shared ledger is not read). Costs no request. */
+  budget(): BudgetView {
+    const now = performance.now();
+    const w = this.queue.window;
+    return {
+      used: w.used(now),
+      limit: w.limit,
+      windowMs: w.windowMs,
+      pausedMs: w.pausedFor(now),
+      sent: w.taken,
+      roomInMs: (n) => w.roomIn(n, now),
+    };
   }
 
   resetStats(): void {
@@ -297,7 +372,10 @@ export class HostingClient {
     if (this.closed) return;
     this.closed = true;
     this.queue.close();
-    await this.transport.close();
+    // Running requests finish (p-queue's onIdle) before the connections close under them;
+    // a destroy() meanwhile has dropped the connections already.
+    await this.queue.idle();
+    if (!this.abort.signal.aborted) await this.transport.close();
     await this.ledger?.flush();
   }
 
@@ -319,7 +397,7 @@ export class HostingClient {
 
   private async call<T>(o: Operation, init: CallInit = {}): Promise<T> {
     const idempotent = init.idempotent ?? o.idempotent;
-    const url = init.url ?? this.apiUrl(o, init.query);
+    const url = init.url ?? this.apiUrl(o, init.query, init.key);
     const host = hostOf(url);
     try {
       return await withRetry<T>(
@@ -389,6 +467,7 @@ export class HostingClient {
       if (Number.isFinite(at)) this.serverOffsetMs = at - Date.now();
     }
     const remaining = header(res.headers['x-ratelimit-remaining']);
+    if (o.rateLimited) this.noteAnswer(remaining, header(res.headers.date));
     // A 429's budget header is not used: its Retry-After already says when room opens,
     // and "0 left" would otherwise be read as a full window of foreign use.
     if (slot && res.status !== 429 && remaining !== undefined && /^\d+$/.test(remaining.trim())) {
@@ -405,9 +484,19 @@ export class HostingClient {
     return res;
   }
 
-  private apiUrl(o: Operation, query?: CallInit['query']): URL {
+  private noteAnswer(remaining: string | undefined, date: string | undefined): void {
+    const dateMs = date === undefined ? NaN : Date.parse(date);
+    this.last = {
+      rateRemaining: remaining !== undefined && /^\d+$/.test(remaining.trim()) ? Number(remaining) : this.last.rateRemaining,
+      serverDateMs: Number.isNaN(dateMs) ? this.last.serverDateMs : dateMs,
+      receivedAtMs: Number.isNaN(dateMs) ? this.last.receivedAtMs : Date.now(),
+    };
+  }
+
+  private apiUrl(o: Operation, query?: CallInit['query'], key?: string): URL {
     if (o.path.includes(':id') && !this.deploymentId) throw new Error(`hosting client: ${o.name} needs a deployment id`);
-    const url = new URL(this.apiBase.pathname + apiPath(o, this.deploymentId), this.apiBase.origin);
+    const path = apiPath(o, this.deploymentId).replace(':key', encodeURIComponent(key ?? ''));
+    const url = new URL(this.apiBase.pathname + path, this.apiBase.origin);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url;
   }

@@ -118,6 +118,13 @@ export interface Reservation {
 
 const NO_RESERVATION: Reservation = { done: () => undefined };
 
+interface Waiter {
+  resolve(r: Reservation): void;
+  reject(e: unknown): void;
+  signal: AbortSignal | undefined;
+  aborted: boolean;
+}
+
 export class BudgetLedger {
   private readonly keyId: string;
   private readonly now: () => number;
@@ -127,14 +134,18 @@ export class BudgetLedger {
   private readonly host: string;
   /** In-process serialisation: one lock attempt at a time per process. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** Reservations asked for and not yet granted, oldest first: one pass grants as many as fit. */
+  private waiters: Waiter[] = [];
   /** Answers not yet written: [sentAt, expiresAt]. Until written they count as in flight (the safe side). */
   private finished: Array<[number, number]> = [];
-  private flushing = false;
+  /** The pump's run while it has work; null when idle. */
+  private pumpRun: Promise<void> | null = null;
+  private again = false;
   private broken = false;
-  /** Wall time with at least one reservation waiting (concurrent waits counted once). */
+  /** Liveness of other processes' pids, probed once per pass. */
+  private readonly aliveCache = new Map<number, boolean>();
+  /** Wall time the pump slept on a full window (waits of concurrent requests counted once). */
   private waited = 0;
-  private waiting = 0;
-  private waitingSince = 0;
 
   constructor(private readonly opts: LedgerOptions) {
     this.keyId = keyIdOf(opts.apiKey);
@@ -147,69 +158,123 @@ export class BudgetLedger {
 
   /** Wall time reservations spent waiting for room in the shared budget. */
   get waitedMs(): number {
-    return Math.round(this.waited + (this.waiting > 0 ? this.now() - this.waitingSince : 0));
+    return Math.round(this.waited);
   }
 
   resetCounters(): void {
     this.waited = 0;
-    if (this.waiting > 0) this.waitingSince = this.now();
   }
 
   /** Waits until the shared budget has room, then holds one slot until `done()`. */
-  async reserve(signal?: AbortSignal): Promise<Reservation> {
-    if (this.broken) return NO_RESERVATION;
-    let waiting = false;
-    try {
-      for (;;) {
-        signal?.throwIfAborted();
-        const got = await this.update<number | { sentAt: number }>((entries, now) => {
-          const decision = ledgerDecision(this.counted(entries), this.keyId, this.opts, now);
-          if (!decision.take) return { entries, result: decision.waitMs ?? LEDGER_POLL_MS };
-          const sentAt = this.uniqueSentAt(entries, now);
-          entries.push({ keyId: this.keyId, pid: this.pid, host: this.host, sentAt, windowMs: this.opts.windowMs, expiresAt: null });
-          return { entries, result: { sentAt } };
-        });
-        if (got === undefined) return NO_RESERVATION; // the ledger broke: go on without it
-        if (typeof got !== 'number') return { done: () => this.finish(got.sentAt) };
-        if (!waiting) {
-          waiting = true;
-          if (this.waiting++ === 0) this.waitingSince = this.now();
-        }
-        await this.sleep(Math.min(got, LEDGER_MAX_SLEEP_MS), signal);
-      }
-    } finally {
-      if (waiting && --this.waiting === 0) this.waited += this.now() - this.waitingSince;
-    }
+  reserve(signal?: AbortSignal): Promise<Reservation> {
+    if (this.broken) return Promise.resolve(NO_RESERVATION);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Reservation>((resolve, reject) => {
+      const w: Waiter = { resolve, reject, signal, aborted: false };
+      const onAbort = (): void => {
+        w.aborted = true;
+        const i = this.waiters.indexOf(w);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      w.resolve = (r) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(r);
+      };
+      this.waiters.push(w);
+      this.kick();
+    });
   }
 
-  /** Resolves once every answer so far is written (a closing client; tests). */
+  /** Resolves once every answer so far is written and no reservation waits (a closing client; tests). */
   async flush(): Promise<void> {
-    if (!this.broken) await this.update((entries) => ({ entries, result: undefined }));
+    this.kick();
+    while (this.pumpRun) await this.pumpRun;
   }
 
   private finish(sentAt: number): void {
     this.finished.push([sentAt, this.now() + this.opts.windowMs + this.opts.marginMs]);
-    if (this.flushing || this.broken) return;
-    this.flushing = true;
-    // Written by the next update; this one only makes sure there is a next update soon.
-    void this.update((entries) => ({ entries, result: undefined })).finally(() => {
-      this.flushing = false;
-    });
+    this.kick();
   }
 
-  /** Counted entries with their expiries (expired ones left out). */
-  private counted(entries: LedgerEntry[]): Array<{ keyId: string; expiry: number }> {
-    const now = this.now();
-    return entries
-      .map((e) => ({ keyId: e.keyId, expiry: entryExpiry(e, this.ownerAlive(e), this.opts.marginMs) }))
-      .filter((c) => c.expiry > now);
+  private kick(): void {
+    if (this.broken) return;
+    if (this.pumpRun) {
+      this.again = true;
+      return;
+    }
+    // pump() clears pumpRun in its finally, which runs after this assignment (it awaits first).
+    this.pumpRun = this.pump();
+  }
+
+  /**
+   * Grants what fits, writes pending answers, and sleeps while the window is full; each
+   * pass is one locked read-modify-write however many requests it serves.
+   */
+  private async pump(): Promise<void> {
+    try {
+      await this.pumpLoop();
+    } finally {
+      this.pumpRun = null;
+      // Work that arrived while the loop was ending (its kick() saw the pump still running).
+      if (!this.broken && (this.waiters.length > 0 || this.finished.length > 0)) this.kick();
+    }
+  }
+
+  private async pumpLoop(): Promise<void> {
+    for (;;) {
+      this.again = false;
+      if (this.waiters.length === 0 && this.finished.length === 0) return;
+      // Taken out of the queue inside the locked pass, so an abort meanwhile cannot shift the queue under us.
+      let taken: Waiter[] = [];
+      const got = await this.update((entries, now) => {
+        let granted = 0;
+        let waitMs: number | undefined;
+        while (granted < this.waiters.length) {
+          const decision = ledgerDecision(entries.map((e) => ({ keyId: e.keyId, expiry: this.expiryOf(e) })), this.keyId, this.opts, now);
+          if (!decision.take) {
+            waitMs = decision.waitMs ?? LEDGER_POLL_MS;
+            break;
+          }
+          entries.push({ keyId: this.keyId, pid: this.pid, host: this.host, sentAt: this.uniqueSentAt(entries, now), windowMs: this.opts.windowMs, expiresAt: null });
+          granted++;
+        }
+        taken = this.waiters.splice(0, granted);
+        return { entries, result: { sentAts: entries.slice(entries.length - granted).map((e) => e.sentAt), waitMs } };
+      });
+      if (got === undefined) {
+        // The ledger broke: everyone goes on without it.
+        for (const w of [...taken, ...this.waiters.splice(0)]) w.resolve(NO_RESERVATION);
+        return;
+      }
+      taken.forEach((w, i) => {
+        const sentAt = got.sentAts[i]!;
+        // Aborted after it was granted: nothing will be sent, so its slot is answered at once.
+        if (w.aborted) this.finish(sentAt);
+        else w.resolve({ done: () => this.finish(sentAt) });
+      });
+      if (this.waiters.length > 0 && got.waitMs !== undefined && !this.again) {
+        const t0 = this.now();
+        await this.sleep(Math.min(got.waitMs, LEDGER_MAX_SLEEP_MS)).catch(() => undefined);
+        this.waited += this.now() - t0;
+      }
+    }
+  }
+
+  /** When an entry stops counting; an owner is probed once per pass. */
+  private expiryOf(e: LedgerEntry): number {
+    return entryExpiry(e, this.ownerAlive(e), this.opts.marginMs);
   }
 
   private ownerAlive(e: LedgerEntry): boolean {
     if (e.pid === this.pid && e.host === this.host) return true;
     // Another host's process cannot be probed: its in-flight entry is held for a window past its send time.
     if (e.host !== this.host) return false;
-    return this.alive(e.pid);
+    if (e.expiresAt !== null) return true; // answered: its expiry does not depend on its owner
+    let alive = this.aliveCache.get(e.pid);
+    if (alive === undefined) this.aliveCache.set(e.pid, (alive = this.alive(e.pid)));
+    return alive;
   }
 
   /** Our entries are found again by sentAt, so each gets a distinct one. */
@@ -238,8 +303,9 @@ export class BudgetLedger {
           onCompromised: () => undefined,
         });
         const now = this.now();
+        this.aliveCache.clear();
         const entries = this.applyFinished(await this.load());
-        const live = entries.filter((e) => entryExpiry(e, this.ownerAlive(e), this.opts.marginMs) > now);
+        const live = entries.filter((e) => this.expiryOf(e) > now);
         const { entries: next, result } = mutate(live, now);
         await this.save(next);
         return result;

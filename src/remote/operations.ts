@@ -59,7 +59,17 @@ export const OPERATIONS = {
   deploymentsLogs: op('deployments.logs', 'GET', '/deployments/:id/logs', 'deployments:read', true),
   deploymentsPower: op('deployments.power', 'POST', '/deployments/:id/power', 'deployments:power', false),
   deploymentsCheck: op('deployments.check', 'GET', '/deployments/:id/check', 'deployments:read', true),
+  deploymentsResources: op('deployments.resources', 'GET', '/deployments/:id/resources', 'deployments:read', true),
+  /** Renames; doctor sends the current name back to learn whether the key holds deployments:write without changing anything. */
+  deploymentsUpdate: op('deployments.update', 'PATCH', '/deployments/:id', 'deployments:write', true),
   deploymentsShell: op('deployments.shell', 'POST', '/deployments/:id/shell', 'deployments:shell', false),
+
+  envList: op('env.list', 'GET', '/deployments/:id/env', 'env:read', true),
+  /** Creates or updates: setting the same value twice leaves the same state. */
+  envSet: op('env.set', 'POST', '/deployments/:id/env', 'env:write', true),
+  envUpdate: op('env.update', 'PATCH', '/deployments/:id/env/:key', 'env:write', true),
+  envDelete: op('env.delete', 'DELETE', '/deployments/:id/env/:key', 'env:write', true),
+  envAudit: op('env.audit', 'GET', '/deployments/:id/env/audit', 'env:read', true),
 
   accountGet: op('account.get', 'GET', '/account', 'account:read', true),
 } satisfies Record<string, Operation>;

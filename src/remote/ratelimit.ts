@@ -70,14 +70,26 @@ export class SlidingWindow {
    * a number of ms, or Infinity when only an in-flight answer can free a slot.
    */
   tryAcquire(now: number): Slot | number {
+    const wait = this.roomIn(1, now);
+    if (wait > 0) return wait;
+    const slot: Slot = { sentAt: now, doneAt: undefined };
+    this.slots.push(slot);
+    this.taken++;
+    return slot;
+  }
+
+  /** Slots taken since this window was made (a running count, for pacing by what was spent). */
+  taken = 0;
+
+  /**
+   * How long until `n` requests could go at once: 0 now, else ms (Infinity when only an
+   * answer still in flight can free enough). Takes nothing; a 429 pause counts.
+   */
+  roomIn(n: number, now: number): number {
     if (now < this.pausedUntil) return this.pausedUntil - now;
     this.prune(now);
-    const over = this.slots.length + this.phantom.count - this.limit + 1;
-    if (over <= 0) {
-      const slot: Slot = { sentAt: now, doneAt: undefined };
-      this.slots.push(slot);
-      return slot;
-    }
+    const over = this.slots.length + this.phantom.count - this.limit + n;
+    if (over <= 0) return 0;
     // The `over`-th earliest expiry among what will expire frees enough room.
     const expiries: number[] = [];
     for (const s of this.slots) if (s.doneAt !== undefined) expiries.push(this.expiry(s));

@@ -14,4 +14,4 @@ export function deploymentStateDir(root: string, baseUrl: string, deploymentId: 
   return path.join(root, STATE_DIR, `${safeId}-${service}`);
 }
 
-export const statCacheFile = (root: string): string => path.join(root, STATE_DIR, 'statcache.json');
+export const statCacheFile = (root: string): string => path.join(root, STATE_DIR, 'statcache.bin');

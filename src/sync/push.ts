@@ -5,7 +5,7 @@ import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { executePlan, type ExecResult, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, massDeleteVerdict, type Decision } from './decide.js';
-import { readRemote, type RemoteRead } from './remote-read.js';
+import { expectedFiles, readRemote, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
@@ -132,7 +132,7 @@ async function transfer(
     for (const p of result.vanished) out.vanished.add(p);
     out.stale = true;
     if (!result.outcomeUnknown) break;
-    remote = await readRemote(client, matcher, null);
+    remote = await readRemote(client, matcher, null, expectedFiles(decision.local, remote.snapshot));
     decision = redecide(remote);
     out.stale = false;
     if (round === MAX_PLAN_ROUNDS - 1 && decision.plan.steps.length > 0) {
@@ -167,7 +167,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
 
   const state = await store.load();
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
-  let remote: RemoteRead = await readRemote(client, matcher, state.remote);
+  let remote: RemoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base));
   // An archive a killed push left behind is served by static and PHP runtimes, with the
   // whole project in it: it goes first, before any guard or conflict can stop this push.
   let cleaned = false;
@@ -231,7 +231,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const stale = sent.stale || cleaned;
   if (stale) {
     opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });
-    remote = await readRemote(client, matcher, null);
+    remote = await readRemote(client, matcher, null, expectedFiles(decision.local, remote.snapshot));
     decision = redecide(remote);
   }
   // End to end: every change we meant to make is checked against the verified remote.
@@ -292,14 +292,19 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   report.applyPending = applyPending && report.apply === null;
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
-  await store.appendLog({
-    command: 'push',
+  await store.appendLog(logLineOf('push', report, client.stats().total));
+  return report;
+}
+
+/** The audit-trail line (state store appendLog) of one push or watch cycle. */
+export function logLineOf(command: 'push' | 'watch', report: PushReport, requests: number): Record<string, unknown> {
+  return {
+    command,
     ...report.counts,
     conflicts: report.conflicts.length,
     failures: report.failures.length,
-    requests: client.stats().total,
+    requests,
     healthy: report.healthy,
     ms: report.durationMs,
-  });
-  return report;
+  };
 }

@@ -3,7 +3,8 @@ import type { HostingClient } from '../remote/client.js';
 import type { FileIndexEntry, IndexResult } from '../api/types.js';
 import { ApiError } from '../remote/errors.js';
 import { INDEX_HASH_MAX_BYTES } from './tunables.js';
-import type { IgnoreMatcher } from '../local/ignore.js';
+import { anchoredPath, planIndexGroups, type IndexGroupsPlan } from './index-groups.js';
+import { createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
 import type { Entry, Snapshot } from '../model/types.js';
 
@@ -56,8 +57,15 @@ export function entryFromIndex(e: FileIndexEntry): Entry {
   };
 }
 
-/** Escapes a path for use as an anchored gitignore pattern. */
-const anchored = (rel: string): string => `/${rel.replace(/([\\*?[\]])/g, '\\$1')}/`;
+/** A folder as an anchored gitignore pattern. */
+const anchored = (rel: string): string => `${anchoredPath(rel)}/`;
+
+/** The paths a read of the remote should find, from what the caller knows (readRemote's `expected`). */
+export function expectedFiles(...trees: (Snapshot | null | undefined)[]): () => Iterable<string> {
+  return function* () {
+    for (const t of trees) if (t) yield* t.keys();
+  };
+}
 
 /**
  * Read R. With a cache whose request key matches, the stored digest is sent and an
@@ -65,7 +73,13 @@ const anchored = (rel: string): string => `/${rel.replace(/([\\*?[\]])/g, '\\$1'
  * the whole tree: it is completed directory by directory.
  * Ignored paths are dropped here too, whatever the server did: they are always protected.
  */
-export async function readRemote(client: HostingClient, matcher: IgnoreMatcher, cache: RemoteCache | null): Promise<RemoteRead> {
+export async function readRemote(
+  client: HostingClient,
+  matcher: IgnoreMatcher,
+  cache: RemoteCache | null,
+  /** Files the caller expects on the remote (local tree, last remote read): lets a truncated index complete in few reads. */
+  expected?: () => Iterable<string>,
+): Promise<RemoteRead> {
   const ignore = [...matcher.patterns];
   const requestKey = indexRequestKey(ignore);
   const useCache = cache !== null && cache.requestKey === requestKey;
@@ -79,7 +93,11 @@ export async function readRemote(client: HostingClient, matcher: IgnoreMatcher, 
   }
   const tree = new RemoteTree(matcher);
   tree.add(first.entries);
-  if (first.truncated) await completeTruncated(client, tree, ignore, '', first.entries);
+  if (first.truncated) {
+    const plan = expected ? planIndexGroups(first.entries.map((e) => ({ path: stripSlash(e.path), type: e.type })), expected(), first.entries.length) : null;
+    if (plan) await completeGrouped(client, tree, ignore, plan);
+    else await completeTruncated(client, tree, ignore, '', first.entries);
+  }
   return { ...tree.result(), digest: first.digest, requestKey, fromCache: false };
 }
 
@@ -88,7 +106,7 @@ export class RemoteTree {
   private readonly files: Snapshot = new Map();
   private readonly links = new Set<string>();
   private readonly leftovers = new Set<string>();
-  constructor(private readonly matcher: IgnoreMatcher) {}
+  constructor(readonly matcher: IgnoreMatcher) {}
 
   add(entries: FileIndexEntry[]): void {
     for (const raw of entries) {
@@ -104,16 +122,16 @@ export class RemoteTree {
     }
   }
 
+  /** Reads only add: a grouped read covers part of a folder, never all of it. */
+  grouped = false;
+
   /** Forgets everything at or below `dir` (before a fresh index of it replaces it). */
   forget(dir: string): void {
+    if (this.grouped) return;
     const prefix = `${dir}/`;
     for (const set of [this.files, this.links, this.leftovers] as const) {
       for (const key of set.keys()) if (key.startsWith(prefix)) set.delete(key);
     }
-  }
-
-  matcherIgnores(rel: string, isDir: boolean): boolean {
-    return this.matcher.ignores(rel, isDir);
   }
 
   has(rel: string): boolean {
@@ -126,12 +144,36 @@ export class RemoteTree {
 }
 
 /**
+ * The reads of a grouped plan (index-groups.ts), each of the root with the caller's ignore
+ * list and the group's own patterns. One that comes back truncated anyway (the remote holds
+ * more than expected) is completed folder by folder under its own patterns.
+ */
+async function completeGrouped(client: HostingClient, tree: RemoteTree, ignore: string[], plan: IndexGroupsPlan): Promise<void> {
+  tree.grouped = true;
+  for (const extra of [...plan.groups, plan.rest]) {
+    const groupIgnore = [...ignore, ...extra];
+    const res = await client.files.index({ ignore: groupIgnore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    tree.add(res.entries);
+    // Only the folders this read's patterns let in are completed: the others are another read's.
+    if (res.truncated) await completeTruncated(client, tree, groupIgnore, '', res.entries, createIgnoreMatcher(groupIgnore));
+  }
+}
+
+/**
  * A truncated index of `dir` is completed by listing `dir`, indexing each subdirectory
  * on its own (recursively when those are truncated too), and indexing `dir` once more
  * with every subdirectory excluded, for the files directly in it. A file still missing
  * after that (a folder with more direct files than the cap) is indexed on its own.
  */
-export async function completeTruncated(client: HostingClient, tree: RemoteTree, ignore: string[], dir: string, partial: FileIndexEntry[]): Promise<void> {
+export async function completeTruncated(
+  client: HostingClient,
+  tree: RemoteTree,
+  ignore: string[],
+  dir: string,
+  partial: FileIndexEntry[],
+  /** Decides which subfolders `ignore` lets in (the caller's matcher unless a read added patterns). */
+  enters: IgnoreMatcher = tree.matcher,
+): Promise<void> {
   const listing = await client.files.list(dir === '' ? '/' : dir);
   const subdirs: string[] = [];
   const files: string[] = [];
@@ -139,14 +181,14 @@ export async function completeTruncated(client: HostingClient, tree: RemoteTree,
     const rel = dir === '' ? child.name : `${dir}/${child.name}`;
     const isDir = child.type === 'directory' || child.type === 'dir' || child.type === 'folder';
     if (isDir) {
-      if (!tree.matcherIgnores(rel, true)) subdirs.push(rel);
+      if (!enters.ignores(rel, true)) subdirs.push(rel);
     } else files.push(rel);
   }
   for (const sub of subdirs) {
     const res = await client.files.index({ path: sub, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.forget(sub);
     tree.add(res.entries);
-    if (res.truncated) await completeTruncated(client, tree, ignore, sub, res.entries);
+    if (res.truncated) await completeTruncated(client, tree, ignore, sub, res.entries, enters);
   }
   const known = new Set(partial.map((e) => stripSlash(e.path)));
   if (files.every((f) => known.has(f) || tree.has(f))) return;
@@ -158,7 +200,7 @@ export async function completeTruncated(client: HostingClient, tree: RemoteTree,
   tree.add(direct.entries);
   if (!direct.truncated) return;
   for (const f of files) {
-    if (tree.has(f) || tree.matcherIgnores(f, false)) continue;
+    if (tree.has(f) || enters.ignores(f, false)) continue;
     const one = await client.files.index({ path: f, ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
     tree.add(one.entries);
   }

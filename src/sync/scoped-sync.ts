@@ -29,7 +29,7 @@ import { UnverifiedStore, type Expectation } from '../state/unverified.js';
 import { applyRequestFor, awaitHealth } from './apply.js';
 import { decide, massDeleteVerdict } from './decide.js';
 import { executePlan } from './execute.js';
-import type { PushReport } from './push.js';
+import { logLineOf, type PushReport } from './push.js';
 import { recordPush } from './push-journal.js';
 import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader } from './scoped-read.js';
@@ -60,7 +60,7 @@ export class ScopedSync {
   private readonly record: UnverifiedStore;
   /** Sent, not yet seen on the remote. */
   private readonly unverified = new Map<string, Expectation>();
-  /** Verified into `base` in memory, not yet saved to state.json. */
+  /** Verified into `base` in memory, not yet saved to state.bin. */
   private readonly unsaved = new Map<string, Expectation>();
   /** The working base; null until loaded (a daemon loads it after its first full push). */
   private base: Snapshot | null = null;
@@ -90,7 +90,7 @@ export class ScopedSync {
     await this.record.save(this.unverified);
   }
 
-  /** Takes the base from state.json (after a full push saved one). */
+  /** Takes the base from state.bin (after a full push saved one). */
   async reload(): Promise<void> {
     this.base = (await this.session.store.load()).base;
     this.dirty = false;
@@ -120,7 +120,7 @@ export class ScopedSync {
     return report;
   }
 
-  /** Saves the working base to state.json and trims the record to what is still unverified. */
+  /** Saves the working base to state.bin and trims the record to what is still unverified. */
   async flush(): Promise<void> {
     if (this.dirty && this.base) {
       const state = await this.session.store.load();
@@ -242,15 +242,7 @@ export class ScopedSync {
     if (this.unsaved.size > UNSAVED_BASE_MAX_ENTRIES) await this.flush();
     report.durationMs = Date.now() - started;
     if (plan.steps.length > 0 || report.apply) {
-      await store.appendLog({
-        command: 'watch',
-        ...report.counts,
-        conflicts: report.conflicts.length,
-        failures: report.failures.length,
-        requests: client.stats().total,
-        healthy: report.healthy,
-        ms: report.durationMs,
-      });
+      await store.appendLog(logLineOf('watch', report, client.stats().total));
     }
     return report;
   }

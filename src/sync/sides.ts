@@ -7,7 +7,7 @@
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Snapshot } from '../model/types.js';
 import type { SyncState } from '../state/store.js';
-import { readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
+import { expectedFiles, readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
 import { matcherFor, restrict, scopedMatcher, within } from './scope.js';
 import type { Session } from './session.js';
 
@@ -39,7 +39,7 @@ export async function readSides(session: Session, scopes: string[] | null): Prom
   if (scopes === null || scopes.includes('')) {
     const scan = await scanTree({ root: config.root, matcher, cache });
     await cache.save();
-    const remoteRead = await readRemote(client, matcher, state.remote);
+    const remoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scan.snapshot, state.remote?.snapshot, state.base));
     return {
       scopes: null,
       state,

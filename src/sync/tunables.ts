@@ -41,6 +41,13 @@ export const MAX_PLAN_ROUNDS = 3;
 export const REQUEST_COST_BYTES = 1024 * 1024;
 
 /**
+ * Extra ignore patterns one grouped files.index read may carry (index-groups.ts). Each
+ * pattern is matched against every path the server walks; past this, a truncated index is
+ * completed folder by folder instead, as a request body of thousands of lines would be.
+ */
+export const INDEX_GROUP_MAX_PATTERNS = 500;
+
+/**
  * Watch mode: scoped files.index answers remembered for their digest (one per distinct
  * scope). An editor session touches a handful of files over and over; a few dozen scopes
  * cover it, and each entry holds only the scope's few files.
@@ -49,8 +56,8 @@ export const SCOPED_READ_CACHE_ENTRIES = 64;
 
 /**
  * Watch mode: verified writes held in memory (and in the small unverified record) before
- * the base is saved to state.json anyway. Saving the base costs a full rewrite of
- * state.json (megabytes at 100k files), so it waits for idle; this bounds the record
+ * the base is saved to state.bin anyway. Saving the base costs a full rewrite of
+ * state.bin (megabytes at 100k files), so it waits for idle; this bounds the record
  * (and the re-reads a restart would make) during hours of continuous saving.
  */
 export const UNSAVED_BASE_MAX_ENTRIES = 500;

@@ -14,8 +14,9 @@
  *   configuration error (rejected key, missing scope) stops the daemon. (An apply owed by
  *   a cycle that failed after its files landed is push's own apply-pending marker.)
  */
+import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Watcher } from '../local/watcher.js';
@@ -34,6 +35,8 @@ import { classifyFailure } from './failure.js';
 import type { Batch } from './schedule.js';
 import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
 import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
+import { WatchStatusWriter } from './status-writer.js';
+import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
 
 export interface WatchTunables {
   debounceMs: number;
@@ -46,6 +49,9 @@ export interface WatchTunables {
   cacheSaveMs: number;
   /** Quiet time after a cycle before its writes are verified by a read of their own. */
   verifyIdleMs: number;
+  /** Budget pacing (pacer.ts). */
+  paceRateShare: number;
+  paceBurstShare: number;
 }
 
 export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
@@ -58,6 +64,8 @@ export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
   stormPaths: WATCH_STORM_PATHS,
   cacheSaveMs: WATCH_CACHE_SAVE_MS,
   verifyIdleMs: WATCH_VERIFY_IDLE_MS,
+  paceRateShare: WATCH_PACE_RATE_SHARE,
+  paceBurstShare: WATCH_PACE_BURST_SHARE,
 };
 
 /** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
@@ -210,6 +218,12 @@ class Daemon implements WatchDaemon {
   private stopping: Promise<StopResult> | null = null;
   private fatal: WatchEnd['fatal'];
   private resolveDone!: (end: WatchEnd) => void;
+  /** What `hostsync status` reads (.hostsync/<deployment>/watch.json). */
+  private readonly status: WatchStatusWriter;
+  private readonly startedAt = new Date();
+  private lastCycle: WatchCycleSummary | null = null;
+  /** The batch of the cycle running now: its paths are still pending until it ends. */
+  private runningBatch: Batch | null = null;
 
   constructor(
     private readonly session: Session,
@@ -217,7 +231,12 @@ class Daemon implements WatchDaemon {
     private readonly opts: WatchOptions,
   ) {
     this.t = { ...DEFAULT_WATCH_TUNABLES, ...opts.tunables };
-    this.emit = opts.onEvent ?? (() => undefined);
+    const onEvent = opts.onEvent ?? (() => undefined);
+    this.emit = (e) => {
+      this.noteForStatus(e);
+      onEvent(e);
+    };
+    this.status = new WatchStatusWriter(session.stateDir, () => this.statusRecord());
     this.backoff = new Backoff(this.t.retryMinMs, this.t.retryMaxMs);
     this.scoped = new ScopedSync(session);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -228,6 +247,10 @@ class Daemon implements WatchDaemon {
       crashRetryMs: this.t.retryMaxMs,
       onCrash: (err) => this.emit({ type: 'error', message: classifyFailure(err, this.session.config.apiKey).message, retryInMs: this.t.retryMaxMs }),
       ...(opts.clock ? { clock: opts.clock } : {}),
+      budget: () => session.client.budget(),
+      // A change cycle: its scoped read and its write, and the apply unless --no-apply.
+      cycleCost: opts.noApply ? 2 : 3,
+      pace: { rateShare: this.t.paceRateShare, burstShare: this.t.paceBurstShare },
     });
   }
 
@@ -240,7 +263,10 @@ class Daemon implements WatchDaemon {
         {
           root: this.session.config.root,
           matcher: this.session.matcher,
-          onEvents: (paths) => this.scheduler.touch(paths),
+          onEvents: (paths) => {
+            this.scheduler.touch(paths);
+            this.status.update();
+          },
           onError: (err) => {
             this.emit({ type: 'rescan', reason: `watcher error: ${err.message}` });
             this.scheduler.rescanAll();
@@ -261,6 +287,7 @@ class Daemon implements WatchDaemon {
       }
     } catch (err) {
       await this.scheduler.stop(this.t.shutdownGraceMs);
+      await this.status.remove();
       throw err;
     }
     // The initial scan may have read files before the watcher saw their edits: look again.
@@ -291,9 +318,10 @@ class Daemon implements WatchDaemon {
     }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
     await this.session.cache.save().catch(() => undefined);
-    // Verified writes into state.json; unverified ones stay in the record for the next start.
+    // Verified writes into state.bin; unverified ones stay in the record for the next start.
     // Not after an abandoned cycle: it may still be between its record and its writes.
     if (result !== 'abandoned') await this.scoped.flush().catch(() => undefined);
+    await this.status.remove();
     await this.lock.release();
     this.emit({ type: 'stopped', result });
     this.resolveDone({ result, ...(this.fatal ? { fatal: this.fatal } : {}) });
@@ -307,6 +335,8 @@ class Daemon implements WatchDaemon {
     const before = client.stats();
     const t0 = performance.now();
     const warnings: string[] = [];
+    this.runningBatch = batch;
+    this.status.update();
     try {
       const scanOpts = { root: config.root, matcher: session.matcher, cache: session.cache };
       if (batch.full || this.local === null) {
@@ -429,12 +459,73 @@ class Daemon implements WatchDaemon {
           return { kind: 'retry', afterMs: retryInMs };
         }
       }
+    } finally {
+      this.runningBatch = null;
+      // Written after the scheduler has re-queued a failed batch, so its paths still show as pending.
+      setImmediate(() => this.status.update());
     }
   }
 
   /** When writes are still unverified: the idle check, never before a retry's backoff ends. */
   private verifyDelay(retryInMs: number): { verifyInMs?: number } {
     return this.scoped.pendingVerification > 0 ? { verifyInMs: Math.max(this.t.verifyIdleMs, retryInMs) } : {};
+  }
+
+  /** Remembers how the last cycle ended, for the status file, and refreshes it. */
+  private noteForStatus(e: WatchEvent): void {
+    const at = e.type === 'cycle' ? e.time.toISOString() : new Date().toISOString();
+    const bare = { at, trigger: this.synced ? 'change' as const : 'start' as const, changed: 0, requests: 0, rateLimited: 0, ms: null, cycleMs: null, healthy: null, state: null };
+    switch (e.type) {
+      case 'cycle': {
+        // A quiet poll or idle check found nothing: the cycle worth showing stays the last one that did something.
+        if (e.quiet && this.lastCycle !== null) break;
+        const changed = e.counts.written + e.counts.deleted + e.counts.moved + e.counts.chmod;
+        const outcome = e.failures.some((f) => !f.permanent) ? 'failed' : e.conflicts.length > 0 ? 'conflicts' : 'synced';
+        this.lastCycle = {
+          at, trigger: e.trigger, outcome, changed, requests: e.requests, rateLimited: e.rateLimited, ms: e.ms, cycleMs: e.cycleMs,
+          healthy: e.healthy, state: e.apply?.state ?? null, message: e.failures[0] ? `${e.failures[0].path}: ${e.failures[0].error}` : null,
+        };
+        break;
+      }
+      case 'waiting':
+      case 'error':
+      case 'refused':
+      case 'fatal':
+        this.lastCycle = { ...bare, outcome: e.type, message: e.message };
+        break;
+      default:
+        break;
+    }
+    this.status.update();
+  }
+
+  private statusRecord(): WatchStatusRecord {
+    const sched = this.scheduler.peek();
+    const paths = new Set<string>([...(sched.pending?.paths ?? []), ...(this.runningBatch?.paths ?? [])]);
+    const retryInMs = sched.notBefore - sched.now;
+    return {
+      version: 1,
+      pid: process.pid,
+      host: hostname(),
+      startedAt: this.startedAt.toISOString(),
+      updatedAt: new Date().toISOString(),
+      backend: this.watcher ? this.backend : null,
+      apply: !this.opts.noApply,
+      pending: {
+        paths: paths.size,
+        sample: [...paths].sort().slice(0, WATCH_STATUS_SAMPLE_PATHS),
+        unverified: this.scoped.pendingVerification,
+        rescan: (sched.pending?.full ?? false) || (this.runningBatch?.full ?? false),
+        cycling: this.runningBatch !== null,
+        retryAt: sched.notBefore > 0 && retryInMs > 0 ? new Date(Date.now() + retryInMs).toISOString() : null,
+      },
+      budget: (() => {
+        const b = this.session.client.budget();
+        return { limit: b.limit, windowMs: b.windowMs, remaining: Math.max(0, b.limit - b.used) };
+      })(),
+      cycles: this.cycles,
+      lastCycle: this.lastCycle,
+    };
   }
 
   private recovered(): void {

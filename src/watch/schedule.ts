@@ -13,6 +13,9 @@
  * - Drift poll: with nothing pending, a cycle with no local paths runs `pollMs` after the
  *   last cycle that read the whole remote (scoped cycles read only their paths, so they
  *   do not count).
+ * - Budget: a cycle starts no sooner than `paceUntil` (background work: `backgroundPaceUntil`),
+ *   set from the rate budget (pacer.ts); meanwhile the batch keeps growing, so a low
+ *   budget means longer coalescing, never a cycle stalled halfway by the client's pacing.
  * - Idle verification: a cycle that left writes unverified asks for one check at
  *   `verifyAt`; pending changes go first (their cycle verifies those writes anyway), and
  *   the check comes before a drift poll due at the same time.
@@ -45,6 +48,10 @@ export interface ScheduleState {
   lastSyncAt: number;
   /** When the idle verification of earlier writes is due; absent or Infinity: none owed. */
   verifyAt?: number;
+  /** Budget pacing (pacer.ts): no change cycle before this; absent = no limit. */
+  paceUntil?: number;
+  /** The same for a drift poll or an idle verification. */
+  backgroundPaceUntil?: number;
 }
 
 /** What one cycle is asked to do. */
@@ -74,15 +81,16 @@ export function dueAt(pending: Pending, t: ScheduleTunables): number {
 export function decide(state: ScheduleState, now: number, t: ScheduleTunables): Decision {
   if (state.running) return { kind: 'busy' };
   if (state.pending) {
-    const at = Math.max(dueAt(state.pending, t), state.notBefore);
+    const at = Math.max(dueAt(state.pending, t), state.notBefore, state.paceUntil ?? 0);
     if (now < at) return { kind: 'wait', at };
     const p = state.pending;
     return { kind: 'run', batch: { paths: [...p.paths], full: p.full, poll: false, firstAt: p.firstAt } };
   }
-  const verifyAt = state.verifyAt === undefined || !Number.isFinite(state.verifyAt) ? Infinity : Math.max(state.verifyAt, state.notBefore);
+  const bg = state.backgroundPaceUntil ?? 0;
+  const verifyAt = state.verifyAt === undefined || !Number.isFinite(state.verifyAt) ? Infinity : Math.max(state.verifyAt, state.notBefore, bg);
   if (now >= verifyAt) return { kind: 'run', batch: { paths: [], full: false, poll: false, firstAt: null, verify: true } };
   if (!(t.pollMs > 0) || !Number.isFinite(t.pollMs)) return { kind: 'wait', at: verifyAt };
-  const at = Math.max(state.lastSyncAt + t.pollMs, state.notBefore);
+  const at = Math.max(state.lastSyncAt + t.pollMs, state.notBefore, bg);
   if (now < at) return { kind: 'wait', at: Math.min(at, verifyAt) };
   return { kind: 'run', batch: { paths: [], full: false, poll: true, firstAt: null } };
 }

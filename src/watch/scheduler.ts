@@ -9,6 +9,8 @@
  *   asks for a retry (or throws): paths are never lost to a failure.
  * - At most one timer is armed; after stop() none is, and no cycle starts.
  */
+import type { BudgetView } from '../remote/client.js';
+import { Pacer, type PaceTunables } from './pacer.js';
 import { addEvents, decide, markFull, requeue, type Batch, type ScheduleState, type ScheduleTunables } from './schedule.js';
 
 export interface Clock {
@@ -42,6 +44,11 @@ export interface SchedulerOptions {
   crashRetryMs: number;
   onCrash?: (err: unknown) => void;
   clock?: Clock;
+  /** The rate budget now (no request): cycles are paced by it (pacer.ts). Absent: never paced. */
+  budget?: () => BudgetView;
+  /** Requests a typical change cycle costs (read + write, + apply). */
+  cycleCost?: number;
+  pace?: PaceTunables;
 }
 
 export type StopResult = 'idle' | 'finished' | 'abandoned';
@@ -55,9 +62,11 @@ export class CycleScheduler {
   private started = false;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
+  private readonly pacer: Pacer | null;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.clock = opts.clock ?? systemClock;
+    this.pacer = opts.budget && opts.pace ? new Pacer(opts.pace, opts.cycleCost ?? 1) : null;
     this.state = { pending: null, running: false, notBefore: 0, lastSyncAt: this.clock.now() };
   }
 
@@ -94,6 +103,11 @@ export class CycleScheduler {
     return !this.state.running && this.state.pending === null;
   }
 
+  /** What waits (touched paths, a rescan) and the backoff's end, read-only (the status file). */
+  peek(): Readonly<ScheduleState> & { now: number } {
+    return { ...this.state, now: this.clock.now() };
+  }
+
   /** Resolves the next time the scheduler is idle (at once if it is). */
   whenIdle(): Promise<void> {
     if (this.idle) return Promise.resolve();
@@ -127,6 +141,7 @@ export class CycleScheduler {
   private reschedule(): void {
     if (!this.started || this.stopped) return;
     const now = this.clock.now();
+    this.pace(now);
     const d = decide(this.state, now, this.opts.tunables);
     if (d.kind === 'busy') return;
     if (d.kind === 'wait') {
@@ -148,6 +163,8 @@ export class CycleScheduler {
       outcome = { kind: 'retry', afterMs: this.opts.crashRetryMs };
     }
     const now = this.clock.now();
+    // A whole-tree cycle (start-up, rescan, drift poll) is bounded by the window alone.
+    if (this.pacer && (batch.full || batch.poll)) this.pacer.observe(this.opts.budget!(), now, false);
     this.state.verifyAt = outcome.verifyInMs === undefined ? Infinity : now + outcome.verifyInMs;
     if (outcome.kind === 'retry') {
       this.state.pending = requeue(this.state.pending, batch, now);
@@ -160,6 +177,14 @@ export class CycleScheduler {
     this.current = null;
     if (this.idle) for (const resolve of this.idleWaiters.splice(0)) resolve();
     this.reschedule();
+  }
+
+  /** When the budget lets the next change cycle, and the next background one, start. */
+  private pace(now: number): void {
+    if (!this.pacer) return;
+    const b = this.opts.budget!();
+    this.state.paceUntil = now + this.pacer.waitMs(b, now, false);
+    this.state.backgroundPaceUntil = now + this.pacer.waitMs(b, now, true);
   }
 
   private arm(at: number, now: number): void {

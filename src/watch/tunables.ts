@@ -62,6 +62,9 @@ export const WATCH_NATIVE_MIN_FILES = 20_000;
 /** Watch mode: the stat cache is written at most this often (and on exit); a 100k-entry cache is a few MB of JSON. */
 export const WATCH_CACHE_SAVE_MS = 60_000;
 
+/** Pending paths the status file names (it always counts them all): enough to recognise what is waiting. */
+export const WATCH_STATUS_SAMPLE_PATHS = 10;
+
 /**
  * Watch mode: a cycle's writes are verified by the next cycle's read when the user keeps
  * saving; when the tree goes quiet this long, one read of their own verifies them. Long
@@ -69,6 +72,20 @@ export const WATCH_CACHE_SAVE_MS = 60_000;
  * remote edit racing our write is reported within about a second.
  */
 export const WATCH_VERIFY_IDLE_MS = 1_000;
+
+/**
+ * Watch mode, budget pacing (pacer.ts): the bucket refills at this share of the key's
+ * sustained rate. 0.7 of 120/min is a 3-request cycle every 2.1 s under continuous saving:
+ * the last save lands within 3 s of the last keystroke, and with the burst below the
+ * window never holds more than 95% of the limit, so a `push` from another terminal
+ * still has room.
+ */
+export const WATCH_PACE_RATE_SHARE = 0.7;
+/**
+ * Watch mode, budget pacing: the bucket holds this share of the key's limit. A quarter
+ * (30 of 120) lets ten edits in a row through at debounce speed before pacing starts.
+ */
+export const WATCH_PACE_BURST_SHARE = 0.25;
 
 /**
  * `logs --follow` and `watch --logs`: one deployments.logs read at most this often, each

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,31 @@ describe('files.index', () => {
     // The request's own parameters are part of the digest.
     const withIgnore = await call(t.emu, 'POST', '~/files/index', { body: { digest: chmodded.json.digest, ignore: ['nothing-matches'] } });
     expect(withIgnore.json.unchanged).toBe(false);
+  });
+
+  it('answers an unchanged volume from memory, yet sees every change made behind its back', async () => {
+    const vol = t.emu.volume;
+    const index = async (digest?: string) => (await call(t.emu, 'POST', '~/files/index', { body: digest ? { digest } : {} })).json;
+    let digest = (await index()).digest;
+    expect((await index(digest)).unchanged).toBe(true);
+    const changes: [string, () => void][] = [
+      ['a same-size rewrite in a nested folder', () => writeFileSync(path.join(vol, 'src/deep/b.txt'), 'BEE\n'.repeat(1000))],
+      ['a file in a new folder', () => (mkdirSync(path.join(vol, 'fresh/x'), { recursive: true }), writeFileSync(path.join(vol, 'fresh/x/n.txt'), 'n'))],
+      ['a write in that new folder', () => writeFileSync(path.join(vol, 'fresh/x/n.txt'), 'm')],
+      ['a folder deleted and made again', () => (rmSync(path.join(vol, 'fresh'), { recursive: true }), mkdirSync(path.join(vol, 'fresh/x'), { recursive: true }), writeFileSync(path.join(vol, 'fresh/x/n.txt'), 'p'))],
+      ['a write in the re-made folder', () => writeFileSync(path.join(vol, 'fresh/x/n.txt'), 'o')],
+      ['a rename', () => renameSync(path.join(vol, 'fresh/x/n.txt'), path.join(vol, 'fresh/x/o.txt'))],
+      ['a mode change', () => chmodSync(path.join(vol, 'fresh/x/o.txt'), 0o700)],
+    ];
+    for (const [what, change] of changes) {
+      change();
+      const r = await index(digest);
+      expect(r.unchanged, what).toBe(false);
+      expect(r.digest, what).not.toBe(digest);
+      digest = r.digest;
+      expect((await index(digest)).unchanged, `${what}, asked again`).toBe(true);
+    }
+    rmSync(path.join(vol, 'fresh'), { recursive: true });
   });
 
   it('does not enter ignored directories and leaves out ignored files', async () => {

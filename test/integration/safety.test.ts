@@ -1,10 +1,11 @@
-import { chmod, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor, pushOnce } from '../helpers/push.js';
+import { StateStore } from '../../src/state/store.js';
 
 /** Regressions for what review found: each test fails on the code before its fix. */
 let emu: RunningEmulator;
@@ -23,7 +24,6 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   work = await tempDir('hostsync-safety-');
-  const { readdir } = await import('node:fs/promises');
   for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
 });
 afterEach(async () => {
@@ -146,5 +146,26 @@ describe('a file edited between the scan and its send', () => {
     expect(next.report.conflicts).toEqual([]);
     expect(next.report.failures).toEqual([]);
     expect(await readFile(path.join(emu.volume, 'a.txt'), 'utf8')).toBe('v4\n');
+  });
+});
+
+describe('a corrupt state file', () => {
+  it('is rebuilt from the remote, never trusted: a local deletion it would have carried deletes nothing', async () => {
+    await writeTree(work.dir, { 'a.txt': 'a\n', 'b.txt': 'b\n', 'dir/c.txt': 'c\n' });
+    await pushOnce(emu, work.dir);
+    const stateDir = path.join(work.dir, '.hostsync', (await readdir(path.join(work.dir, '.hostsync'))).find((n) => n.startsWith(emu.deploymentId))!);
+    const stateFile = path.join(stateDir, 'state.bin');
+    const bytes = await readFile(stateFile);
+    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    await writeFile(stateFile, bytes);
+    await rm(path.join(work.dir, 'b.txt'));
+
+    const { report } = await pushOnce(emu, work.dir);
+    expect(report.counts.deleted).toBe(0);
+    expect(report.remoteOnly).toEqual(['b.txt']);
+    expect(await readFile(path.join(emu.volume, 'b.txt'), 'utf8')).toBe('b\n');
+    // Saved again, whole: the base is what both sides agree on.
+    const state = await new StateStore(stateDir, emu.deploymentId).load();
+    expect([...state.base!.keys()].sort()).toEqual(['a.txt', 'dir/c.txt']);
   });
 });

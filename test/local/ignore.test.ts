@@ -135,6 +135,6 @@ describe('loadIgnoreMatcher', () => {
     await writeFile(path.join(dir, '.syncignore'), '!.hostsync/\n!.hostsync/**\n');
     const m = await loadIgnoreMatcher(dir, ['!.hostsync/']);
     expect(m.ignores('.hostsync', true)).toBe(true);
-    expect(m.ignores('.hostsync/statcache.json', false)).toBe(true);
+    expect(m.ignores('.hostsync/statcache.bin', false)).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ let cacheFile: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
   ({ dir: root, cleanup } = await tempDir('hostsync-statcache-'));
-  cacheFile = path.join(root, '.hostsync', 'statcache.json');
+  cacheFile = path.join(root, '.hostsync', 'statcache.bin');
   await writeTree(root, { 'a.txt': 'alpha\n', 'dir/b.txt': 'bravo\n', 'dir/sub/c.bin': Buffer.from([0, 1, 2, 3]) });
 });
 afterEach(async () => {
@@ -81,27 +81,35 @@ describe('StatCache', () => {
     expect(cache.lookup('dir/b.txt', { mtimeNs: 0n, ctimeNs: 0n, size: 0, ino: 0n, mode: 0 })).toBeUndefined();
   });
 
-  it('writes versioned JSON atomically, leaving no temp file behind', async () => {
+  it('writes a versioned packed file atomically, leaving no temp file and no former JSON cache behind', async () => {
     await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    await mkdir(path.dirname(cacheFile), { recursive: true });
+    await writeFile(path.join(path.dirname(cacheFile), 'statcache.json'), '{"format":"hostsync-statcache","version":1,"entries":{}}');
     const cache = await StatCache.load(cacheFile);
     await scanTree({ root, matcher, cache });
     await cache.save();
-    const parsed = JSON.parse(await readFile(cacheFile, 'utf8')) as { version: number; writtenAtNs: string; entries: Record<string, unknown> };
-    expect(parsed.version).toBe(STAT_CACHE_VERSION);
-    expect(BigInt(parsed.writtenAtNs)).toBeGreaterThan(0n);
-    expect(Object.keys(parsed.entries).sort()).toEqual(['a.txt', 'dir/b.txt', 'dir/sub/c.bin']);
-    expect(await readdir(path.dirname(cacheFile))).toEqual(['statcache.json']);
+    const raw = await readFile(cacheFile);
+    expect(raw.toString('latin1', 0, 4)).toBe('HSSC');
+    expect(raw.readUInt32LE(4)).toBe(STAT_CACHE_VERSION);
+    expect(await readdir(path.dirname(cacheFile))).toEqual(['statcache.bin']);
+    const again = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) });
+    expect(again.stats).toMatchObject({ files: 3, hashed: 0, cached: 3 });
   });
 
-  it.each([
-    ['garbage', 'not json {'],
-    ['another version', JSON.stringify({ format: 'hostsync-statcache', version: 999, writtenAtNs: '0', entries: {} })],
-    ['wrong shapes', JSON.stringify({ format: 'hostsync-statcache', version: STAT_CACHE_VERSION, writtenAtNs: 'x', entries: { 'a.txt': [1, 2] } })],
-    ['empty file', ''],
-  ])('ignores a corrupt cache (%s): everything is hashed, nothing fails', async (_name, content) => {
+  const corruptions: [string, (good: Buffer) => Buffer][] = [
+    ['garbage', () => Buffer.from('not a cache {')],
+    ['the JSON of an older release', () => Buffer.from(JSON.stringify({ format: 'hostsync-statcache', version: 1, writtenAtNs: '0', entries: {} }))],
+    ['another version', (good) => { const b = Buffer.from(good); b.writeUInt32LE(999, 4); return b; }],
+    ['one flipped byte', (good) => { const b = Buffer.from(good); b[20] ^= 0x40; return b; }],
+    ['cut short', (good) => good.subarray(0, good.length - 20)],
+    ['empty file', () => Buffer.alloc(0)],
+  ];
+  it.each(corruptions)('ignores a corrupt cache (%s): everything is hashed, nothing fails', async (_name, corrupt) => {
     await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
-    await mkdir(path.dirname(cacheFile), { recursive: true });
-    await writeFile(cacheFile, content);
+    const first = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache: first });
+    await first.save();
+    await writeFile(cacheFile, corrupt(await readFile(cacheFile)));
     const cache = await StatCache.load(cacheFile);
     expect(cache.size).toBe(0);
     const r = await scanTree({ root, matcher, cache });
@@ -110,16 +118,17 @@ describe('StatCache', () => {
     expect((await StatCache.load(cacheFile)).size).toBe(3);
   });
 
-  it('drops a single malformed row but keeps the good ones', async () => {
+  it('keeps entries loaded from the file across a save that adds new ones', async () => {
     await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
-    const cache = await StatCache.load(cacheFile);
-    await scanTree({ root, matcher, cache });
-    await cache.save();
-    const parsed = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, unknown[]> };
-    parsed.entries['a.txt']![5] = 'not-a-hash';
-    await writeFile(cacheFile, JSON.stringify(parsed));
-    const r = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) });
-    expect(r.stats).toMatchObject({ hashed: 1, cached: 2 });
+    const first = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache: first });
+    await first.save();
+    await writeTree(root, { 'x.txt': 'x' });
+    await settle('x.txt');
+    const second = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: second })).stats).toMatchObject({ hashed: 1, cached: 3 });
+    await second.save();
+    expect((await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) })).stats).toMatchObject({ hashed: 0, cached: 4 });
   });
 
   it('a missing cache file is an empty cache', async () => {

@@ -184,3 +184,21 @@ describe('ledgerDir', () => {
     expect(ledgerDir({ XDG_CACHE_HOME: 'relative' })).toMatch(/\/\.cache\/hostsync\/budget$/);
   });
 });
+
+describe('BudgetLedger abort races', () => {
+  it('a request cancelled while it waits for its grant leaves no in-flight entry behind', async () => {
+    const file = await ledgerPath();
+    const clock = fakeClock();
+    const a = processOn(file, clock, 101);
+    const ctl = new AbortController();
+    const first = a.reserve(ctl.signal);
+    const second = a.reserve();
+    // Aborted in the same tick, while the pass that would grant it waits for the lock.
+    ctl.abort(new Error('cancelled'));
+    await expect(first).rejects.toThrow('cancelled');
+    (await second).done();
+    await a.flush();
+    const entries = JSON.parse(await readFile(file, 'utf8')).entries as LedgerEntry[];
+    expect(entries.every((e) => e.expiresAt !== null)).toBe(true);
+  });
+});

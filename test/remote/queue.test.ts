@@ -112,3 +112,59 @@ describe('RequestQueue', () => {
     await expect(q.schedule({ rateLimited: false, run: async () => 3 })).rejects.toMatchObject({ code: 'ECLIENTCLOSED' });
   });
 });
+
+describe('RequestQueue on p-queue', () => {
+  beforeEach(() => void vi.useFakeTimers({ now: 0 }));
+  afterEach(() => void vi.useRealTimers());
+
+  it('a higher priority starts first; equal priorities stay in order', async () => {
+    const q = mkQueue(1000, 60_000, 1);
+    const started: string[] = [];
+    const gate = deferred();
+    const job = (name: string, wait?: Promise<void>) => ({ rateLimited: true, run: async () => { started.push(name); await wait; } });
+    const all = [q.schedule(job('first', gate.promise)), q.schedule(job('low1'), { priority: -1 }), q.schedule(job('n1')), q.schedule(job('low2'), { priority: -1 }), q.schedule(job('n2'))];
+    gate.resolve();
+    await Promise.all(all);
+    expect(started).toEqual(['first', 'n1', 'n2', 'low1', 'low2']);
+  });
+
+  it('while the head waits for budget, nothing behind it starts, not even a transfer that needs no slot', async () => {
+    const q = mkQueue(1, 1000, 4);
+    const started: string[] = [];
+    const a = q.schedule({ rateLimited: true, run: async () => void started.push(`a@${Date.now()}`) });
+    const b = q.schedule({ rateLimited: true, run: async () => void started.push(`b@${Date.now()}`) });
+    const upload = q.schedule({ rateLimited: false, run: async () => void started.push(`upload@${Date.now()}`) });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(started).toEqual(['a@0']);
+    await vi.advanceTimersByTimeAsync(1);
+    await Promise.all([a, b, upload]);
+    expect(started).toEqual(['a@0', 'b@1000', 'upload@1000']);
+  });
+
+  it('a Retry-After pause set while a request runs holds what is queued, then starts it', async () => {
+    const q = mkQueue(100, 1000, 1);
+    const startedAt: number[] = [];
+    const first = q.schedule({ rateLimited: true, run: async () => { startedAt.push(Date.now()); q.pause(2_000); } });
+    const second = q.schedule({ rateLimited: true, run: async () => void startedAt.push(Date.now()) });
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(startedAt).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(1);
+    await Promise.all([first, second]);
+    expect(startedAt).toEqual([0, 2_000]);
+  });
+
+  it('idle() resolves once what runs has finished; close() rejects the head waiting for budget', async () => {
+    const q = mkQueue(1, 60_000, 2);
+    const gate = deferred();
+    let done = false;
+    const running = q.schedule({ rateLimited: true, run: async () => { await gate.promise; done = true; } });
+    const waiting = q.schedule({ operation: 'files.index', rateLimited: true, run: async () => 'never' });
+    await vi.advanceTimersByTimeAsync(0);
+    q.close();
+    await expect(waiting).rejects.toMatchObject({ code: 'ECLIENTCLOSED', message: expect.stringContaining('files.index') });
+    const idle = q.idle().then(() => done);
+    gate.resolve();
+    await running;
+    await expect(idle).resolves.toBe(true);
+  });
+});

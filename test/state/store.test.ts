@@ -40,18 +40,41 @@ describe('StateStore', () => {
     expect([...(await mine.load()).base!.keys()]).toEqual(['other.txt']);
   });
 
-  it.each([
-    ['corrupt JSON', '{ not json'],
-    ['another version', JSON.stringify({ version: -1, deploymentId: 'd1', base: {}, remote: null })],
+  const corruptions: [string, ((good: Buffer) => Buffer) | null][] = [
+    ['garbage', () => Buffer.from('{ not a state')],
+    ['the JSON state of an older release', () => Buffer.from(JSON.stringify({ version: 2, deploymentId: 'd1', base: { 'a.txt': ['0000000000000001', 1, 0] }, remote: null }))],
+    ['another version', (good) => { const b = Buffer.from(good); b.writeUInt32LE(999, 4); return b; }],
+    ['one flipped byte', (good) => { const b = Buffer.from(good); b[good.length - 30] ^= 0x01; return b; }],
+    ['a file cut short', (good) => good.subarray(0, good.length - 9)],
     ['another deployment', null],
-    ['a bad entry', JSON.stringify({ version: 2, deploymentId: 'd1', base: { a: ['h', 'not a size', 0] }, remote: null })],
-  ])('treats %s as absent, never as an empty base to delete against', async (_name, text) => {
-    if (text === null) await new StateStore(dir, 'other').save({ base: base(), remote: remote() });
+  ];
+  it.each(corruptions)('treats %s as absent, never as an empty base to delete against', async (_name, corrupt) => {
+    if (corrupt === null) await new StateStore(dir, 'other').save({ base: base(), remote: remote() });
     else {
-      await new StateStore(dir, 'd1').save({ base: null, remote: null });
-      await writeFile(path.join(dir, 'state.json'), text);
+      await new StateStore(dir, 'd1').save({ base: base(), remote: remote() });
+      await writeFile(path.join(dir, 'state.bin'), corrupt(await readFile(path.join(dir, 'state.bin'))));
     }
     expect(await new StateStore(dir, 'd1').load()).toEqual({ base: null, remote: null, applyPending: false });
+  });
+
+  it('keeps entries that differ between base and remote, files without a hash, and remote-only and base-only paths', async () => {
+    const b = snap(file('same.txt', 's'), file('changed.txt', 'old'), file('base-only.txt', 'b', { x: true }));
+    const r = snap(file('same.txt', 's'), file('changed.txt', 'new', { x: true }), file('remote-only.txt', 'r'));
+    r.set('big.bin', { path: 'big.bin', hash: null, size: 5e9, executable: false });
+    const cache: RemoteCache = { digest: 'd', requestKey: 'k', snapshot: r, symlinks: [], leftovers: ['.hostsync-upload-1-a.tar.gz'] };
+    await new StateStore(dir, 'd1').save({ base: b, remote: cache });
+    const loaded = await new StateStore(dir, 'd1').load();
+    expect(loaded.base).toEqual(b);
+    expect(loaded.remote).toEqual(cache);
+    await new StateStore(dir, 'd1').save({ base: null, remote: cache });
+    expect(await new StateStore(dir, 'd1').load()).toMatchObject({ base: null, remote: cache });
+  });
+
+  it('replaces the JSON state of an older release when it saves', async () => {
+    await new StateStore(dir, 'd1').save({ base: null, remote: null });
+    await writeFile(path.join(dir, 'state.json'), '{}');
+    await new StateStore(dir, 'd1').save({ base: base(), remote: null });
+    expect(existsSync(path.join(dir, 'state.json'))).toBe(false);
   });
 
   it('keeps the apply-pending marker apart from the state', async () => {
@@ -71,6 +94,6 @@ describe('StateStore', () => {
     const lines = (await readFile(path.join(dir, 'push.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.written)).toEqual([1, 2]);
     expect(lines[0].time).toMatch(/^\d{4}-/);
-    expect(existsSync(path.join(dir, 'state.json'))).toBe(false);
+    expect(existsSync(path.join(dir, 'state.bin'))).toBe(false);
   });
 });

@@ -85,4 +85,66 @@ describe('readRemote', () => {
       await client.close();
     }
   });
+
+  describe('with the tree the caller expects', () => {
+    // 42 files in 6 folders: 48 entries against a cap of 10.
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 6; d++) for (let i = 0; i < 7; i++) files[`g${d}/f${i}.txt`] = `${d}.${i}`;
+    const budget = Math.ceil(Object.keys(files).length / 10) + 2;
+
+    it('completes a truncated index in at most ceil(files / cap) + 2 reads, grouping folders', async () => {
+      const { client } = await fresh(files);
+      try {
+        const r = await readRemote(client, matcher, null, () => Object.keys(files));
+        expect([...r.snapshot.keys()].sort()).toEqual(Object.keys(files).sort());
+        expect(client.stats().byOperation['files.index']).toBeLessThanOrEqual(budget);
+        expect(client.stats().byOperation['files.list'] ?? 0).toBe(0);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('still finds what the estimate did not know, and nothing it wrongly expected', async () => {
+      const extra = { 'new/deep/x.txt': 'x', 'g3/more/y.txt': 'y', 'root.txt': 'r', 'g5/z.txt': 'z' };
+      const { client } = await fresh({ ...files, ...extra });
+      try {
+        const expected = [...Object.keys(files), 'gone/a.txt', 'g2/missing.txt'];
+        const r = await readRemote(client, matcher, null, () => expected);
+        expect([...r.snapshot.keys()].sort()).toEqual(Object.keys({ ...files, ...extra }).sort());
+        expect(r.snapshot.get('g3/more/y.txt')?.size).toBe(1);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('completes a group that comes back truncated (a folder of more files than the cap) without re-reading the other groups', async () => {
+      const flat: Record<string, string> = { ...files };
+      for (let i = 0; i < 25; i++) flat[`h/flat/x${String(i).padStart(2, '0')}`] = 'x';
+      const { client } = await fresh(flat);
+      try {
+        const r = await readRemote(client, matcher, null, () => Object.keys(flat));
+        expect([...r.snapshot.keys()].sort()).toEqual(Object.keys(flat).sort());
+        // The flat folder costs its own reads (a listing, then one read per missing file past the cap); no other folder is read twice.
+        const stats = client.stats().byOperation;
+        expect(stats['files.index']).toBeLessThanOrEqual(budget + 3 + 25 - 10);
+        expect(stats['files.list']).toBeLessThanOrEqual(3); // the root, h, h/flat
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('reads a folder with names that need escaping in a pattern', async () => {
+      const odd: Record<string, string> = {};
+      for (const name of ['[x]', 'a*b', '!bang', '#hash', 'q?', 'back\\slash', 'sp ace ']) {
+        for (let i = 0; i < 6; i++) odd[`${name}/f${i}`] = name;
+      }
+      const { client } = await fresh(odd);
+      try {
+        const r = await readRemote(client, matcher, null, () => Object.keys(odd));
+        expect([...r.snapshot.keys()].sort()).toEqual(Object.keys(odd).sort());
+      } finally {
+        await client.close();
+      }
+    });
+  });
 });

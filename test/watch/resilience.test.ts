@@ -205,6 +205,9 @@ describe('rate limits', () => {
         await converged(daemon, root, dep.volume);
         expect(limited.stats().rateLimited).toBe(0);
         expect(rec.cycles().every((c) => c.rateLimited === 0)).toBe(true);
+        // No stall: the daemon started a cycle only when the window had room for all of it,
+        // so no request ever waited in the client's queue for budget (issue 10, item 3).
+        expect(session.client.stats().pacedMs).toBe(0);
         // Coalesced: far fewer cycles than saves, and each applied.
         const changeCycles = rec.cycles().filter((c) => c.trigger === 'change');
         expect(changeCycles.length).toBeLessThan(80);

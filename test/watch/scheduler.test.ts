@@ -1,43 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CycleScheduler, type Clock, type CycleOutcome } from '../../src/watch/scheduler.js';
+import { CycleScheduler, type CycleOutcome } from '../../src/watch/scheduler.js';
 import type { Batch } from '../../src/watch/schedule.js';
-
-/** Manual time: timers fire only when the test advances the clock. */
-class FakeClock implements Clock {
-  private t = 0;
-  private seq = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  now = (): number => this.t;
-  setTimeout = (fn: () => void, ms: number): unknown => {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + ms, fn });
-    return id;
-  };
-  clearTimeout = (h: unknown): void => {
-    this.timers.delete(h as number);
-  };
-  get armed(): number {
-    return this.timers.size;
-  }
-  /** Moves time forward, firing due timers in order (and any they arm within the span). */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at)) next = e;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = next[1].at;
-      next[1].fn();
-      await flush();
-    }
-    this.t = end;
-    await flush();
-  }
-}
-const flush = async (): Promise<void> => {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-};
+import { FakeClock, flush } from './fake-clock.js';
 
 function harness(outcomes: (batch: Batch) => CycleOutcome | Promise<CycleOutcome> = () => ({ kind: 'done', reachedService: true })) {
   const clock = new FakeClock();

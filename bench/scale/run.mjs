@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+/**
+ * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
+ * named baseline measured in the same run. Prints figures, asserts nothing about speed.
+ *
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR]
+ *
+ * Rows:
+ * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
+ * - `hostsync status`, cold (stat cache removed: every file hashed) vs `find | xargs -P2 xxhsum -H64`;
+ * - initial `hostsync push --no-apply` (requests, wall) vs `tar czf` + one upload + one
+ *   decompress through the API, each into its own fresh deployment.
+ * CPU (user+sys) and peak RSS come from /usr/bin/time; each status row is the best of
+ * --runs runs (peak RSS: the largest), page cache warm for every contender. The emulator
+ * runs in this process; every contender is a child process, so their figures are their own.
+ * --dir puts the tree and the emulator's volumes elsewhere than the temp folder: on a
+ * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
+ * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { startEmulator } from '../../dist/emulator/index.js';
+import { HostingClient } from '../../dist/remote/client.js';
+import { generateTree } from '../scan/tree.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    files: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '3' },
+    dir: { type: 'string', default: os.tmpdir() },
+    keep: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const FILES = Number(args.files);
+const RUNS = Number(args.runs);
+if (!Number.isInteger(FILES) || FILES < 1 || !Number.isInteger(RUNS) || RUNS < 1) {
+  console.error('--files and --runs must be whole numbers >= 1');
+  process.exit(2);
+}
+if (!fs.existsSync('/usr/bin/time')) {
+  console.error('needs /usr/bin/time (Debian package `time`)');
+  process.exit(2);
+}
+const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const work = fs.mkdtempSync(path.join(args.dir, 'hostsync-scale-'));
+const tree = path.join(work, 'tree');
+
+/** Runs `cmd args` under /usr/bin/time; resolves with wall, CPU and peak RSS of the whole process. */
+function timed(cmd, argv, { env, cwd } = {}) {
+  return new Promise((resolve, reject) => {
+    const fmt = path.join(work, 'time.out');
+    const child = spawn('/usr/bin/time', ['-o', fmt, '-f', '%e %U %S %M', cmd, ...argv], {
+      cwd: cwd ?? tree,
+      env: { PATH: process.env.PATH, HOME: os.homedir(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const [wall, user, sys, rssKb] = fs.readFileSync(fmt, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+      resolve({ code, out, err, wall, cpu: user + sys, rssMb: rssKb / 1024 });
+    });
+  });
+}
+
+async function best(label, run) {
+  const rs = [];
+  for (let i = 0; i < RUNS; i++) {
+    const r = await run();
+    if (r.code !== 0) throw new Error(`${label} exited ${r.code}: ${r.err.slice(0, 500)}`);
+    rs.push(r);
+  }
+  return { wall: Math.min(...rs.map((r) => r.wall)), cpu: Math.min(...rs.map((r) => r.cpu)), rssMb: Math.max(...rs.map((r) => r.rssMb)) };
+}
+
+const sh = (script) => timed('/bin/sh', ['-c', script]);
+const f2 = (n) => n.toFixed(2);
+const row = (what, a, b) =>
+  console.log(
+    `| ${what} | ${f2(a.wall)} s wall, ${f2(a.cpu)} s CPU, ${a.rssMb.toFixed(0)} MB | ${b.name}: ${f2(b.wall)} s wall, ${f2(b.cpu)} s CPU, ${b.rssMb.toFixed(0)} MB | ${f2(a.wall / b.wall)}x wall, ${f2(a.cpu / b.cpu)}x CPU |`,
+  );
+
+const emu = await startEmulator({ dataDir: path.join(work, 'emulator'), rateLimit: 1_000_000, userRateLimit: 1_000_000, autoBackups: false });
+try {
+  let t = performance.now();
+  const made = generateTree(tree, { files: FILES, nodeModulesFiles: 0 });
+  console.log(`tree: ${made.files} files in ${made.dirs} folders, ${(made.bytes / 1e6).toFixed(0)} MB, generated in ${((performance.now() - t) / 1000).toFixed(1)} s (${work})`);
+  const git = (...a) => timed('git', ['-c', 'gc.auto=0', ...a], { env: { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  fs.writeFileSync(path.join(tree, '.gitignore'), '.hostsync/\n');
+  await git('init', '-q');
+  await git('add', '-A');
+  await git('commit', '-qm', 'tree');
+
+  // Baseline for the initial push: tar czf, one upload, one decompress, into a fresh deployment.
+  const other = await emu.createDeployment({ name: 'tar-baseline' });
+  // A long timeout: decompressing 100k files on a loaded 2-core machine can take minutes.
+  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: other.id, timeoutMs: 30 * 60_000 });
+  const archive = path.join(work, 'tree.tar.gz');
+  t = performance.now();
+  const tarRun = await timed('tar', ['czf', archive, '--exclude=./.git', '.']);
+  await client.files.upload('/', [{ name: 'tree.tar.gz', localPath: archive, size: fs.statSync(archive).size }]);
+  await client.files.decompress('tree.tar.gz', { removeArchive: true });
+  const tarWall = (performance.now() - t) / 1000;
+  const tarRequests = client.stats().total;
+  await client.close();
+
+  // hostsync's initial push into the default deployment.
+  const env = { HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId };
+  emu.resetStats();
+  const pushRun = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env });
+  if (pushRun.code !== 0) throw new Error(`push exited ${pushRun.code}: ${pushRun.err.slice(0, 500)} ${pushRun.out.slice(0, 500)}`);
+  const pushReq = JSON.parse(pushRun.out).requests;
+  const pushRequests = `${pushReq.total} requests (${pushReq.byOperation['files.index'] ?? 0} files.index)`;
+
+  const status = () => timed(process.execPath, [CLI, 'status'], { env });
+  await status(); // settles the stat cache past its racy window on a fresh tree
+  const warm = await best('status (warm)', status);
+  const gitStatus = { name: '`git status --porcelain`', ...(await best('git status', () => git('status', '--porcelain'))) };
+  const stateDir = path.join(tree, '.hostsync');
+  const dropStatCache = () => {
+    for (const f of fs.readdirSync(stateDir)) if (f.startsWith('statcache')) fs.rmSync(path.join(stateDir, f));
+  };
+  if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof']), CLI, 'status'], { env });
+  const cold = await best('status (cold)', () => (dropStatCache(), status()));
+  await status(); // leave a warm cache behind (--keep)
+  const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
+
+  console.log(`\nnode ${process.version}, ${os.cpus().length} cores, best of ${RUNS} (peak RSS: largest)\n`);
+  console.log('| what | hostsync | baseline | ratio |');
+  console.log('|---|---|---|---|');
+  row('`hostsync status`, no-op, warm', warm, gitStatus);
+  row('`hostsync status`, cold (no stat cache)', cold, xx);
+  console.log(
+    `| initial \`push --no-apply\` | ${f2(pushRun.wall)} s wall, ${f2(pushRun.cpu)} s CPU, ${pushRun.rssMb.toFixed(0)} MB, ${pushRequests} | tar czf + upload + decompress: ${f2(tarWall)} s wall (tar ${f2(tarRun.cpu)} s CPU), ${tarRequests} requests | ${f2(pushRun.wall / tarWall)}x wall |`,
+  );
+} finally {
+  await emu.close();
+  if (!args.keep) fs.rmSync(work, { recursive: true, force: true });
+}

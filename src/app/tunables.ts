@@ -1,0 +1,21 @@
+/** Thresholds of `hostsync doctor`, each with why it is where it is. */
+
+/** The API document: "512 MB or more for npm install of a modern stack". */
+export const DOCTOR_RAM_NPM_MB = 512;
+/** The API document: "1024 MB or more for a Svelte/Next build". */
+export const DOCTOR_RAM_BUILD_MB = 1024;
+/** Disk use past this share of the limit fails: the next npm install or upload may not fit. */
+export const DOCTOR_DISK_MAX_SHARE = 0.9;
+/** Fewer requests left in the window than this fails: a full push of a few hundred files would wait on 429s. */
+export const DOCTOR_RATE_MIN_REMAINING = 20;
+/**
+ * Clock skew past this fails. The Date header has 1 s resolution and the request takes
+ * time, so small skews mean nothing; signed URLs (15 min) and Retry-After dates go wrong
+ * well before minutes of skew.
+ */
+export const DOCTOR_CLOCK_MAX_SKEW_MS = 30_000;
+/**
+ * The key doctor's env:write probe names (env.update with an empty body): one a project
+ * would not use, so the answer is a 404 that changes nothing.
+ */
+export const DOCTOR_ENV_PROBE_KEY = 'HOSTSYNC_DOCTOR_SCOPE_PROBE';

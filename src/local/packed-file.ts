@@ -1,0 +1,186 @@
+/**
+ * The binary container of hostsync's own large state files (the stat cache, the sync
+ * state): a 4-byte magic, a u32 format version, the body, and the XXH64 of everything
+ * before it. At 100k files the JSON it replaces took 0.3-0.5 s to parse and built a
+ * million short-lived values; this decodes in tens of milliseconds.
+ *
+ * Invariants:
+ * - A file whose magic, version or checksum does not match, or that ends early, reads as
+ *   absent (null): callers rebuild what it held, never trust it.
+ * - Paths are front-coded against the previous path written (shared prefix length in
+ *   UTF-16 units, never splitting a surrogate pair, then the rest as UTF-8), so sorted
+ *   paths cost a few bytes each.
+ * - Little-endian throughout.
+ */
+import { xxhashApi } from './hash.js';
+
+const CHECKSUM_BYTES = 8;
+
+export class PackedWriter {
+  private buf = Buffer.allocUnsafe(1 << 16);
+  private len = 0;
+  private prev = '';
+
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+    this.buf.copy(next, 0, 0, this.len);
+    this.buf = next;
+  }
+
+  u8(v: number): void {
+    this.room(1);
+    this.buf[this.len++] = v;
+  }
+
+  u32(v: number): void {
+    this.room(4);
+    this.len = this.buf.writeUInt32LE(v, this.len);
+  }
+
+  f64(v: number): void {
+    this.room(8);
+    this.len = this.buf.writeDoubleLE(v, this.len);
+  }
+
+  u64(v: bigint): void {
+    this.room(8);
+    this.len = this.buf.writeBigUInt64LE(BigInt.asUintN(64, v), this.len);
+  }
+
+  /** 16 lowercase hex digits as 8 bytes. */
+  hash(hex: string): void {
+    this.room(8);
+    this.len += this.buf.write(hex, this.len, 8, 'hex');
+  }
+
+  /** A length-prefixed UTF-8 string. */
+  str(s: string): void {
+    const n = Buffer.byteLength(s);
+    this.u32(n);
+    this.room(n);
+    this.len += this.buf.write(s, this.len, n, 'utf8');
+  }
+
+  /** A relative path, front-coded against the previous one. */
+  path(p: string): void {
+    const prev = this.prev;
+    const max = Math.min(prev.length, p.length, 0xffff);
+    let shared = 0;
+    while (shared < max && prev.charCodeAt(shared) === p.charCodeAt(shared)) shared++;
+    // Never cut between the halves of a surrogate pair: the rest would not be valid UTF-16.
+    if (shared > 0 && (p.charCodeAt(shared - 1) & 0xfc00) === 0xd800) shared--;
+    this.room(2);
+    this.len = this.buf.writeUInt16LE(shared, this.len);
+    this.str(p.slice(shared));
+    this.prev = p;
+  }
+
+  /** The whole file: magic, version, body, checksum. */
+  async finish(magic: string, version: number): Promise<Buffer> {
+    const head = Buffer.alloc(8);
+    head.write(magic, 0, 4, 'latin1');
+    head.writeUInt32LE(version, 4);
+    const body = Buffer.concat([head, this.buf.subarray(0, this.len)]);
+    const sum = Buffer.alloc(CHECKSUM_BYTES);
+    sum.writeBigUInt64LE((await xxhashApi()).h64Raw(body));
+    return Buffer.concat([body, sum]);
+  }
+}
+
+export class PackedReader {
+  private pos = 8;
+  private prev = '';
+
+  private constructor(
+    private readonly buf: Buffer,
+    /** Where the body ends (the checksum starts). */
+    private readonly end: number,
+  ) {}
+
+  /** The body of `buf`, or null when it is not a whole, intact file of this magic and version. */
+  static async open(buf: Buffer, magic: string, version: number): Promise<PackedReader | null> {
+    if (buf.length < 8 + CHECKSUM_BYTES) return null;
+    if (buf.toString('latin1', 0, 4) !== magic || buf.readUInt32LE(4) !== version) return null;
+    const end = buf.length - CHECKSUM_BYTES;
+    const sum = (await xxhashApi()).h64Raw(buf.subarray(0, end));
+    if (sum !== buf.readBigUInt64LE(end)) return null;
+    return new PackedReader(buf, end);
+  }
+
+  private take(n: number): number {
+    const at = this.pos;
+    if (at + n > this.end) throw new RangeError('packed file ends early');
+    this.pos = at + n;
+    return at;
+  }
+
+  get done(): boolean {
+    return this.pos === this.end;
+  }
+
+  u8(): number {
+    return this.buf[this.take(1)]!;
+  }
+
+  u32(): number {
+    return this.buf.readUInt32LE(this.take(4));
+  }
+
+  f64(): number {
+    return this.buf.readDoubleLE(this.take(8));
+  }
+
+  u64(): bigint {
+    return this.buf.readBigUInt64LE(this.take(8));
+  }
+
+  hash(): string {
+    const at = this.take(8);
+    return this.buf.toString('hex', at, at + 8);
+  }
+
+  /** Skips `n` bytes (a record the caller reads later through `at`). */
+  skip(n: number): void {
+    this.take(n);
+  }
+
+  /** Current offset, for the random-access reads below (a record read later, in place). */
+  get offset(): number {
+    return this.pos;
+  }
+
+  u64At(offset: number): bigint {
+    return this.buf.readBigUInt64LE(offset);
+  }
+
+  f64At(offset: number): number {
+    return this.buf.readDoubleLE(offset);
+  }
+
+  u32At(offset: number): number {
+    return this.buf.readUInt32LE(offset);
+  }
+
+  u8At(offset: number): number {
+    return this.buf[offset]!;
+  }
+
+  hashAt(offset: number): string {
+    return this.buf.toString('hex', offset, offset + 8);
+  }
+
+  str(): string {
+    const n = this.u32();
+    const at = this.take(n);
+    return this.buf.toString('utf8', at, at + n);
+  }
+
+  path(): string {
+    const shared = this.buf.readUInt16LE(this.take(2));
+    if (shared > this.prev.length) throw new RangeError('bad path prefix');
+    const p = this.prev.slice(0, shared) + this.str();
+    this.prev = p;
+    return p;
+  }
+}
