@@ -8,6 +8,7 @@
  */
 import { emptyDiffResult } from '../app/diff.js';
 import { emptyExecResult } from '../app/exec.js';
+import { emptyHistoryResult } from '../app/history.js';
 import { emptyInitResult } from '../app/init.js';
 import { emptyLinkResult } from '../app/link.js';
 import { emptyLogsReport } from '../app/logs.js';
@@ -17,6 +18,7 @@ import { emptyResolveResult } from '../app/resolve.js';
 import { emptyStatusResult } from '../app/status.js';
 import { emptyTargetsResult } from '../app/targets.js';
 import { emptyTrustResult } from '../app/trust.js';
+import { emptyUndoResult } from '../app/undo.js';
 
 /** The emulator's result is its ready line (DESIGN.md, Interfaces): those keys, null, when it could not start. */
 export const emulatorNotStarted = { baseUrl: null, apiKey: null, deploymentId: null, volume: null };
@@ -28,6 +30,8 @@ const EMPTY: Record<string, () => object> = {
   diff: emptyDiffResult,
   pull: emptyPullResult,
   resolve: emptyResolveResult,
+  undo: emptyUndoResult,
+  history: emptyHistoryResult,
   exec: emptyExecResult,
   init: emptyInitResult,
   link: emptyLinkResult,

@@ -37,17 +37,33 @@ function colourPatch(patch: string): string {
     .join('\n');
 }
 
+/** The last line of `hostsync diff`, and all that `diff --quiet` prints. */
+export function diffSummary(result: DiffResult): string {
+  if (result.files.length === 0) return `No differences with ${targetName(result.deployment)} (${requestsLine(result.requests.total)})`;
+  return pc.dim(`${plural(result.files.length, 'file')} differ from ${targetName(result.deployment)} (${requestsLine(result.requests.total)}); - is the deployment, + is local`);
+}
+
 /** `hostsync diff`: unified diffs (deployment -> local), or with `stat` one line per file. */
 export function renderDiff(result: DiffResult, stat = false): string {
-  if (result.files.length === 0) return `No differences with ${targetName(result.deployment)} (${requestsLine(result.requests.total)})`;
+  if (result.files.length === 0) return diffSummary(result);
   const out: string[] = [];
   for (const f of result.files) {
     if (stat || f.patch === null) out.push(summary(f));
     else out.push(`${pc.dim(`# ${f.path}: ${SIDES[f.side]}`)}\n${colourPatch(f.patch)}`);
   }
-  out.push(pc.dim(`${plural(result.files.length, 'file')} differ from ${targetName(result.deployment)} (${requestsLine(result.requests.total)}); - is the deployment, + is local`));
+  out.push(diffSummary(result));
   out.push(...result.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   return out.join('\n');
+}
+
+/** What a pull did, in one line: `pull --quiet` prints only this (and errors). */
+export function pullSummary(r: PullResult): string {
+  const target = targetName(r.deployment);
+  const n = r.fetched.length + r.removed.length + r.chmod.length;
+  if (r.dryRun) return `dry run: would take ${plural(n, 'change')} from ${target}; nothing was written`;
+  if (n === 0 && r.conflicts.length === 0) return `Up to date with ${target} (${requestsLine(r.requests.total)})`;
+  const conflicts = r.conflicts.length > 0 ? `; ${plural(r.conflicts.length, 'conflict')} left alone` : '';
+  return `Pulled from ${target}: ${r.fetched.length} fetched, ${r.removed.length} removed, ${r.chmod.length} chmod (${requestsLine(r.requests.total)}, ${(r.durationMs / 1000).toFixed(2)} s)${conflicts}`;
 }
 
 /** `hostsync pull` for humans. */
@@ -57,11 +73,7 @@ export function renderPull(r: PullResult): string {
   for (const p of r.removed) out.push(`  ${pc.red('D')}  ${p}`);
   for (const c of r.chmod) out.push(`  ${pc.yellow('M')}  ${c.path} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`);
   for (const c of r.overridden) out.push(pc.yellow(`  replaced your edit of ${c.path} (--force)`));
-  const target = targetName(r.deployment);
-  const n = r.fetched.length + r.removed.length + r.chmod.length;
-  if (r.dryRun) out.push(`dry run: would take ${plural(n, 'change')} from ${target}; nothing was written`);
-  else if (n === 0 && r.conflicts.length === 0) out.push(`Up to date with ${target} (${requestsLine(r.requests.total)})`);
-  else out.push(`Pulled from ${target}: ${r.fetched.length} fetched, ${r.removed.length} removed, ${r.chmod.length} chmod (${requestsLine(r.requests.total)}, ${(r.durationMs / 1000).toFixed(2)} s)`);
+  out.push(pullSummary(r));
   for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
   if (r.conflicts.length > 0) {
     out.push(pc.red(`Conflicts (${r.conflicts.length}; your files left as they are):`));

@@ -111,6 +111,13 @@ describe('output that agrees with itself', () => {
       expect(r.stdout.trimEnd().split('\n'), `${args.join(' ')}: ${r.stdout}`).toHaveLength(1);
       expect(r.stderr).toBe('');
     }
+    // The two-way commands too, with something to show: a file changed on the deployment.
+    await writeTree(emu.volume, { 'a.txt': 'changed on the server\n' });
+    for (const args of [['diff'], ['pull']]) {
+      const r = await cli(...args, '--quiet');
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout.trimEnd().split('\n'), `${args.join(' ')}: ${r.stdout}`).toHaveLength(1);
+    }
     await writeFile(path.join(work.dir, 'hostsync.json'), '{');
     const bad = await cli('push', '--quiet');
     expect(bad.code).toBe(2);

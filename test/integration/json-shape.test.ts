@@ -111,6 +111,9 @@ describe('--json when the command never ran', () => {
         ['diff', ['diff']],
         ['pull', ['pull']],
         ['resolve', ['resolve', '--ours', 'x.txt']],
+        ['undo', ['undo']],
+        ['history', ['history']],
+        ['logs', ['logs']],
       ];
       for (const [name, args] of cases) {
         const [bad, usage] = await Promise.all([
