@@ -130,10 +130,12 @@ describe('hostsync logs', () => {
       const all = events();
       const logs = all.filter((e) => e.type === 'log').map((e) => e.line);
       expect(logs.filter((l) => l === 'version 2 up')).toHaveLength(1);
-      // The line follows the cycle that applied the save.
-      const cycle = all.findIndex((e) => e.type === 'cycle' && (e.paths as string[]).includes('index.js') && e.trigger === 'change');
-      expect(cycle).toBeGreaterThanOrEqual(0);
-      expect(all.findIndex((e) => e.type === 'log' && e.line === 'version 2 up')).toBeGreaterThan(cycle);
+      // A cycle applied the save, and the line came after the first sync. Not "after the
+      // change cycle's event": the follower keeps reading while that cycle waits for health,
+      // so under load the app's line may be printed before its cycle line.
+      expect(all.some((e) => e.type === 'cycle' && (e.paths as string[]).includes('index.js') && e.trigger === 'change')).toBe(true);
+      const first = all.findIndex((e) => e.type === 'cycle' && e.trigger === 'start');
+      expect(all.findIndex((e) => e.type === 'log' && e.line === 'version 2 up')).toBeGreaterThan(first);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await project.cleanup();

@@ -198,7 +198,7 @@ describe('bursts', () => {
     const rec = new Recorder();
     // A long quiet period and max wait: this test counts requests per burst, so the burst
     // must not be cut in two by a slow moment on a loaded machine.
-    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { debounceMs: 1_500, maxWaitMs: 20_000 } });
+    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { debounceMs: 4_000, maxWaitMs: 30_000 } });
     try {
       await converged(daemon, root, dep.volume);
       const mark = rec.events.length;
