@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, WRITE_MANY_ATTEMPTS } from './tunables.js';
+import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
@@ -238,13 +238,18 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
       return;
     }
     case 'upload': {
-      const files = step.files.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, f.path), size: f.size }));
-      await client.files.upload(step.dir, files);
-      result.written += step.files.length;
+      const sent = await sendPresent(step.files, opts, result, (present) =>
+        client.files.upload(step.dir, present.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, f.path), size: f.size }))),
+      );
+      result.written += sent.length;
       return;
     }
     case 'archive': {
-      const uploaded = await client.files.uploadArchive(root, step.files.map((f) => f.path), '', archiveName());
+      let uploaded: { path: string } | undefined;
+      const sent = await sendPresent(step.files, opts, result, async (present) => {
+        uploaded = await client.files.uploadArchive(root, present.map((f) => f.path), '', archiveName());
+      });
+      if (!uploaded) return;
       try {
         await client.files.decompress(uploaded.path, { removeArchive: true });
       } catch (err) {
@@ -253,7 +258,7 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
         if (!(err instanceof OutcomeUnknownError)) await client.files.delete([uploaded.path]).catch(() => undefined);
         throw err;
       }
-      result.written += step.files.length;
+      result.written += sent.length;
       return;
     }
   }
@@ -301,6 +306,45 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
     });
   }
   return done;
+}
+
+/** The files still there locally; the others go to `result.vanished` (a folder removed, or replaced by a file). */
+async function dropVanished(files: Entry[], root: string, result: ExecResult): Promise<Entry[]> {
+  const present: Entry[] = [];
+  for (const f of files) {
+    try {
+      await lstat(localPath(root, f.path));
+      present.push(f);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') result.vanished.push(f.path);
+      else present.push(f); // unreadable for another reason: the send reports it
+    }
+  }
+  return present;
+}
+
+/**
+ * Sends the files of an upload or archive step that are still there, and returns them.
+ * An upload or an archive streams whole files from disk, so a file that vanishes while it
+ * streams fails the whole transfer (tar and the multipart encoder cannot leave a part out
+ * half way). Such a failure is answered by sending again without what vanished: nothing
+ * lands from a broken upload but the upload itself (decompress has not run; a partial
+ * archive is a leftover the verifying read removes), so the resend clobbers nothing.
+ */
+async function sendPresent(files: Entry[], opts: ExecuteOptions, result: ExecResult, send: (present: Entry[]) => Promise<void>): Promise<Entry[]> {
+  let present = await dropVanished(files, opts.root, result);
+  for (let attempt = 1; present.length > 0; attempt++) {
+    try {
+      await send(present);
+      return present;
+    } catch (err) {
+      const still = await dropVanished(present, opts.root, result);
+      if (still.length === present.length || attempt >= TRANSFER_VANISHED_ATTEMPTS) throw err;
+      present = still;
+    }
+  }
+  return present;
 }
 
 /** Same remote file as far as a write is concerned: both absent, or the same content. */
