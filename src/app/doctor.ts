@@ -99,10 +99,13 @@ async function projectKind(root: string): Promise<ProjectKind> {
   return { node: pkgText !== null, python: await exists(path.join(root, 'requirements.txt')), build };
 }
 
+/** The result's keys with nothing checked: what `--json` prints when the command never ran. */
+export const emptyDoctorResult = (): DoctorResult => ({ ok: false, checks: [], deployment: null, requests: requestsOf(null) });
+
 export async function runDoctor(opts: DoctorOptions = {}): Promise<{ result: Outcome<DoctorResult>; thrown: boolean }> {
   let session: Session | null = null;
   return runCommand<DoctorResult>(
-    () => ({ ok: false, checks: [], deployment: session ? deploymentRef(session.config) : null, requests: requestsOf(session?.client.stats()) }),
+    () => ({ ...emptyDoctorResult(), deployment: session ? deploymentRef(session.config) : null, requests: requestsOf(session?.client.stats()) }),
     async () => {
       session = await connect(opts);
       try {

@@ -150,7 +150,9 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
 
   const env = program
     .command('env')
-    .description('the deployment\'s environment variables against the project\'s .env: list, diff, push, pull (keys only; values are never printed)');
+    .description('the deployment\'s environment variables against the project\'s .env: list, diff, push, pull (keys only; values are never printed)')
+    // The action names the result shape a usage error's --json keeps (not-run.ts).
+    .hook('preSubcommand', (_env, sub) => onSubcommand(`env ${sub.name()}`));
   const envFile = (c: Command): Command => c.option('--file <path>', 'environment file (default: "envFile" of hostsync.json, else .env)');
   envFile(env.command('list').description('list the deployment\'s variables (secret, plain, system) and whether the file has each'))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/env.js')).envCommand('list', opts, cmd)));

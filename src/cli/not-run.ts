@@ -7,6 +7,8 @@
  * An unknown command has no keys to keep: `{ok, error, exitCode}`.
  */
 import { emptyDiffResult } from '../app/diff.js';
+import { emptyDoctorResult } from '../app/doctor.js';
+import { emptyEnvResult } from '../app/env.js';
 import { emptyExecResult } from '../app/exec.js';
 import { emptyHistoryResult } from '../app/history.js';
 import { emptyInitResult } from '../app/init.js';
@@ -38,6 +40,12 @@ const EMPTY: Record<string, () => object> = {
   logs: emptyLogsReport,
   trust: emptyTrustResult,
   targets: emptyTargetsResult,
+  doctor: emptyDoctorResult,
+  // `env` alone names no action, so it has no result to shape: it keeps {ok, error, exitCode}.
+  'env list': () => emptyEnvResult('list'),
+  'env diff': () => emptyEnvResult('diff'),
+  'env push': () => emptyEnvResult('push'),
+  'env pull': () => emptyEnvResult('pull'),
   emulator: () => emulatorNotStarted,
 };
 

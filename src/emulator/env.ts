@@ -49,6 +49,7 @@ async function set(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean; ke
   checkValue(value);
   // An update that does not mention `secret` keeps the flag: a secret never turns plain by accident.
   dep.env.set(key, { value, secret: secret ?? dep.env.get(key)?.secret ?? false });
+  ctx.core.persist();
   return { ok: true, key };
 }
 
@@ -68,9 +69,11 @@ async function update(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean;
     if (dep.env.has(newKey)) throw conflict(`a variable ${newKey} exists already: delete it first or pick another name`, 'variable_exists');
     dep.env.delete(key);
     dep.env.set(newKey, next);
+    ctx.core.persist();
     return { ok: true, key: newKey };
   }
   dep.env.set(key, next);
+  ctx.core.persist();
   return { ok: true, key };
 }
 
@@ -78,6 +81,7 @@ async function remove(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean 
   const key = ctx.params.key ?? '';
   if (key in dep.runner.systemEnv()) throw forbidden(`${key} is a system variable set by the node; only user variables can be deleted`, 'system_variable');
   if (!dep.env.delete(key)) throw notFound(`no variable ${key} on this deployment`, 'variable_not_found');
+  ctx.core.persist();
   return { ok: true };
 }
 

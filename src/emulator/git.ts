@@ -17,6 +17,7 @@ async function setAutoPull(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> 
   if (typeof body.autoPull !== 'boolean') throw badRequest('autoPull is required and must be a boolean');
   if (!dep.git) throw badRequest('no repository is linked; link one with deployments.sync and repo', 'not_linked');
   dep.git.autoPull = body.autoPull;
+  ctx.core.persist();
   return view(dep);
 }
 
@@ -27,6 +28,7 @@ async function sync(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean; c
   const wanted = optString(body, 'branch') ?? (optString(body, 'repo') ? undefined : dep.git?.branch);
   const { commit, branch } = await pullInto(dep.volume.root, repo, wanted);
   dep.git = { repo, branch, autoPull: dep.git?.autoPull ?? false };
+  ctx.core.persist();
   if (dep.runner.state === 'running' || dep.runner.state === 'starting') await dep.runner.power('restart', 0);
   return { ok: true, commit, repo, branch };
 }

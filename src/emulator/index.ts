@@ -210,11 +210,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (ownDataDir) return;
     savePersisted(dataDir, {
       apiKey,
-      deployments: [...deployments.values()].map((d) => ({ id: d.id, name: d.spec.name, runtime: d.spec.runtime, entryFile: d.spec.entryFile })),
+      deployments: [...deployments.values()].map((d) => ({
+        id: d.id, name: d.spec.name, runtime: d.spec.runtime, entryFile: d.spec.entryFile,
+        git: d.git, env: [...d.env].map(([key, v]) => ({ key, ...v })),
+      })),
     });
   }
   for (const d of persisted?.deployments ?? []) {
-    deployments.set(d.id, new EmulatedDeployment(dataDir, { name: d.name, runtime: d.runtime, entryFile: d.entryFile }, run, d.id));
+    const dep = new EmulatedDeployment(dataDir, { name: d.name, runtime: d.runtime, entryFile: d.entryFile }, run, d.id);
+    dep.git = d.git ?? null;
+    for (const v of d.env ?? []) dep.env.set(v.key, { value: v.value, secret: v.secret });
+    deployments.set(d.id, dep);
   }
   const first =
     deployments.values().next().value ??

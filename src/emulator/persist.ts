@@ -1,7 +1,7 @@
 /**
  * What the real service keeps across its own restarts and the emulator must too when it
  * is given a --data folder: the default key and the deployments (id, name, runtime, entry
- * file). Volumes and history already live in that folder; without this record a restart
+ * file, the linked git source and the environment variables). Volumes and history already live in that folder; without this record a restart
  * would mint a new key and new ids, orphaning them, and a client running through the
  * restart (watch, `hostsync dev`) would die on 401/404. A temporary data folder (no
  * --data) is removed on close, so nothing is kept for it.
@@ -14,6 +14,9 @@ export interface PersistedDeployment {
   name: string;
   runtime: string;
   entryFile: string;
+  /** Absent in records written before it was kept: such a deployment starts unlinked. */
+  git?: { repo: string; branch: string; autoPull: boolean } | null;
+  env?: { key: string; value: string; secret: boolean }[];
 }
 
 export interface PersistedState {
@@ -37,7 +40,17 @@ export function loadPersisted(dataDir: string): PersistedState | null {
     (d): d is PersistedDeployment =>
       typeof d?.id === 'string' && /^dep_[0-9a-f]+$/.test(d.id) && typeof d.name === 'string' && typeof d.runtime === 'string' && typeof d.entryFile === 'string',
   );
-  return { apiKey: s.apiKey, deployments };
+  return { apiKey: s.apiKey, deployments: deployments.map((d) => ({ ...d, git: gitOf(d.git), env: envOf(d.env) })) };
+}
+
+function gitOf(g: unknown): PersistedDeployment['git'] {
+  const o = g as Record<string, unknown> | null | undefined;
+  return typeof o?.repo === 'string' && typeof o.branch === 'string' && typeof o.autoPull === 'boolean' ? { repo: o.repo, branch: o.branch, autoPull: o.autoPull } : null;
+}
+
+function envOf(e: unknown): NonNullable<PersistedDeployment['env']> {
+  if (!Array.isArray(e)) return [];
+  return e.filter((v): v is { key: string; value: string; secret: boolean } => typeof v?.key === 'string' && typeof v.value === 'string' && typeof v.secret === 'boolean');
 }
 
 /** Temp file + rename: a crash leaves the old record or the new one, never half of one. Mode 0600: it holds a key. */

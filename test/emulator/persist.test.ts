@@ -4,11 +4,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { call } from './api-client.js';
+import { makeRepo } from './git-repo.js';
 
 let data: string;
 afterEach(() => rmSync(data, { recursive: true, force: true }));
 
-describe('emulator --data keeps keys and deployments across restarts', () => {
+describe('emulator --data keeps keys, deployments, git links and env across restarts', () => {
   it('same key, same ids, same files; a deleted deployment stays deleted', async () => {
     data = mkdtempSync(path.join(os.tmpdir(), 'hostsync-emu-persist-'));
     const a = await startEmulator({ dataDir: data });
@@ -35,6 +36,36 @@ describe('emulator --data keeps keys and deployments across restarts', () => {
       expect(read.json.content).toBe('still here\n');
     } finally {
       await b.close();
+    }
+  });
+
+  it('the linked git source and the environment variables survive a restart, a secret still masked', async () => {
+    data = mkdtempSync(path.join(os.tmpdir(), 'hostsync-emu-persist-'));
+    const repo = await makeRepo();
+    const a = await startEmulator({ dataDir: data });
+    const base = `/deployments/${a.deploymentId}`;
+    expect((await call(a, 'POST', `${base}/sync`, { body: { repo } })).status).toBe(200);
+    expect((await call(a, 'PATCH', `${base}/git`, { body: { autoPull: true } })).status).toBe(200);
+    expect((await call(a, 'POST', `${base}/env`, { body: { key: 'TOKEN', value: 's3cret', secret: true } })).status).toBe(200);
+    expect((await call(a, 'POST', `${base}/env`, { body: { key: 'MODE', value: 'prod' } })).status).toBe(200);
+    expect((await call(a, 'POST', `${base}/env`, { body: { key: 'GONE', value: 'x' } })).status).toBe(200);
+    expect((await call(a, 'DELETE', `${base}/env/GONE`)).status).toBe(200);
+    await a.close();
+
+    const b = await startEmulator({ dataDir: data });
+    try {
+      const git = await call(b, 'GET', `${base}/git`);
+      expect(git.json).toMatchObject({ linked: true, repo, branch: 'main', autoPull: true });
+      const env = await call(b, 'GET', `${base}/env`);
+      const user = (env.json.variables as { key: string; value: string; secret: boolean; system: boolean }[]).filter((v) => !v.system);
+      expect(user.map((v) => v.key).sort()).toEqual(['MODE', 'TOKEN']);
+      expect(user.find((v) => v.key === 'MODE')!.value).toBe('prod');
+      const token = user.find((v) => v.key === 'TOKEN')!;
+      expect(token.secret).toBe(true);
+      expect(token.value).not.toBe('s3cret');
+    } finally {
+      await b.close();
+      rmSync(repo, { recursive: true, force: true });
     }
   });
 

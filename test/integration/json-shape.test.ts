@@ -114,11 +114,19 @@ describe('--json when the command never ran', () => {
         ['undo', ['undo']],
         ['history', ['history']],
         ['logs', ['logs']],
+        ['doctor', ['doctor']],
+        ['env list', ['env', 'list']],
+        ['env diff', ['env', 'diff']],
+        ['env push', ['env', 'push']],
+        ['env pull', ['env', 'pull']],
       ];
       for (const [name, args] of cases) {
+        // `env push`: the command words first, then the flags, then the rest.
+        const words = name.split(' ');
+        const rest = args.slice(words.length);
         const [bad, usage] = await Promise.all([
-          runCli([name, '--json', '--dir', broken.dir, ...args.slice(1)], env),
-          runCli([name, '--json', '--no-such-flag', '--dir', broken.dir, ...args.slice(1)], env),
+          runCli([...words, '--json', '--dir', broken.dir, ...rest], env),
+          runCli([...words, '--json', '--no-such-flag', '--dir', broken.dir, ...rest], env),
         ]);
         expect(bad.code, `${name}: ${bad.stdout}${bad.stderr}`).toBe(2);
         expect(usage.code, name).toBe(2);
