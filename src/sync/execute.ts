@@ -1,7 +1,14 @@
-import { lstat, readFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
+import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
+import { tarGzStream } from '../remote/upload.js';
+import { archiveBound } from './archive-bound.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { xxh64Bytes } from '../local/hash.js';
@@ -82,6 +89,8 @@ export interface ExecuteOptions {
   recheck?: RecheckFn;
   /** `remote` was read by the request just before this call (nothing but local planning in between). */
   fresh?: boolean;
+  /** The node's per-file upload limit the plan was made for (planChanges); default NODE_UPLOAD_MAX_BYTES. */
+  uploadMaxBytes?: number;
 }
 
 const localPath = (root: string, rel: string): string => path.join(root, ...rel.split('/'));
@@ -245,9 +254,12 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
       return;
     }
     case 'archive': {
-      let uploaded: { path: string } | undefined;
+      const limit = opts.uploadMaxBytes ?? NODE_UPLOAD_MAX_BYTES;
+      let uploaded = null as { path: string } | null;
       const sent = await sendPresent(step.files, opts, result, async (present) => {
-        uploaded = await client.files.uploadArchive(root, present.map((f) => f.path), '', archiveName());
+        uploaded = archiveBound(present) <= limit
+          ? await client.files.uploadArchive(root, present.map((f) => f.path), '', archiveName())
+          : await uploadMeasured(present, opts, result, limit);
       });
       if (!uploaded) return;
       try {
@@ -306,6 +318,54 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
     });
   }
   return done;
+}
+
+const sizeText = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${Number((bytes / (1024 * 1024)).toFixed(1))} MB` : `${Math.ceil(bytes / 1024)} KB`;
+
+/**
+ * An archive that might not fit the node's upload limit (a file over it, the one fallback
+ * the API leaves: compressed, then files.decompress) is built into a local temp file first,
+ * stopping as soon as it grows past the limit. It is sent only when it fits; otherwise
+ * nothing is sent and each file fails permanently with a line naming it and its size.
+ */
+async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: ExecResult, limit: number): Promise<{ path: string } | null> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'hostsync-archive-'));
+  const name = archiveName();
+  const file = path.join(dir, name);
+  try {
+    const archive = tarGzStream(opts.root, files.map((f) => f.path));
+    const out = createWriteStream(file);
+    let over = false;
+    try {
+      for await (const chunk of archive.stream) {
+        if (archive.bytes() > limit) {
+          over = true;
+          break;
+        }
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+    } finally {
+      archive.destroy();
+      out.end();
+      await finished(out).catch(() => undefined);
+    }
+    if (over) {
+      for (const f of files) {
+        result.failures.push({
+          path: f.path,
+          error: `${f.path} is ${sizeText(f.size)}, over the node's ${sizeText(limit)} upload limit, and still over it compressed: not sent (split it, or list it in .syncignore)`,
+          permanent: true,
+        });
+      }
+      return null;
+    }
+    const size = archive.bytes();
+    await opts.client.files.upload('', [{ name, localPath: file, size }]);
+    return { path: name };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The files still there locally; the others go to `result.vanished` (a folder removed, or replaced by a file). */
