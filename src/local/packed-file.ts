@@ -54,6 +54,13 @@ export class PackedWriter {
     this.len += this.buf.write(hex, this.len, 8, 'hex');
   }
 
+  /** Bytes as they are (a record copied from a file read with PackedReader.bytesAt). */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
+  }
+
   /** A length-prefixed UTF-8 string. */
   str(s: string): void {
     const n = Buffer.byteLength(s);
@@ -140,6 +147,14 @@ export class PackedReader {
     return this.buf.toString('hex', at, at + 8);
   }
 
+  /** An independent reader at the same place (front coding included): to read on twice. */
+  copy(): PackedReader {
+    const r = new PackedReader(this.buf, this.end);
+    r.pos = this.pos;
+    r.prev = this.prev;
+    return r;
+  }
+
   /** Skips `n` bytes (a record the caller reads later through `at`). */
   skip(n: number): void {
     this.take(n);
@@ -164,6 +179,10 @@ export class PackedReader {
 
   u8At(offset: number): number {
     return this.buf[offset]!;
+  }
+
+  bytesAt(offset: number, n: number): Buffer {
+    return this.buf.subarray(offset, offset + n);
   }
 
   hashAt(offset: number): string {
