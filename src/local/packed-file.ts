@@ -98,6 +98,8 @@ export class PackedWriter {
 export class PackedReader {
   private pos = 8;
   private prev = '';
+  /** When `prev` is ASCII: its bytes, so the next path is built as ONE flat string (see path()). */
+  private prevBytes: Buffer | null = Buffer.allocUnsafe(256);
 
   private constructor(
     private readonly buf: Buffer,
@@ -152,6 +154,7 @@ export class PackedReader {
     const r = new PackedReader(this.buf, this.end);
     r.pos = this.pos;
     r.prev = this.prev;
+    r.prevBytes = this.prevBytes && Buffer.from(this.prevBytes);
     return r;
   }
 
@@ -198,8 +201,39 @@ export class PackedReader {
   path(): string {
     const shared = this.buf.readUInt16LE(this.take(2));
     if (shared > this.prev.length) throw new RangeError('bad path prefix');
-    const p = this.prev.slice(0, shared) + this.str();
+    const n = this.u32();
+    const at = this.take(n);
+    const buf = this.buf;
+    // Nearly every path is ASCII, where UTF-16 units are bytes: the prefix and the rest
+    // are joined as bytes and decoded once (no slice, no concatenation to flatten later).
+    let bytes = this.prevBytes;
+    if (bytes !== null) {
+      let ascii = true;
+      for (let i = at; i < at + n; i++) {
+        if (buf[i]! >= 0x80) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) {
+        if (bytes.length < shared + n) {
+          const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, shared + n));
+          bytes.copy(bigger, 0, 0, shared);
+          bytes = this.prevBytes = bigger;
+        }
+        buf.copy(bytes, shared, at, at + n);
+        const p = bytes.toString('latin1', 0, shared + n);
+        this.prev = p;
+        return p;
+      }
+    }
+    const p = this.prev.slice(0, shared) + buf.toString('utf8', at, at + n);
     this.prev = p;
+    this.prevBytes = null;
+    if (!/[^\x00-\x7f]/.test(p)) {
+      this.prevBytes = Buffer.allocUnsafe(Math.max(256, p.length));
+      this.prevBytes.write(p, 0, 'latin1');
+    }
     return p;
   }
 }
