@@ -207,6 +207,8 @@ export class HostingClient {
     resources(): Promise<ResourcesResult>;
     /** deployments.update: renames the deployment (the same name changes nothing). */
     rename(name: string): Promise<Deployment>;
+    /** deployments.update with an empty body: changes nothing; a 403 says the key lacks deployments:write (sync/apply-scope.ts). */
+    touch(): Promise<Deployment>;
   };
 
   /** Environment variables: secrets come back masked; every answer names keys, and only env.list ever carries a (plain) value. */
@@ -344,6 +346,7 @@ export class HostingClient {
       check: (path) => this.call<CheckResult>(O.deploymentsCheck, { schema: S.CheckResult, query: { path } }),
       resources: () => this.call<ResourcesResult>(O.deploymentsResources, { schema: S.ResourcesResult }),
       rename: (name) => this.call<Deployment>(O.deploymentsUpdate, { schema: S.Deployment, json: { name } }),
+      touch: () => this.call<Deployment>(O.deploymentsUpdate, { schema: S.Deployment, json: {} }),
     };
     this.env = {
       list: () => this.call<EnvListResult>(O.envList, { schema: S.EnvListResult }),
