@@ -251,13 +251,15 @@ async function perEdit(impl, edits, salt) {
   const perEditReqs = (d.session.client.stats().total - stats0) / edits;
   loads.push(load());
   const sw = await branchSwitch(impl.label, salt, async (files) => {
-    const s0 = d.session.client.stats().total;
+    const s0 = d.session.client.stats();
     const mark = d.cycles.length;
     await files();
     return async () => {
       await sleep(1_500); // the idle verification of the switch's writes
       await d.daemon.whenIdle();
-      return { requests: d.session.client.stats().total - s0, cycles: d.cycles.length - mark };
+      const s1 = d.session.client.stats();
+      const cycles = d.cycles.slice(mark).map((c) => `${c.e.trigger} ${c.e.requests}`).join(', ');
+      return { requests: s1.total - s0.total, cycles: d.cycles.length - mark, detail: `${opsOf(s1, s0)}; cycles: ${cycles}` };
     };
   });
   await d.daemon.stop();
@@ -364,7 +366,12 @@ async function continuous(label, seconds, start) {
 }
 
 /** "files.index 2, files.writeMany 1" */
-const opsOf = (st) => Object.entries(st.byOperation).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
+const opsOf = (st, since) =>
+  Object.entries(st.byOperation)
+    .map(([k, n]) => [k, n - (since?.byOperation[k] ?? 0)])
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
 
 /** Resolves after `msLeft` or with `p`, whichever first; true when `p` won. */
 const within = (p, msLeft) => Promise.race([p.then(() => true), sleep(msLeft).then(() => false)]);
@@ -440,7 +447,7 @@ try {
   row('', 'requests', 'to volume', 'cycles', 'load avg', 'no-op restart: requests', 'to idle', 'load avg');
   for (const r of results) row(`watch, ${r.label}`, `${r.sw.requests}${r.sw.complete ? '' : ' (incomplete)'}`, ms(r.sw.ms), r.sw.cycles, r.sw.load, `${r.noop.requests}${r.noop.written ? ` (${r.noop.written} written)` : ''}`, ms(r.noop.ms), r.noop.load);
   row('naive (write/delete per file + apply)', `${nSwitch.requests}${nSwitch.complete ? '' : ' (incomplete)'}`, ms(nSwitch.ms), '-', nSwitch.load, '-', '-', '-');
-  for (const r of results) console.log(`(${r.label}: no-op restart: ${r.noop.ops})`);
+  for (const r of results) console.log(`(${r.label}: branch switch: ${r.sw.detail}; no-op restart: ${r.noop.ops})`);
 
   // ---- 4. continuous saving at the default limits ----
   if (CONTINUOUS_S > 0) {
