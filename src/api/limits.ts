@@ -14,6 +14,15 @@ export const RATE_LIMIT_USER_REQUESTS = 300;
  */
 export const WRITE_MANY_MAX_BYTES = 5_000_000;
 
+/**
+ * The node under the API refuses an uploaded file (one multipart part of a files.uploadUrl
+ * POST) over its upload limit with 413: 100 MB by default (DESIGN.md, "Facts about the
+ * node": Wings' upload_limit, counted in MiB). hosting-api.md states no cap for the panel,
+ * so this is the one that bites. A file over it can only travel compressed, inside a
+ * tar.gz part that fits (files.decompress states no cap).
+ */
+export const NODE_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+
 // ---- emulator (src/emulator) ----
 // Limits the document states are repeated here so the emulator and the client
 // agree on one number; the rest are the emulator's own choices, with reasons.

@@ -1,4 +1,5 @@
 /** The emulator's own tunables, each with its reason. It depends only on api/, so it keeps its own copies. */
+import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
 
 /** Files at or above this size are hashed by streaming, so xxhash-wasm's memory (which never shrinks) stays small. */
 export const HASH_STREAM_THRESHOLD_BYTES = 8 * 1024 * 1024;
@@ -99,8 +100,12 @@ export const SEARCH_LOGS_MAX_MATCHES = 200;
  */
 export const EMULATOR_INDEX_MAX_ENTRIES = 20_000;
 
-/** Per-file upload limit of the node under the API (Wings default: 100 MB). */
-export const EMULATOR_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+/**
+ * Per-file upload limit of the node under the API (Wings default: 100 MB): the documented
+ * number. The emulator's `uploadMaxBytes` option changes it, as a node's upload_limit can
+ * be changed ("100 MB by default"), so tests need not write 100 MB files.
+ */
+export const EMULATOR_UPLOAD_MAX_BYTES = NODE_UPLOAD_MAX_BYTES;
 
 /**
  * Largest JSON request body the emulator parses. writeMany caps content at 5 MB, but

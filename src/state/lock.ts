@@ -1,13 +1,19 @@
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { lock as lockPath } from 'proper-lockfile';
 import { refusal } from '../errors.js';
-import { TORN_LOCK_GRACE_MS } from './tunables.js';
+import { TAKEOVER_LOCK_STALE_MS, TAKEOVER_WAIT_RETRIES, TORN_LOCK_GRACE_MS } from './tunables.js';
 
 /**
  * One hostsync process per root and deployment: a watch and a push at once would
- * race on the base and on the remote. The lock file holds the owner's pid and host;
- * a lock whose process is gone (same host, pid not alive) is stale and taken over.
+ * race on the base and on the remote. The lock file holds the owner's pid and host,
+ * and is created with O_EXCL, so of two processes starting at once one gets it.
+ * A lock whose process is gone (same host, pid not alive) is stale and taken over:
+ * the check and the unlink of the stale file run under a second, short-lived lock
+ * (proper-lockfile: `lock.lock`), and the file is unlinked only if it is still the
+ * one judged stale. Without that, two processes that both saw the stale lock could
+ * each unlink the other's new one, and both would run.
  */
 export interface Lock {
   release(): Promise<void>;
@@ -50,24 +56,88 @@ export async function acquireLock(dir: string, command: string): Promise<Lock> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    let holder: LockInfo | null = null;
-    try {
-      holder = JSON.parse(await readFile(file, 'utf8')) as LockInfo;
-    } catch {
-      // Torn or empty: its writer is between open and write, or died there. Only an old
-      // one is stale; a fresh one belongs to a process that is starting right now.
-      const age = await stat(file).then((s) => Date.now() - s.mtimeMs, () => Infinity);
-      if (age < TORN_LOCK_GRACE_MS) {
-        throw refusal(`another hostsync is starting on this directory and deployment (${file} is being written): try again in a moment`);
-      }
-    }
-    const stale = holder === null || (holder.host === info.host && !processAlive(holder.pid));
-    if (!stale && holder) {
-      throw refusal(
-        `another hostsync ${holder.command} (pid ${holder.pid} on ${holder.host}) is syncing this directory to this deployment: stop it first, or delete ${file} if that process is gone`,
-      );
-    }
-    await unlink(file).catch(() => undefined);
+    const seen = await readHolder(file);
+    if (seen === null) continue; // released meanwhile
+    assertStale(seen, info.host, file);
+    await removeIfStill(file, seen);
   }
   throw refusal(`could not take the lock ${file}: another hostsync keeps taking it; stop the other process`);
+}
+
+/** What a lock file held when read: its inode (to tell a re-created file) and its owner, or null when torn. */
+interface Seen {
+  ino: number;
+  text: string;
+  holder: LockInfo | null;
+  ageMs: number;
+}
+
+async function readHolder(file: string): Promise<Seen | null> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const st = await handle.stat();
+      const text = await handle.readFile('utf8');
+      let holder: LockInfo | null = null;
+      try {
+        holder = JSON.parse(text) as LockInfo;
+      } catch {
+        // torn: see assertStale
+      }
+      return { ino: st.ino, text, holder, ageMs: Date.now() - st.mtimeMs };
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** Refuses unless the lock is stale: its process gone, or torn (empty, unparsable) for longer than a writer needs. */
+function assertStale(seen: Seen, host: string, file: string): void {
+  const { holder } = seen;
+  if (holder === null) {
+    // Torn or empty: its writer is between open and write, or died there. Only an old
+    // one is stale; a fresh one belongs to a process that is starting right now.
+    if (seen.ageMs < TORN_LOCK_GRACE_MS) {
+      throw refusal(`another hostsync is starting on this directory and deployment (${file} is being written): try again in a moment`);
+    }
+    return;
+  }
+  if (holder.host !== host || processAlive(holder.pid)) {
+    throw refusal(
+      `another hostsync ${holder.command} (pid ${holder.pid} on ${holder.host}) is syncing this directory to this deployment: stop it first, or delete ${file} if that process is gone`,
+    );
+  }
+}
+
+/**
+ * Unlinks the stale lock file, under the takeover lock, only if it is still the file we
+ * judged (same inode, same content): a process that took it over meanwhile created a new
+ * one, which stays. The new lock is then created with O_EXCL by the caller's next pass,
+ * where every racer meets on equal terms.
+ */
+async function removeIfStill(file: string, judged: Seen): Promise<void> {
+  let release: (() => Promise<void>) | undefined;
+  try {
+    release = await lockPath(file, {
+      realpath: false,
+      stale: TAKEOVER_LOCK_STALE_MS,
+      retries: { retries: TAKEOVER_WAIT_RETRIES, factor: 1.5, minTimeout: 5, maxTimeout: 100 },
+      // The section below takes a few milliseconds; a stale mark is harmless once it ends.
+      onCompromised: () => undefined,
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw refusal(`another hostsync is starting on this directory and deployment (taking over ${file}): try again in a moment`);
+    }
+    throw err;
+  }
+  try {
+    const now = await readHolder(file);
+    if (now !== null && now.ino === judged.ino && now.text === judged.text) await unlink(file);
+  } finally {
+    await release().catch(() => undefined);
+  }
 }

@@ -4,6 +4,16 @@
 export const TORN_LOCK_GRACE_MS = 5_000;
 
 /**
+ * The takeover lock (lock.lock, proper-lockfile) guards a few milliseconds of work: one
+ * left by a process killed inside them is stale after this long. proper-lockfile's floor is
+ * 5 s (it refreshes the mark at half of it); 10 s is its default.
+ */
+export const TAKEOVER_LOCK_STALE_MS = 10_000;
+
+/** Waits for another process's takeover (a few ms each, backing off to 100 ms): about 2 s in all before refusing. */
+export const TAKEOVER_WAIT_RETRIES = 30;
+
+/**
  * Push journals kept per deployment (`hostsync history`; `undo` steps back through them).
  * Each is small (paths and hashes of one push); 50 covers weeks of pushes without letting
  * a watch session's thousands of cycles grow the folder without bound.

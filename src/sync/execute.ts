@@ -1,7 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, WRITE_MANY_ATTEMPTS } from './tunables.js';
+import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
+import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
+import { tarGzStream } from '../remote/upload.js';
+import { archiveBound } from './archive-bound.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { xxh64Bytes } from '../local/hash.js';
@@ -82,6 +89,8 @@ export interface ExecuteOptions {
   recheck?: RecheckFn;
   /** `remote` was read by the request just before this call (nothing but local planning in between). */
   fresh?: boolean;
+  /** The node's per-file upload limit the plan was made for (planChanges); default NODE_UPLOAD_MAX_BYTES. */
+  uploadMaxBytes?: number;
 }
 
 const localPath = (root: string, rel: string): string => path.join(root, ...rel.split('/'));
@@ -238,13 +247,21 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
       return;
     }
     case 'upload': {
-      const files = step.files.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, f.path), size: f.size }));
-      await client.files.upload(step.dir, files);
-      result.written += step.files.length;
+      const sent = await sendPresent(step.files, opts, result, (present) =>
+        client.files.upload(step.dir, present.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, f.path), size: f.size }))),
+      );
+      result.written += sent.length;
       return;
     }
     case 'archive': {
-      const uploaded = await client.files.uploadArchive(root, step.files.map((f) => f.path), '', archiveName());
+      const limit = opts.uploadMaxBytes ?? NODE_UPLOAD_MAX_BYTES;
+      let uploaded = null as { path: string } | null;
+      const sent = await sendPresent(step.files, opts, result, async (present) => {
+        uploaded = archiveBound(present) <= limit
+          ? await client.files.uploadArchive(root, present.map((f) => f.path), '', archiveName())
+          : await uploadMeasured(present, opts, result, limit);
+      });
+      if (!uploaded) return;
       try {
         await client.files.decompress(uploaded.path, { removeArchive: true });
       } catch (err) {
@@ -253,7 +270,7 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
         if (!(err instanceof OutcomeUnknownError)) await client.files.delete([uploaded.path]).catch(() => undefined);
         throw err;
       }
-      result.written += step.files.length;
+      result.written += sent.length;
       return;
     }
   }
@@ -301,6 +318,93 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
     });
   }
   return done;
+}
+
+const sizeText = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${Number((bytes / (1024 * 1024)).toFixed(1))} MB` : `${Math.ceil(bytes / 1024)} KB`;
+
+/**
+ * An archive that might not fit the node's upload limit (a file over it, the one fallback
+ * the API leaves: compressed, then files.decompress) is built into a local temp file first,
+ * stopping as soon as it grows past the limit. It is sent only when it fits; otherwise
+ * nothing is sent and each file fails permanently with a line naming it and its size.
+ */
+async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: ExecResult, limit: number): Promise<{ path: string } | null> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'hostsync-archive-'));
+  const name = archiveName();
+  const file = path.join(dir, name);
+  try {
+    const archive = tarGzStream(opts.root, files.map((f) => f.path));
+    const out = createWriteStream(file);
+    let over = false;
+    try {
+      for await (const chunk of archive.stream) {
+        if (archive.bytes() > limit) {
+          over = true;
+          break;
+        }
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+    } finally {
+      archive.destroy();
+      out.end();
+      await finished(out).catch(() => undefined);
+    }
+    if (over) {
+      for (const f of files) {
+        result.failures.push({
+          path: f.path,
+          error: `${f.path} is ${sizeText(f.size)}, over the node's ${sizeText(limit)} upload limit, and still over it compressed: not sent (split it, or list it in .syncignore)`,
+          permanent: true,
+        });
+      }
+      return null;
+    }
+    const size = archive.bytes();
+    await opts.client.files.upload('', [{ name, localPath: file, size }]);
+    return { path: name };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The files still there locally; the others go to `result.vanished` (a folder removed, or replaced by a file). */
+async function dropVanished(files: Entry[], root: string, result: ExecResult): Promise<Entry[]> {
+  const present: Entry[] = [];
+  for (const f of files) {
+    try {
+      await lstat(localPath(root, f.path));
+      present.push(f);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') result.vanished.push(f.path);
+      else present.push(f); // unreadable for another reason: the send reports it
+    }
+  }
+  return present;
+}
+
+/**
+ * Sends the files of an upload or archive step that are still there, and returns them.
+ * An upload or an archive streams whole files from disk, so a file that vanishes while it
+ * streams fails the whole transfer (tar and the multipart encoder cannot leave a part out
+ * half way). Such a failure is answered by sending again without what vanished: nothing
+ * lands from a broken upload but the upload itself (decompress has not run; a partial
+ * archive is a leftover the verifying read removes), so the resend clobbers nothing.
+ */
+async function sendPresent(files: Entry[], opts: ExecuteOptions, result: ExecResult, send: (present: Entry[]) => Promise<void>): Promise<Entry[]> {
+  let present = await dropVanished(files, opts.root, result);
+  for (let attempt = 1; present.length > 0; attempt++) {
+    try {
+      await send(present);
+      return present;
+    } catch (err) {
+      const still = await dropVanished(present, opts.root, result);
+      if (still.length === present.length || attempt >= TRANSFER_VANISHED_ATTEMPTS) throw err;
+      present = still;
+    }
+  }
+  return present;
 }
 
 /** Same remote file as far as a write is concerned: both absent, or the same content. */

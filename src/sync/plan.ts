@@ -4,7 +4,7 @@
  * Step order (the executor runs them in this order):
  *   1. one delete step: frees file -> directory transitions and rename targets;
  *   2. moves, then renames (their targets are free after 1, so their order is irrelevant);
- *   3. writes: writeMany batches, then upload steps, or instead ONE archive step;
+ *   3. writes: writeMany batches, then upload steps, or instead archive steps;
  *   4. chmods, which must follow the writes and renames that create their files.
  * Within each group the order is deterministic (by path, code units).
  *
@@ -13,9 +13,14 @@
  *   of at most WRITE_MANY_BATCH_BYTES content, packed first-fit-decreasing (fewest batches);
  * - anything else (binary, large text, text unknown): one upload step per target directory
  *   (files.uploadUrl is per directory: one API request, then one POST to the node);
- * - archive: one tar.gz through uploadUrl + decompress (2 API requests) carrying every file
+ * - archive: a tar.gz through uploadUrl + decompress (2 API requests) carrying every file
  *   to write, and their executable bits (tar keeps mode), when at least ARCHIVE_MIN_FILES
- *   files travel and it is cheaper.
+ *   files travel and it is cheaper. One archive, unless it could grow past the node's
+ *   upload limit (`uploadMaxBytes`, a per-part cap): then several, each within it by
+ *   archiveBound, with a file too large for that alone in its own.
+ * - a file over the upload limit cannot be uploaded as it is: it travels alone in an
+ *   archive, the one fallback the API allows (the executor compresses it first and sends
+ *   it only when the tar.gz fits).
  * - a file written by writeMany lands 0644 when new and keeps its old remote mode when
  *   overwritten; an uploaded file always lands 0644 (the node replaces it); a renamed file keeps its source's mode: a chmod step follows
  *   wherever that differs from local. Modes are "0755" / "0644".
@@ -31,6 +36,8 @@
  * simpler candidate wins.
  */
 import { ARCHIVE_MIN_FILES, MASS_DELETE_FRACTION, MASS_DELETE_MIN_FILES, REQUEST_COST_BYTES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from './tunables.js';
+import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
+import { archiveBoundOf, tarEntryBytes } from './archive-bound.js';
 import { baseName, comparePaths, parentDir } from '../model/paths.js';
 import type { Change, Entry, Plan, Snapshot, Step } from '../model/types.js';
 
@@ -44,12 +51,13 @@ const REGULAR_MODE = '0644';
 /** The mode a file gets when only its executable bit matters (the one bit that travels). */
 export const modeOf = (executable: boolean): string => (executable ? EXECUTABLE_MODE : REGULAR_MODE);
 
-export function planChanges(changes: Change[], remote: Snapshot): Plan {
+/** `uploadMaxBytes`: the node's per-file upload limit (tests pass a small one, as the emulator takes). */
+export function planChanges(changes: Change[], remote: Snapshot, uploadMaxBytes = NODE_UPLOAD_MAX_BYTES): Plan {
   let best: Plan | undefined;
   let bestCost = Infinity;
   for (const variant of renameVariants(changes, remote)) {
     for (const layout of LAYOUTS) {
-      const plan = buildPlan(variant, remote, layout);
+      const plan = buildPlan(variant, remote, layout, uploadMaxBytes);
       if (!plan) continue;
       const cost = plan.requests * REQUEST_COST_BYTES + plan.bytes;
       if (cost < bestCost) {
@@ -127,7 +135,7 @@ function resend(changes: Change[], remote: Snapshot, pick: (r: Rename) => boolea
 }
 
 /** One candidate plan, or null when the layout does not apply to this change set. */
-function buildPlan(changes: Change[], remote: Snapshot, layout: Layout): Plan | null {
+function buildPlan(changes: Change[], remote: Snapshot, layout: Layout, uploadMaxBytes: number): Plan | null {
   const byPath = (a: { path: string }, b: { path: string }): number => comparePaths(a.path, b.path);
   const deletes = changes.filter((c): c is Delete => c.kind === 'delete').sort(byPath);
   const writes = changes.filter((c): c is Write => c.kind === 'write').sort(byPath);
@@ -151,7 +159,7 @@ function buildPlan(changes: Change[], remote: Snapshot, layout: Layout): Plan | 
 
   if (layout === 'direct') {
     const uploaded = new Set<string>();
-    for (const s of writeSteps(writes.map((w) => w.entry))) {
+    for (const s of writeSteps(writes.map((w) => w.entry), uploadMaxBytes)) {
       steps.push(s);
       if (s.op === 'upload') for (const f of s.files) uploaded.add(f.path);
     }
@@ -162,8 +170,7 @@ function buildPlan(changes: Change[], remote: Snapshot, layout: Layout): Plan | 
       wantMode(w.path, w.entry.executable, landsPlain ? false : (remote.get(w.path)?.executable ?? false));
     }
   } else if (archived.length > 0) {
-    const files = archived.map((c) => c.entry);
-    steps.push({ op: 'archive', files, bytes: sumSizes(files) });
+    for (const files of archiveParts(archived.map((c) => c.entry), uploadMaxBytes)) steps.push({ op: 'archive', files, bytes: sumSizes(files) });
   }
   if (layout !== 'archive+chmod') for (const c of chmods) modes.set(c.path, c.executable ? EXECUTABLE_MODE : REGULAR_MODE);
 
@@ -210,8 +217,31 @@ function renameSteps(renames: Rename[]): Step[] {
   return [...moves, ...singles];
 }
 
-/** writeMany batches (first-fit-decreasing), then one upload step per directory. */
-function writeSteps(entries: Entry[]): Step[] {
+/**
+ * Files (in path order) cut into consecutive archives that each stay within the upload
+ * limit at worst (archiveBound). A file that cannot alone goes in an archive of its own:
+ * the executor measures it before sending.
+ */
+function archiveParts(files: Entry[], uploadMaxBytes: number): Entry[][] {
+  const parts: Entry[][] = [];
+  let current: Entry[] = [];
+  let entryBytes = 0;
+  for (const f of files) {
+    const more = tarEntryBytes(f);
+    if (current.length > 0 && archiveBoundOf(entryBytes + more) > uploadMaxBytes) {
+      parts.push(current);
+      current = [];
+      entryBytes = 0;
+    }
+    current.push(f);
+    entryBytes += more;
+  }
+  if (current.length > 0) parts.push(current);
+  return parts;
+}
+
+/** writeMany batches (first-fit-decreasing), then one upload step per directory; a file over the upload limit in an archive of its own. */
+function writeSteps(entries: Entry[], uploadMaxBytes: number): Step[] {
   const inline = (e: Entry): boolean =>
     e.text === true && e.size < TEXT_UPLOAD_THRESHOLD_BYTES && e.size <= WRITE_MANY_BATCH_BYTES;
 
@@ -234,8 +264,13 @@ function writeSteps(entries: Entry[]): Step[] {
   });
 
   const byDir = new Map<string, Entry[]>();
+  const overLimit: Entry[] = [];
   for (const e of entries) {
     if (inline(e)) continue;
+    if (e.size > uploadMaxBytes) {
+      overLimit.push(e);
+      continue;
+    }
     const dir = parentDir(e.path);
     const group = byDir.get(dir);
     if (group) group.push(e);
@@ -245,6 +280,7 @@ function writeSteps(entries: Entry[]): Step[] {
     const files = (byDir.get(dir) as Entry[]).sort((a, b) => comparePaths(a.path, b.path));
     steps.push({ op: 'upload', dir, files, bytes: sumSizes(files) });
   }
+  for (const e of overLimit.sort((a, b) => comparePaths(a.path, b.path))) steps.push({ op: 'archive', files: [e], bytes: e.size });
   return steps;
 }
 

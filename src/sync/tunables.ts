@@ -19,6 +19,13 @@ export const INDEX_HASH_MAX_BYTES = 256 * 1024 * 1024;
  */
 export const ARCHIVE_MIN_FILES = 50;
 
+/**
+ * Sends of one upload or archive step when files vanish locally while it streams (each
+ * failed send is resent without them). A tree being deleted under a push settles in one or
+ * two resends; past that the step fails like any other, rather than re-uploading forever.
+ */
+export const TRANSFER_VANISHED_ATTEMPTS = 3;
+
 /** Mass-deletion guard (DESIGN.md): refuse to delete more than half of tracked files when that is more than 20. */
 export const MASS_DELETE_MIN_FILES = 20;
 export const MASS_DELETE_FRACTION = 0.5;
@@ -125,6 +132,9 @@ export const DOWNLOAD_CONCURRENCY = 2;
 
 /** Files the first push's .gitignore warning names before "+N more": one line in a terminal. */
 export const GITIGNORED_NAMED = 5;
+
+/** Vanished files named one warning each; more (a folder removed during the push) share one line naming this many. */
+export const VANISHED_NAMED = 5;
 
 /**
  * Undo finds the history version a push saved by comparing the version's savedAt (server

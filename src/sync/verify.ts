@@ -9,6 +9,7 @@ import { comparePaths } from '../model/paths.js';
 import type { Change, Conflict, Entry, Reconciliation, Snapshot } from '../model/types.js';
 import type { StepFailure } from './execute.js';
 import { settleBase } from './settle.js';
+import { VANISHED_NAMED } from './tunables.js';
 
 export interface VerifyInput {
   /** The base the push started from. */
@@ -65,10 +66,19 @@ function mergeConflicts(a: readonly Conflict[], b: readonly Conflict[]): Conflic
   return [...byPath.values()].sort((x, y) => comparePaths(x.path, y.path));
 }
 
+/** One warning per vanished file, or one for them all when a folder went (a line per file would bury the report). */
+function vanishedWarnings(paths: string[]): string[] {
+  if (paths.length <= VANISHED_NAMED) return paths.map((p) => `${p} disappeared locally during the push: not sent (the next push handles its deletion)`);
+  const sorted = [...paths].sort(comparePaths);
+  return [
+    `${paths.length} files disappeared locally during the push (${sorted.slice(0, VANISHED_NAMED).join(', ')}, +${paths.length - VANISHED_NAMED} more): not sent, the rest was (the next push handles their deletion)`,
+  ];
+}
+
 export function verify(input: VerifyInput): Verdict {
   const failures: StepFailure[] = [];
   const failed = new Set([...input.failures.map((f) => f.path), ...input.vanished, ...input.held]);
-  const warnings = [...input.vanished].map((p) => `${p} disappeared locally during the push: not sent (the next push handles its deletion)`);
+  const warnings = vanishedWarnings([...input.vanished]);
   // A held write normally reads back as a conflict (both sides changed). One still planned
   // as a change (the remote edit was undone meanwhile) did not land: a failure, sent next time.
   const pending = new Set(input.rec.changes.map(targetOf));

@@ -2,12 +2,15 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, utimes, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT, HostsyncError } from '../../src/errors.js';
 import { acquireLock } from '../../src/state/lock.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openSession } from '../../src/sync/session.js';
 import { tempDir } from '../helpers/tree.js';
+
+const LOCK_CHILD = fileURLToPath(new URL('../helpers/lock-child.mjs', import.meta.url));
 
 let work: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -49,6 +52,50 @@ describe('acquireLock', () => {
     const lock = await acquireLock(work.dir, 'push');
     expect(JSON.parse(await readFile(lockFile(), 'utf8')).pid).toBe(process.pid);
     await lock.release();
+  });
+
+  it('many takeovers of one stale lock at once: exactly one wins, the others are refused naming it', async () => {
+    const { hostname } = await import('node:os');
+    for (let round = 0; round < 3; round++) {
+      await writeFile(lockFile(), JSON.stringify({ pid: await deadPid(), host: hostname(), command: 'push', startedAt: '' }));
+      const tries = await Promise.allSettled(Array.from({ length: 12 }, () => acquireLock(work.dir, 'push')));
+      const won = tries.filter((t): t is PromiseFulfilledResult<Awaited<ReturnType<typeof acquireLock>>> => t.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      for (const t of tries) {
+        if (t.status === 'rejected') expect((t.reason as Error).message).toMatch(new RegExp(`pid ${process.pid}|is starting`));
+      }
+      expect(JSON.parse(await readFile(lockFile(), 'utf8')).pid).toBe(process.pid);
+      await won[0]!.value.release();
+      expect(existsSync(lockFile())).toBe(false);
+    }
+  });
+
+  it('many processes taking over one stale lock at once: exactly one wins', async () => {
+    const { hostname } = await import('node:os');
+    const racers = 8;
+    for (let round = 0; round < 4; round++) {
+      await writeFile(lockFile(), JSON.stringify({ pid: await deadPid(), host: hostname(), command: 'push', startedAt: '' }));
+      const startAt = Date.now() + 1_500;
+      const children = Array.from({ length: racers }, () => spawn(process.execPath, [LOCK_CHILD, work.dir, String(startAt)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+      const verdicts = await Promise.all(
+        children.map(
+          (c) =>
+            new Promise<string>((resolve) => {
+              let out = '';
+              c.stdout!.on('data', (d: Buffer) => {
+                out += d.toString();
+                if (out.includes('\n')) resolve(out.trim());
+              });
+              c.on('exit', () => resolve(out.trim()));
+            }),
+        ),
+      );
+      for (const c of children) c.stdin!.end();
+      await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.on('exit', r)))));
+      expect(verdicts.filter((v) => v === 'won')).toHaveLength(1);
+      for (const v of verdicts.filter((x) => x !== 'won')) expect(v).toMatch(/^refused another hostsync (push \(pid \d+|is starting)/);
+      expect(existsSync(lockFile())).toBe(false);
+    }
   });
 
   it('leaves a fresh torn lock to its writer, and takes over an old one', async () => {
