@@ -20,7 +20,6 @@
  * The emulator runs the real budget (120 requests per key) over a shortened sliding
  * window (--window seconds), so the naive baseline finishes in reasonable time.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +29,7 @@ import { startEmulator } from '../../dist/emulator/index.js';
 import { push } from '../../dist/app/push.js';
 import { RATE_LIMIT_REQUESTS } from '../../dist/api/limits.js';
 import { DIRS, content, rel } from './tree.mjs';
+import { requireTime, timed as timedProcess } from '../lib/timed.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,32 +45,17 @@ const LATENCY_MS = Number(args.latency);
 const log = (msg) => process.stderr.write(`${msg}\n`);
 const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const NAIVE = new URL('./naive.mjs', import.meta.url).pathname;
-if (!fs.existsSync('/usr/bin/time')) {
-  console.error('needs /usr/bin/time (Debian package `time`)');
-  process.exit(2);
-}
+requireTime();
 
 const root = fs.mkdtempSync(path.join(args.dir, 'hostsync-bench-two-way-'));
 const timeOut = `${root}.time`;
-/** Runs `node argv` under /usr/bin/time, without blocking the emulator in this process. */
-function timed(argv, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-o', timeOut, '-f', '%e %U %S %M', process.execPath, ...argv], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: os.homedir(), ...(process.env.HOSTSYNC_CACHE_DIR ? { HOSTSYNC_CACHE_DIR: process.env.HOSTSYNC_CACHE_DIR } : {}), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const [wall, user, sys, rssKb] = fs.readFileSync(timeOut, 'utf8').trim().split('\n').pop().split(' ').map(Number);
-      resolve({ code, out, err, wall, cpu: user + sys, rssMb: rssKb / 1024 });
-    });
+/** `node argv` as its own process; the CLI gets the same cache folder (the budget ledger) as this process. */
+const timed = (argv, env) =>
+  timedProcess(process.execPath, argv, {
+    cwd: root,
+    env: { ...(process.env.HOSTSYNC_CACHE_DIR ? { HOSTSYNC_CACHE_DIR: process.env.HOSTSYNC_CACHE_DIR } : {}), ...env },
+    timeFile: timeOut,
   });
-}
 const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 const emu = await startEmulator({ rateLimit: RATE_LIMIT_REQUESTS, rateWindowSeconds: WINDOW_S, latencyMs: LATENCY_MS });
 try {
