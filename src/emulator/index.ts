@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { EMULATOR_BACKUP_INTERVAL_MS, EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
+import { EMULATOR_BACKUP_INTERVAL_MS, EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_ORPHAN_DRAIN_MS, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
+import { drainGroups, reapOrphans, recordGroupsIn } from './child-reaper.js';
 import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
 import { archiveRoutes } from './archive.js';
 import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
@@ -38,6 +39,9 @@ import { createEmulatorServer } from './server.js';
 import { SignedUrls } from './signed-urls.js';
 import { Stats, type StatsSnapshot } from './stats.js';
 import { loadPersisted, savePersisted } from './persist.js';
+
+/** Temporary data folders (no --data) are named so a later start can find a killed emulator's. */
+const TEMP_DATA_PREFIX = 'hostsync-emulator-';
 
 export { parseFaultSpec } from './faults.js';
 export { parseKeySpec } from './auth.js';
@@ -158,8 +162,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const extraKeys = (opts.keys ?? []).map(parseKeySpec);
 
   const ownDataDir = opts.dataDir === undefined;
-  const dataDir = ownDataDir ? mkdtempSync(path.join(os.tmpdir(), 'hostsync-emulator-')) : path.resolve(opts.dataDir!);
+  const dataDir = ownDataDir ? mkdtempSync(path.join(os.tmpdir(), TEMP_DATA_PREFIX)) : path.resolve(opts.dataDir!);
   mkdirSync(dataDir, { recursive: true });
+  // App processes a SIGKILLed emulator left running would hold their ports and keep
+  // writing to the volumes: killed before anything starts.
+  await drainGroups(reapOrphans(dataDir, { root: os.tmpdir(), prefix: TEMP_DATA_PREFIX }), EMULATOR_ORPHAN_DRAIN_MS);
+  const stopRecording = recordGroupsIn(dataDir);
   // A --data folder keeps the key and the deployments across restarts, as the service does.
   const persisted = ownDataDir ? null : loadPersisted(dataDir);
 
@@ -267,6 +275,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     port = await listen(server, opts.port ?? 0);
   } catch (err) {
     await disposeAll();
+    stopRecording();
     if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
@@ -304,6 +313,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
           server.closeAllConnections();
         });
         await disposeAll();
+        stopRecording();
         if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
         else persist(); // renames and startup changes since the last create or delete
       })();

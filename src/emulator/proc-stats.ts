@@ -30,6 +30,23 @@ function statFields(pid: string): string[] | null {
   }
 }
 
+/**
+ * When `pid` started, in clock ticks since boot (/proc/<pid>/stat field 22), or null when it
+ * is not running (gone, a zombie, or no /proc). With the pid it names one process: a pid
+ * reused later has a later start.
+ */
+export function processStart(pid: number): number | null {
+  const fields = statFields(String(pid));
+  if (fields === null || fields[0] === 'Z') return null;
+  const start = Number(fields[19]);
+  return Number.isFinite(start) ? start : null;
+}
+
+/** Like liveGroupMembers, with each member's start (processStart). */
+export function liveGroupStarts(pgid: number): number[] {
+  return liveGroupMembers(pgid).map((pid) => processStart(pid)).filter((s): s is number => s !== null);
+}
+
 function rssKB(pid: string): number {
   try {
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -101,6 +101,13 @@ export const SEARCH_LOGS_MAX_MATCHES = 200;
 export const EMULATOR_INDEX_MAX_ENTRIES = 20_000;
 
 /**
+ * At start, how long the emulator waits for the app processes a killed emulator left (now
+ * SIGKILLed) to be gone, so their ports are free for the apps it starts. SIGKILL lands in
+ * milliseconds; the bound only keeps an unkillable (D-state) process from blocking a start.
+ */
+export const EMULATOR_ORPHAN_DRAIN_MS = 2_000;
+
+/**
  * Per-file upload limit of the node under the API (Wings default: 100 MB): the documented
  * number. The emulator's `uploadMaxBytes` option changes it, as a node's upload_limit can
  * be changed ("100 MB by default"), so tests need not write 100 MB files.
