@@ -9,6 +9,8 @@ import type { WriteFile } from '../api/types.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
 import { tarGzStream } from '../remote/upload.js';
 import { archiveBound } from './archive-bound.js';
+import { modeOf } from './plan.js';
+import { parentDir } from '../model/paths.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { xxh64Bytes } from '../local/hash.js';
@@ -326,8 +328,9 @@ const sizeText = (bytes: number): string =>
 /**
  * An archive that might not fit the node's upload limit (a file over it, the one fallback
  * the API leaves: compressed, then files.decompress) is built into a local temp file first,
- * stopping as soon as it grows past the limit. It is sent only when it fits; otherwise
- * nothing is sent and each file fails permanently with a line naming it and its size.
+ * stopping as soon as it grows past the limit. It is sent only when it fits; otherwise a
+ * file within the limit goes by plain upload, and one over it is not sent at all: it fails
+ * permanently with a line naming it and its size.
  */
 async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: ExecResult, limit: number): Promise<{ path: string } | null> {
   const dir = await mkdtemp(path.join(tmpdir(), 'hostsync-archive-'));
@@ -352,6 +355,14 @@ async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: Exec
     }
     if (over) {
       for (const f of files) {
+        if (f.size <= limit) {
+          // Within the limit as it is (only tar's and gzip's framing pushed it over): a plain
+          // upload, which lands 0644, so an executable bit is set again.
+          await opts.client.files.upload(parentDir(f.path), [{ name: path.posix.basename(f.path), localPath: localPath(opts.root, f.path), size: f.size }]);
+          if (f.executable) await opts.client.files.chmod(f.path, modeOf(true));
+          result.written++;
+          continue;
+        }
         result.failures.push({
           path: f.path,
           error: `${f.path} is ${sizeText(f.size)}, over the node's ${sizeText(limit)} upload limit, and still over it compressed: not sent (split it, or list it in .syncignore)`,
