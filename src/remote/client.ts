@@ -51,7 +51,10 @@ import type {
   EnvSetRequest,
   ResourcesResult,
 } from '../api/types.js';
-import { ApiError, OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
+import * as S from '../api/schemas.js';
+import type { AnswerSchema } from '../api/schemas.js';
+import { OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
+import { checkAnswer, failAnswer } from './answer.js';
 import { BudgetLedger, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
@@ -102,7 +105,12 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
 }
 
-interface CallInit {
+interface CallInit<T = unknown> {
+  /**
+   * The shape the answer must have (api/schemas.ts); checked before the result leaves the
+   * client. Only transfers (anyBody) go without one.
+   */
+  schema?: AnswerSchema<T>;
   query?: Record<string, string | number | boolean | undefined>;
   /** Fills `:key` of the operation's path (env.update, env.delete). */
   key?: string;
@@ -116,7 +124,7 @@ interface CallInit {
   url?: URL;
   /** Extra idle time, for calls that wait server-side (waitSeconds). */
   extraTimeoutMs?: number;
-  /** An answer to take as the result even though its status is not 2xx (writeMany's per-item failures). */
+  /** An answer to take as the result even though its status is not 2xx (writeMany's per-item failures); checked by `schema` too. */
   accept?: (status: number, body: unknown) => boolean;
   /** A 2xx answer need not be a JSON object (node upload answers). */
   anyBody?: boolean;
@@ -269,60 +277,62 @@ export class HostingClient {
 
     const O = OPERATIONS;
     this.files = {
-      index: (req) => this.call<IndexResult>(O.filesIndex, { json: req }),
-      list: (path) => this.call<ListResult>(O.filesList, { query: { path } }),
-      read: (path, o = {}) => this.call<ReadResult>(O.filesRead, { query: { path, offset: o.offset, limit: o.limit } }),
-      readMany: (paths, maxBytes) => this.call<ReadManyResult>(O.filesReadMany, { json: { paths, maxBytes } }),
-      downloadUrl: (path) => this.call<SignedUrl>(O.filesDownloadUrl, { query: { path } }),
+      index: (req) => this.call<IndexResult>(O.filesIndex, { schema: S.IndexResult, json: req }),
+      list: (path) => this.call<ListResult>(O.filesList, { schema: S.ListResult, query: { path } }),
+      read: (path, o = {}) => this.call<ReadResult>(O.filesRead, { schema: S.ReadResult, query: { path, offset: o.offset, limit: o.limit } }),
+      readMany: (paths, maxBytes) => this.call<ReadManyResult>(O.filesReadMany, { schema: S.ReadManyResult, json: { paths, maxBytes } }),
+      downloadUrl: (path) => this.call<SignedUrl>(O.filesDownloadUrl, { schema: S.SignedUrl, query: { path } }),
       download: (path, to) => this.download(path, to),
-      history: (path) => this.call<HistoryResult>(O.filesHistory, { query: { path } }),
-      restore: (path, versionId) => this.call<RestoreResult>(O.filesRestore, { json: { path, versionId } }),
+      history: (path) => this.call<HistoryResult>(O.filesHistory, { schema: S.HistoryResult, query: { path } }),
+      restore: (path, versionId) => this.call<RestoreResult>(O.filesRestore, { schema: S.RestoreResult, json: { path, versionId } }),
       write: (path, content, mode = 'overwrite') =>
-        this.call<WriteResult>(O.filesWrite, { json: { path, content, mode }, idempotent: mode !== 'append' }),
+        this.call<WriteResult>(O.filesWrite, { schema: S.WriteResult, json: { path, content, mode }, idempotent: mode !== 'append' }),
       writeMany: (files) =>
         this.call<WriteManyResult>(O.filesWriteMany, {
+          schema: S.WriteManyResult,
           json: { files },
           idempotent: files.every((f) => f.mode !== 'append'),
           accept: (_status, body) => isWriteManyResult(body),
         }),
-      delete: (files, root) => this.call<DeleteResult>(O.filesDelete, { json: { files, root } }),
-      move: (files, to) => this.call<MoveResult>(O.filesMove, { json: { files, to } }),
-      rename: (from, to, root) => this.call<OkResult>(O.filesRename, { json: { from, to, root } }),
-      chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { json: { file, mode, root } }),
-      compress: (files, root) => this.call<CompressResult>(O.filesCompress, { json: root === undefined ? { files } : { files, root } }),
+      delete: (files, root) => this.call<DeleteResult>(O.filesDelete, { schema: S.DeleteResult, json: { files, root } }),
+      move: (files, to) => this.call<MoveResult>(O.filesMove, { schema: S.MoveResult, json: { files, to } }),
+      rename: (from, to, root) => this.call<OkResult>(O.filesRename, { schema: S.OkResult, json: { from, to, root } }),
+      chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { schema: S.OkResult, json: { file, mode, root } }),
+      compress: (files, root) => this.call<CompressResult>(O.filesCompress, { schema: S.CompressResult, json: root === undefined ? { files } : { files, root } }),
       decompress: (file, o = {}) =>
-        this.call<DecompressResult>(O.filesDecompress, { json: { file, root: o.root, removeArchive: o.removeArchive } }),
-      uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { json: path === undefined ? {} : { path } }),
+        this.call<DecompressResult>(O.filesDecompress, { schema: S.DecompressResult, json: { file, root: o.root, removeArchive: o.removeArchive } }),
+      uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { schema: S.UploadUrlResult, json: path === undefined ? {} : { path } }),
       upload: (dir, files) => this.upload(dir, files),
       uploadArchive: (root, relPaths, dir, name) => this.uploadArchive(root, relPaths, dir, name),
     };
     this.deployments = {
-      list: (q = {}) => this.call<{ deployments: Deployment[] }>(O.deploymentsList, { query: { name: q.name } }),
-      get: () => this.call<Deployment>(O.deploymentsGet),
+      list: (q = {}) => this.call<{ deployments: Deployment[] }>(O.deploymentsList, { schema: S.DeploymentList, query: { name: q.name } }),
+      get: () => this.call<Deployment>(O.deploymentsGet, { schema: S.Deployment }),
       apply: (req = {}) =>
-        this.call<ApplyResult>(O.deploymentsApply, { json: req, extraTimeoutMs: waitMs(req.waitSeconds, 20) }),
+        this.call<ApplyResult>(O.deploymentsApply, { schema: S.ApplyResult, json: req, extraTimeoutMs: waitMs(req.waitSeconds, 20) }),
       diagnose: (waitSeconds) =>
-        this.call<DiagnoseResult>(O.deploymentsDiagnose, { query: { waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
+        this.call<DiagnoseResult>(O.deploymentsDiagnose, { schema: S.DiagnoseResult, query: { waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
       logs: (size, waitSeconds) =>
-        this.call<LogsResult>(O.deploymentsLogs, { query: { size, waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
+        this.call<LogsResult>(O.deploymentsLogs, { schema: S.LogsResult, query: { size, waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
       power: (action, waitSeconds) =>
         this.call<PowerResult>(O.deploymentsPower, {
+          schema: S.PowerResult,
           json: { action, waitSeconds },
           extraTimeoutMs: waitMs(waitSeconds, action === 'start' || action === 'restart' ? 20 : 0),
         }),
-      shell: (req) => this.call<ShellResult>(O.deploymentsShell, { json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
-      check: (path) => this.call<CheckResult>(O.deploymentsCheck, { query: { path } }),
-      resources: () => this.call<ResourcesResult>(O.deploymentsResources),
-      rename: (name) => this.call<Deployment>(O.deploymentsUpdate, { json: { name } }),
+      shell: (req) => this.call<ShellResult>(O.deploymentsShell, { schema: S.ShellResult, json: req, extraTimeoutMs: waitMs(req.timeout, SHELL_DEFAULT_TIMEOUT_S) }),
+      check: (path) => this.call<CheckResult>(O.deploymentsCheck, { schema: S.CheckResult, query: { path } }),
+      resources: () => this.call<ResourcesResult>(O.deploymentsResources, { schema: S.ResourcesResult }),
+      rename: (name) => this.call<Deployment>(O.deploymentsUpdate, { schema: S.Deployment, json: { name } }),
     };
     this.env = {
-      list: () => this.call<EnvListResult>(O.envList),
-      set: (req) => this.call<EnvKeyResult>(O.envSet, { json: req }),
-      touch: (key) => this.call<EnvKeyResult>(O.envUpdate, { json: {}, key }),
-      delete: (key) => this.call<OkResult>(O.envDelete, { key }),
-      audit: () => this.call<EnvAuditResult>(O.envAudit),
+      list: () => this.call<EnvListResult>(O.envList, { schema: S.EnvListResult }),
+      set: (req) => this.call<EnvKeyResult>(O.envSet, { schema: S.EnvKeyResult, json: req }),
+      touch: (key) => this.call<EnvKeyResult>(O.envUpdate, { schema: S.EnvKeyResult, json: {}, key }),
+      delete: (key) => this.call<OkResult>(O.envDelete, { schema: S.OkResult, key }),
+      audit: () => this.call<EnvAuditResult>(O.envAudit, { schema: S.EnvAuditResult }),
     };
-    this.account = { get: () => this.call<Account>(O.accountGet) };
+    this.account = { get: () => this.call<Account>(O.accountGet, { schema: S.Account }) };
   }
 
   /** The budget left and the service's clock, as the last API answer stated them (nulls before any answer). */
@@ -395,7 +405,7 @@ export class HostingClient {
 
   // ---- the one path every call takes ----
 
-  private async call<T>(o: Operation, init: CallInit = {}): Promise<T> {
+  private async call<T>(o: Operation, init: CallInit<T> = {}): Promise<T> {
     const idempotent = init.idempotent ?? o.idempotent;
     const url = init.url ?? this.apiUrl(o, init.query, init.key);
     const host = hostOf(url);
@@ -408,11 +418,11 @@ export class HostingClient {
             { front: isRepeat },
           );
           const ok = res.status >= 200 && res.status < 300;
-          if ((ok && (init.anyBody || isObject(res.body))) || init.accept?.(res.status, res.body)) return res.body as T;
-          if (ok) {
-            throw new ApiError(`${o.name}: the server answered ${res.status} with a body that is not a JSON object.`, {
-              operation: o.name, status: res.status, serverMessage: '', retryable: false, host,
-            });
+          if (ok && init.anyBody) return res.body as T;
+          if (ok || init.accept?.(res.status, res.body)) {
+            if (init.schema) return checkAnswer(o.name, init.schema, res.body, { status: res.status, host, redactor: this.redactor });
+            if (isObject(res.body)) return res.body as T;
+            failAnswer(o.name, 'not a JSON object', { status: res.status, host });
           }
           if (res.retryAfterMs !== undefined && res.retryAfterMs > this.maxRetryAfterMs) {
             throw rateLimitTooLongError(o.name, res.retryAfterMs, Date.now(), host);
@@ -560,7 +570,7 @@ export class HostingClient {
       await withRetry(
         this.policy,
         async () => {
-          const signed = await this.call<SignedUrl>(OPERATIONS.filesDownloadUrl, { query: { path }, singleAttempt: true });
+          const signed = await this.call<SignedUrl>(OPERATIONS.filesDownloadUrl, { schema: S.SignedUrl, query: { path }, singleAttempt: true });
           const sink = createWriteStream(tmp);
           try {
             await this.call<unknown>(OPERATIONS.filesDownload, {

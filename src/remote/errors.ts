@@ -78,6 +78,12 @@ export class OutcomeUnknownError extends ApiError {
   }
 }
 
+/**
+ * ApiError.code of an answer whose shape is not the contract's (answer.ts): a failure
+ * (exit 1), never retried (the same server would answer the same) and never taken as data.
+ */
+export const UNEXPECTED_ANSWER = 'unexpected_answer';
+
 /** The code of every error caused by HostingClient.destroy(). */
 export const CANCELLED_CODE = 'ECANCELLED';
 const CANCELLED_TEXT = 'cancelled: hostsync is shutting down';

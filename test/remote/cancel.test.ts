@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
-import { startFakeService, type FakeService, type Reply, type Seen } from './fake-service.js';
+import { startFakeService, type FakeService, type Reply, type Seen, WELL_FORMED } from './fake-service.js';
 
 const KEY = 'hs_test_Key_0123456789abcdef';
 let service: FakeService | undefined;
@@ -36,7 +36,7 @@ function holdingServer() {
       return new Promise<Reply>(() => {});
     }
     if (r.path.endsWith('/files/index')) return { status: 503, json: { error: 'busy' } };
-    return { json: { ok: true } };
+    return { json: WELL_FORMED };
   };
   return { handler, arrived };
 }

@@ -7,7 +7,7 @@ import * as tar from 'tar';
 import { pino } from 'pino';
 import { HostingClient } from '../../src/remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
-import { ServerWindow, startFakeService, type Reply, type Seen } from './fake-service.js';
+import { ServerWindow, startFakeService, type Reply, type Seen, WELL_FORMED } from './fake-service.js';
 import { clientHarness, KEY } from './client-harness.js';
 
 const API = '/api/v1/deployments/dep-1';
@@ -61,7 +61,7 @@ describe('base URL rules', () => {
 
 describe('endpoints', () => {
   it('map to the documented method, path, query and body, with the Bearer key', async () => {
-    const { service, client } = await setup((r) => ({ json: { ok: true, echo: r.path }, headers: { 'x-ratelimit-remaining': '100' } }));
+    const { service, client } = await setup((r) => ({ json: { ...WELL_FORMED, echo: r.path }, headers: { 'x-ratelimit-remaining': '100' } }));
     await client.files.index({ ignore: ['node_modules/'], digest: 'abc' });
     await client.files.list('src');
     await client.files.read('a.txt', { offset: 10, limit: 5 });
@@ -118,7 +118,7 @@ describe('endpoints', () => {
   });
 
   it('keeps one kept-alive connection per in-flight slot instead of one per request', async () => {
-    const { service, client } = await setup(() => ({ json: { ok: true } }), { maxInFlight: 2 });
+    const { service, client } = await setup(() => ({ json: WELL_FORMED }), { maxInFlight: 2 });
     for (let i = 0; i < 20; i++) await client.deployments.get();
     const ports = new Set(service.seen.map((s) => `${s.headers.host}`));
     expect(ports.size).toBe(1);
@@ -172,7 +172,7 @@ describe('errors', () => {
 
   it('a 2xx that is not a JSON object is an error, not a silent success', async () => {
     const { client } = await setup(() => ({ text: '<html>proxy</html>' }));
-    await expect(client.deployments.get()).rejects.toThrow(/not a JSON object/);
+    await expect(client.deployments.get()).rejects.toThrow(/^unexpected answer from the service to deployments.get: expected an object, got "proxy"$/);
   });
 });
 
@@ -197,14 +197,14 @@ describe('retries and unknown outcomes', () => {
   });
 
   it('idempotent calls survive 5xx and dropped connections', async () => {
-    const { service, client } = await setup((r) => (r.n === 0 ? { status: 500, json: { error: 'x' } } : r.n === 1 ? 'drop' : { json: { ok: true, n: r.n } }));
+    const { service, client } = await setup((r) => (r.n === 0 ? { status: 500, json: { error: 'x' } } : r.n === 1 ? 'drop' : { json: { ...WELL_FORMED, n: r.n } }));
     await expect(client.files.index({})).resolves.toMatchObject({ n: 2 });
     expect(service.seen).toHaveLength(3);
     expect(client.stats()).toMatchObject({ total: 3, retries: 2 });
   });
 
   it('a move whose connection dropped is outcome-unknown and never repeated', async () => {
-    const { service, client } = await setup((r) => (r.path.endsWith('/move') ? 'drop' : { json: { ok: true } }));
+    const { service, client } = await setup((r) => (r.path.endsWith('/move') ? 'drop' : { json: WELL_FORMED }));
     const e = await client.files.move(['a'], 'b').catch((x: unknown) => x);
     expect(e).toBeInstanceOf(OutcomeUnknownError);
     expect((e as ApiError).operation).toBe('files.move');
@@ -216,7 +216,7 @@ describe('retries and unknown outcomes', () => {
   it('5xx on rename, decompress, apply is outcome-unknown; append is not repeated, overwrite is', async () => {
     const { service, client } = await setup((r) =>
       r.path.endsWith('/content') && (r.body as { mode: string }).mode === 'overwrite' && r.n > 4
-        ? { json: { ok: true } }
+        ? { json: WELL_FORMED }
         : r.path.endsWith('/content') ? 'drop' : { status: 502, json: { error: 'bad gateway' } },
     );
     for (const call of [() => client.files.rename('a', 'b'), () => client.files.decompress('a.zip'), () => client.deployments.apply()]) {
@@ -233,7 +233,7 @@ describe('timeouts', () => {
   it('a move that never answers is outcome-unknown; an index that timed out once is repeated', async () => {
     let indexes = 0;
     const { service, client } = await setup(
-      (r) => (r.path.endsWith('/move') || (r.path.endsWith('/index') && indexes++ === 0) ? new Promise<Reply>(() => {}) : { json: { ok: true } }),
+      (r) => (r.path.endsWith('/move') || (r.path.endsWith('/index') && indexes++ === 0) ? new Promise<Reply>(() => {}) : { json: WELL_FORMED }),
       { timeoutMs: 300 },
     );
     const e = (await client.files.move(['a'], 'b').catch((x: unknown) => x)) as ApiError;
@@ -246,7 +246,7 @@ describe('timeouts', () => {
 
 describe('the queue against the service', () => {
   it('starts requests in submission order', async () => {
-    const { service, client } = await setup((r) => ({ json: { ok: true, n: r.n } }), { maxInFlight: 1 });
+    const { service, client } = await setup((r) => ({ json: { ...WELL_FORMED, n: r.n } }), { maxInFlight: 1 });
     const names = Array.from({ length: 20 }, (_, i) => `f${i}`);
     await Promise.all(names.map((n, i) => (i % 2 ? client.files.list(n) : client.files.delete([n]))));
     expect(service.seen.map((s) => s.query.get('path') ?? (s.body as { files: string[] }).files[0])).toEqual(names);
@@ -265,7 +265,7 @@ describe('the queue against the service', () => {
           firstReply = firstReply || performance.now();
           return { status: 429, json: { error: 'slow down' }, headers: { 'retry-after': '1', 'x-ratelimit-remaining': '0' } };
         }
-        return { json: { ok: true }, headers: { 'x-ratelimit-remaining': '50' } };
+        return { json: WELL_FORMED, headers: { 'x-ratelimit-remaining': '50' } };
       },
       { maxInFlight: 4 },
     );
@@ -286,7 +286,7 @@ describe('the queue against the service', () => {
       () => {
         const d = w.take(performance.now());
         return d.allowed
-          ? { json: { ok: true }, headers: { 'x-ratelimit-remaining': String(d.remaining) } }
+          ? { json: WELL_FORMED, headers: { 'x-ratelimit-remaining': String(d.remaining) } }
           : { status: 429, json: { error: 'rate' }, headers: { 'retry-after': '1', 'x-ratelimit-remaining': '0' } };
       },
       { rateLimit: { requests: 5, windowMs: 1000 } },
@@ -303,7 +303,7 @@ describe('the queue against the service', () => {
       () => {
         const d = w.take(performance.now());
         return d.allowed
-          ? { json: { ok: true }, headers: { 'x-ratelimit-remaining': String(d.remaining) } }
+          ? { json: WELL_FORMED, headers: { 'x-ratelimit-remaining': String(d.remaining) } }
           : { status: 429, json: { error: 'rate' }, headers: { 'retry-after': '1', 'x-ratelimit-remaining': '0' } };
       },
       { rateLimit: { requests: 5, windowMs: 1000 }, maxInFlight: 1 },
@@ -320,7 +320,7 @@ describe('logging', () => {
   it('logs operation, status, ms and bytes at debug, and never the key', async () => {
     const { lines, logger } = logCapture();
     const { client } = await setup(
-      (r) => (r.path.endsWith('/account') ? { status: 401, json: { error: `bad key ${KEY}` } } : { json: { ok: true, echo: 'x'.repeat(100) } }),
+      (r) => (r.path.endsWith('/account') ? { status: 401, json: { error: `bad key ${KEY}` } } : { json: { ...WELL_FORMED, echo: 'x'.repeat(100) } }),
       { logger },
     );
     await client.files.write('a.txt', 'hello');
@@ -339,7 +339,7 @@ describe('logging', () => {
 
   it('redacts key-bearing fields a caller logs through the same logger', async () => {
     const { lines, logger } = logCapture();
-    const { client } = await setup(() => ({ json: {} }), { logger });
+    const { client } = await setup(() => ({ json: WELL_FORMED }), { logger });
     await client.deployments.get();
     // The child the client logs through censors these paths whatever is passed.
     const { redactingLogger } = await import('../../src/remote/redact.js');
@@ -371,7 +371,7 @@ describe('transfers', () => {
       if (r.path.endsWith('/upload-url')) {
         return { json: { url: `/__node/upload/tok${r.n}`, field: 'files', expiresAt: '' } };
       }
-      if (r.path.startsWith('/__node/upload/')) return { json: { ok: true } };
+      if (r.path.startsWith('/__node/upload/')) return { json: WELL_FORMED };
       return { status: 404, json: { error: 'no' } };
     };
   }
@@ -488,7 +488,7 @@ describe('transfers', () => {
 
 describe('close', () => {
   it('refuses calls after close', async () => {
-    const { client } = await setup(() => ({ json: {} }));
+    const { client } = await setup(() => ({ json: WELL_FORMED }));
     await client.close();
     await expect(client.deployments.get()).rejects.toMatchObject({ code: 'ECLIENTCLOSED' });
   });

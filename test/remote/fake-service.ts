@@ -19,6 +19,19 @@ export interface Seen {
   at: number;
 }
 
+/**
+ * One answer that fits every endpoint's schema (api/schemas.ts keeps unknown fields, so
+ * the union of their required fields passes them all): for tests about the transport,
+ * the queue or retries, where what the answer says does not matter.
+ */
+export const WELL_FORMED = {
+  ok: true, unchanged: false, digest: 'd0', truncated: false, entries: [], files: [], content: '', hasMore: false,
+  url: '/__node/none', versions: [], written: [], failed: [], moved: [], archive: 'a.tar.gz',
+  id: 'dep-1', name: 'app', username: 'user', state: 'running', deployments: [], lines: [], exitCode: 0, output: '',
+  status: 200, cpu: { usedPercent: 0, limitPercent: 100 }, memory: { usedBytes: 0, limitBytes: 1 }, disk: { usedBytes: 0, limitBytes: 1 },
+  variables: [], used: [], missing: [], unused: [], placeholders: [],
+} as const;
+
 export type Reply =
   | { status?: number; json?: unknown; text?: string; headers?: Record<string, string> }
   | 'drop';
@@ -82,7 +95,7 @@ export async function startFakeService(
           res.end(reply.text);
         } else {
           res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify(reply.json ?? { ok: true }));
+          res.end(JSON.stringify(reply.json ?? WELL_FORMED));
         }
       });
     });

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../src/remote/errors.js';
 import { RETRY_AFTER_FALLBACK_MS } from '../../src/remote/tunables.js';
-import type { Reply } from './fake-service.js';
+import { WELL_FORMED, type Reply } from './fake-service.js';
 import { clientHarness } from './client-harness.js';
 
 const { setup, tmp } = clientHarness('destroy');
@@ -17,7 +17,7 @@ const limited = (headers: Record<string, string>): Reply => ({ status: 429, json
 
 describe('Retry-After that would mean "no wait"', () => {
   it('Retry-After: 0 still pauses for the fallback wait instead of hammering', async () => {
-    const { service, client } = await setup((r) => (r.n === 0 ? limited({ 'retry-after': '0' }) : { json: { ok: true } }));
+    const { service, client } = await setup((r) => (r.n === 0 ? limited({ 'retry-after': '0' }) : { json: WELL_FORMED }));
     await client.deployments.get();
     expect(service.seen).toHaveLength(2);
     expect(client.stats()).toMatchObject({ rateLimited: 1, retries: 1 });
@@ -30,7 +30,7 @@ describe('Retry-After that would mean "no wait"', () => {
     const { client } = await setup((r) =>
       r.n === 0
         ? limited({ date: serverNow.toUTCString(), 'retry-after': new Date(serverNow.getTime() + 2000).toUTCString() })
-        : { json: { ok: true } },
+        : { json: WELL_FORMED },
     );
     await client.deployments.get();
     expect(client.stats().waitedMs).toBe(2000);
@@ -62,8 +62,8 @@ describe('429 from a signed node URL', () => {
     let uploads = 0;
     const { service, client } = await setup((r) => {
       if (r.path.endsWith('/upload-url')) return { json: { url: '/__node/upload/tok', field: 'files', expiresAt: '' } };
-      if (r.path.startsWith('/__node/upload/')) return uploads++ === 0 ? limited({ 'retry-after': '1' }) : { json: { ok: true } };
-      return { json: { ok: true } };
+      if (r.path.startsWith('/__node/upload/')) return uploads++ === 0 ? limited({ 'retry-after': '1' }) : { json: WELL_FORMED };
+      return { json: WELL_FORMED };
     });
     await client.files.upload('', [{ name: 'a.txt', localPath: join(d, 'a.txt'), size: 5 }]);
     const node = service.seen.filter((s) => s.path.startsWith('/__node/'));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { HostingClient } from '../../src/remote/client.js';
 import { OutcomeUnknownError } from '../../src/remote/errors.js';
 import { tarGzStream } from '../../src/remote/upload.js';
-import { startFakeService, type FakeService } from './fake-service.js';
+import { startFakeService, WELL_FORMED, type FakeService } from './fake-service.js';
 
 const KEY = 'hs_test_Key_0123456789abcdef';
 let service: FakeService | undefined;

@@ -1,0 +1,55 @@
+/**
+ * The CLI against a service that answers wrongly (issue 12): a malformed answer (item 11).
+ * A scripted loopback service stands in for the API, answering everything well formed
+ * except the one call under test.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, writeTree } from '../helpers/tree.js';
+import { runCli } from '../helpers/cli.js';
+import { startFakeService, WELL_FORMED, type FakeService } from '../remote/fake-service.js';
+import { EXIT } from '../../src/errors.js';
+
+let work: { dir: string; cleanup: () => Promise<void> };
+let service: FakeService | undefined;
+
+beforeEach(async () => {
+  work = await tempDir('hostsync-answers-');
+  await writeTree(work.dir, { 'a.js': 'a\n' });
+});
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+  await work.cleanup();
+});
+
+const env = (s: FakeService) => ({
+  HOSTSYNC_API_KEY: 'hs_test_answers_0123456789',
+  HOSTSYNC_BASE_URL: s.baseUrl,
+  HOSTSYNC_DEPLOYMENT: 'dep-1',
+  HOSTSYNC_CACHE_DIR: work.dir + '-cache',
+});
+
+describe('a malformed answer (review 11)', () => {
+  it('status ends with one line naming the call and what is wrong, exit 1, never a TypeError or an empty remote', async () => {
+    // An index without its entries: read as data it would be an empty volume (everything "new").
+    service = await startFakeService((r) => (r.path.endsWith('/files/index') ? { json: { unchanged: false, digest: 'd', truncated: false } } : { json: WELL_FORMED }));
+    const r = await runCli(['status', '--dir', work.dir], env(service));
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.stderr).toMatch(/^.*unexpected answer from the service to files\.index: entries: missing.*$/m);
+    expect(r.stderr + r.stdout).not.toMatch(/TypeError|Cannot read properties|at .*\.js:\d+/);
+  });
+
+  it('push --json reports it as a failure with the same message, and writes nothing', async () => {
+    service = await startFakeService((r) =>
+      r.path.endsWith('/files/index')
+        ? { json: { unchanged: false, digest: 'd', truncated: false, entries: [{ path: 'a.js', type: 'file', sizeBytes: '2', modifiedAt: '', mode: '0644' }] } }
+        : { json: WELL_FORMED },
+    );
+    const r = await runCli(['push', '--json', '--dir', work.dir], env(service));
+    expect(r.code).toBe(EXIT.failed);
+    const out = JSON.parse(r.stdout) as { ok: boolean; error: string };
+    expect(out.ok).toBe(false);
+    expect(out.error).toBe('unexpected answer from the service to files.index: entries[0].sizeBytes: expected number, got "2"');
+    expect(service.seen.filter((s) => !s.path.endsWith('/files/index') && s.method !== 'GET')).toEqual([]);
+  });
+});
