@@ -8,7 +8,10 @@
  * secrets out (`.env*`, `id_rsa*`) must also catch `.ENV` or `ID_RSA`. This errs towards
  * not uploading, unlike git on Linux (case-sensitive).
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
@@ -58,6 +61,12 @@ export interface IgnoreMatcher {
   ignores(relPath: string, isDir: boolean): boolean;
   /** Every pattern in order (defaults, .syncignore, config): handed to files.index `ignore`. */
   readonly patterns: readonly string[];
+  /**
+   * When set: two matchers with the same key answer every question alike, in this process
+   * or a later one (the stat cache remembers which paths it kept, see StatCache.keptBy).
+   * A matcher that answers anything differently from its patterns (a scoped one) has none.
+   */
+  readonly key?: string;
 }
 
 export interface IgnoreMatcherOptions {
@@ -69,8 +78,24 @@ export interface IgnoreMatcherOptions {
   cacheMaxPaths?: number;
 }
 
+let ignoreVersion: string | undefined;
+
+/**
+ * The key of a matcher over `patterns`: the patterns, and the version of the `ignore`
+ * package, whose fixes can change an answer (a path kept by one release may be ignored by
+ * the next: a remembered answer must not outlive the code that gave it).
+ */
+function matcherKey(patterns: readonly string[]): string {
+  if (ignoreVersion === undefined) {
+    const main = createRequire(import.meta.url).resolve('ignore');
+    ignoreVersion = String((JSON.parse(readFileSync(path.join(path.dirname(main), 'package.json'), 'utf8')) as { version?: unknown }).version);
+  }
+  return createHash('sha256').update(JSON.stringify([ignoreVersion, patterns])).digest('hex').slice(0, 32);
+}
+
 class BoundedIgnoreMatcher implements IgnoreMatcher {
   readonly patterns: readonly string[];
+  readonly key: string;
   private readonly cacheMaxPaths: number;
   private ig: Ignore;
   /** Queries since the last rebuild: an upper bound on the cached paths it answered. */
@@ -78,6 +103,7 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
 
   constructor(patterns: readonly string[], options: IgnoreMatcherOptions) {
     this.patterns = Object.freeze([...patterns]);
+    this.key = matcherKey(this.patterns);
     this.cacheMaxPaths = options.cacheMaxPaths ?? IGNORE_CACHE_MAX_PATHS;
     this.ig = this.build();
   }

@@ -57,22 +57,63 @@ export interface ScanResult {
   stats: ScanStats;
 }
 
-/** Snapshot of the whole tree under opts.root. Prunes cache entries of files no longer present. */
+/**
+ * Snapshot of the whole tree under opts.root. Prunes cache entries of files no longer present.
+ * A file the stat cache answers for becomes its entry as the walk finds it: at 100k files a
+ * warm scan holds no list of walked files, and (StatCache.keptBy) asks the ignore matcher
+ * only about folders and files the cache does not know.
+ */
 export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const t0 = performance.now();
   const root = path.resolve(opts.root);
-  const walked = walkTree(root, opts.matcher, '', walkOptions(opts));
-  const resolved = await resolveEntries(walked.files, opts);
+  const { cache, matcher } = opts;
+  const known = cache !== undefined && matcher.key !== undefined && cache.keptBy === matcher.key ? cache : null;
+  /** In walk order; a file still to hash holds PENDING until it is read. */
   const snapshot: Snapshot = new Map();
-  for (const e of resolved.entries) if (e !== null) snapshot.set(e.path, e);
-  opts.cache?.retain((rel) => snapshot.has(rel));
+  const toHash: WalkedFile[] = [];
+  const npmrcs: WalkedFile[] = [];
+  let cached = 0;
+  const walked = walkTree(root, matcher, '', {
+    ...walkOptions(opts),
+    ...(known ? { kept: (rel: string) => known.has(rel) } : {}),
+    onFile: (rel, abs, stat) => {
+      if (isNpmrc(rel)) npmrcs.push({ rel, abs, stat });
+      const hit = cache?.lookup(rel, stat);
+      if (hit === undefined) {
+        snapshot.set(rel, PENDING);
+        toHash.push({ rel, abs, stat });
+        return;
+      }
+      snapshot.set(rel, { path: rel, hash: hit.hash, size: stat.size, executable: isExecutableMode(stat.mode), text: hit.text });
+      cached++;
+    },
+  });
+  const read = await hashFiles(toHash, opts);
+  for (let i = 0; i < toHash.length; i++) {
+    const e = read.entries[i];
+    if (e) snapshot.set(e.path, e);
+    else snapshot.delete(toHash[i]!.rel);
+  }
+  const npmrcEntries = npmrcs.map((f) => snapshot.get(f.rel) ?? null);
+  withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
+  npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
+  if (cache) {
+    cache.retain((rel) => snapshot.has(rel));
+    // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
+    cache.markKept(matcher.key);
+  }
   return {
     snapshot,
-    warnings: [...walked.warnings, ...resolved.warnings],
-    skipped: [...walked.skipped, ...resolved.skipped],
-    stats: { files: snapshot.size, hashed: resolved.hashed, cached: resolved.cached, dirs: walked.dirs, ms: performance.now() - t0 },
+    warnings: [...walked.warnings, ...read.warnings],
+    skipped: [...walked.skipped, ...read.skipped],
+    stats: { files: snapshot.size, hashed: read.hashed, cached, dirs: walked.dirs, ms: performance.now() - t0 },
   };
 }
+
+/** scanTree's placeholder for a file found but not read yet; never returned. */
+const PENDING: Entry = Object.freeze({ path: '', hash: null, size: -1, executable: false });
+
+const isNpmrc = (rel: string): boolean => rel === NPMRC || rel.endsWith(`/${NPMRC}`);
 
 /**
  * `previous` updated for the touched relative paths only (watch mode): a touched path
@@ -86,6 +127,8 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
   const t0 = performance.now();
   const root = path.resolve(opts.root);
   const { matcher, cache } = opts;
+  // Files another matcher keeps may be recorded below: the cache no longer knows one key for all.
+  if (cache && (matcher.key === undefined || cache.keptBy !== matcher.key)) cache.markKept(undefined);
   const next: Snapshot = new Map(previous);
   const warnings: string[] = [];
   const skipped: string[] = [];
@@ -227,24 +270,39 @@ interface Resolved {
   cached: number;
 }
 
+/** rescanPaths' files: the stat cache's entry where it has one, the others read; `.npmrc` checked. */
 async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): Promise<Resolved> {
   const { cache } = opts;
   const entries: (Entry | null)[] = new Array<Entry | null>(files.length).fill(null);
-  const warnings: string[] = [];
-  const skipped: string[] = [];
-  const toHash: number[] = [];
+  const misses: WalkedFile[] = [];
+  const at: number[] = [];
   let cached = 0;
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
     const hit = cache?.lookup(f.rel, f.stat);
     if (hit === undefined) {
-      toHash.push(i);
+      misses.push(f);
+      at.push(i);
       continue;
     }
     entries[i] = { path: f.rel, hash: hit.hash, size: f.stat.size, executable: isExecutableMode(f.stat.mode), text: hit.text };
     cached++;
   }
+  const read = await hashFiles(misses, opts);
+  for (let j = 0; j < misses.length; j++) entries[at[j]!] = read.entries[j]!;
+  withoutCredentialFiles(files, entries, read.warnings, read.skipped);
+  return { ...read, entries, cached };
+}
 
+/**
+ * Reads and hashes every one of `files` (recording each in the stat cache). Small files
+ * synchronously, yielding every HASH_SYNC_SLICE_MS; large ones streamed after.
+ */
+async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promise<Resolved> {
+  const { cache } = opts;
+  const entries: (Entry | null)[] = new Array<Entry | null>(files.length).fill(null);
+  const warnings: string[] = [];
+  const skipped: string[] = [];
   let hashed = 0;
   const record = (i: number, d: FileDigest | null, recordedNs: bigint): void => {
     const f = files[i]!;
@@ -262,11 +320,11 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
     skipped.push(files[i]!.rel);
   };
 
-  // Small files: synchronously, yielding every HASH_SYNC_SLICE_MS. Large ones: streamed after.
+  if (files.length === 0) return { entries, warnings, skipped, hashed, cached: 0 };
   const xx = await xxhashApi();
   const large: number[] = [];
   let sliceStart = performance.now();
-  for (const i of toHash) {
+  for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
     if (f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
       large.push(i);
@@ -296,8 +354,7 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
       unreadable(i, err);
     }
   });
-  withoutCredentialFiles(files, entries, warnings, skipped);
-  return { entries, warnings, skipped, hashed, cached };
+  return { entries, warnings, skipped, hashed, cached: 0 };
 }
 
 /**

@@ -14,6 +14,11 @@
  * - The file is a versioned packed file (packed-file.ts), written atomically. A missing,
  *   corrupt or foreign-version file (the JSON of older releases included) loads as an
  *   empty cache: at worst everything is hashed again, never an error.
+ * - `keptBy` is the key of the ignore matcher (IgnoreMatcher.key) that kept every path
+ *   the cache holds, or null when unknown. A full scan with that same matcher need not
+ *   ask it again about a cached file: the answer is a function of the path and the key.
+ *   It is set by a full scan (after dropping what the scan did not find) and cleared when
+ *   a file kept by any other matcher is recorded.
  * - Loading builds no entry objects: entries read from the file stay in its buffer, found
  *   through a path -> offset map, and are compared in place (at 100k files the JSON cache
  *   cost 0.26 s to load and most of the garbage collector's work).
@@ -25,7 +30,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { nowNs, sameFileStat, type FileStat } from './filestat.js';
 import { PackedReader, PackedWriter } from './packed-file.js';
 
-export const STAT_CACHE_VERSION = 2;
+export const STAT_CACHE_VERSION = 3;
 const MAGIC = 'HSSC';
 const RACY_WINDOW_NS = BigInt(STAT_CACHE_RACY_WINDOW_MS) * 1_000_000n;
 /** The file names of older releases: removed when the new file is written. */
@@ -50,6 +55,7 @@ export class StatCache {
   /** The racy rule's "recorded" time of every loaded entry: when the file was written. */
   private loadedAtNs = 0n;
   private dirty = false;
+  private kept: string | null = null;
 
   private constructor(
     /** Where save() writes; null for a cache that lives only in memory. */
@@ -79,6 +85,7 @@ export class StatCache {
       // clock is the one mtimes come from; being later only makes more entries racy.
       const stored = r.u64();
       cache.loadedAtNs = stored > fileMtimeNs ? stored : fileMtimeNs;
+      cache.kept = r.str() || null;
       while (!r.done) {
         const rel = r.path();
         cache.stored.set(rel, r.offset);
@@ -88,8 +95,27 @@ export class StatCache {
     } catch {
       cache.stored.clear();
       cache.loaded = null;
+      cache.kept = null;
     }
     return cache;
+  }
+
+  /** See the invariants: the key of the matcher that kept every cached path, or null. */
+  get keptBy(): string | null {
+    return this.kept;
+  }
+
+  /** Records that every cached path is one `key`'s matcher keeps (undefined: no longer known). */
+  markKept(key: string | undefined): void {
+    const next = key ?? null;
+    if (next === this.kept) return;
+    this.kept = next;
+    this.dirty = true;
+  }
+
+  /** Whether the cache holds `relPath` (with keptBy: a file that matcher keeps). */
+  has(relPath: string): boolean {
+    return this.stored.has(relPath) || this.fresh.has(relPath);
   }
 
   get size(): number {
@@ -150,6 +176,7 @@ export class StatCache {
     if (this.file === null || !this.dirty) return;
     const w = new PackedWriter();
     w.u64(nowNs());
+    w.str(this.kept ?? '');
     const r = this.loaded;
     if (r !== null) {
       for (const [rel, at] of this.stored) {

@@ -27,6 +27,7 @@ export interface WalkedFile {
 }
 
 export interface WalkResult {
+  /** Empty when WalkOptions.onFile took them. */
   files: WalkedFile[];
   warnings: string[];
   /**
@@ -41,6 +42,13 @@ export interface WalkResult {
 export interface WalkOptions {
   /** Called with each directory's relative path ('' for the root) just before it is read. */
   onDirectory?: (relDir: string) => void;
+  /**
+   * True for a file path the matcher is known to keep (the stat cache remembers them, see
+   * StatCache.keptBy): the matcher is not asked again. Directories are always asked.
+   */
+  kept?: (rel: string) => boolean;
+  /** Takes each file as it is found, instead of collecting them in the result's `files`. */
+  onFile?: (rel: string, abs: string, stat: FileStat) => void;
 }
 
 /** What a visitor tells the walk after seeing one directory entry. */
@@ -102,6 +110,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
   const files: WalkedFile[] = [];
   const warnings: string[] = [];
   const skipped: string[] = [];
+  const { kept, onFile = (rel: string, abs: string, stat: FileStat) => void files.push({ rel, abs, stat }) } = options;
   const { dirs } = visitTree(
     root,
     {
@@ -114,14 +123,14 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
         const { kind, code } = direntKind(d, abs);
         if (kind === 'gone') return;
         if (kind === 'dir') return matcher.ignores(rel, true) ? undefined : 'descend';
-        if (matcher.ignores(rel, false)) return;
         if (kind === 'file') {
+          if (!kept?.(rel) && matcher.ignores(rel, false)) return;
           const now = lstatKind(abs);
           if (now.kind === 'gone') {
             if (d.name.includes('\uFFFD')) warnings.push(`file name is not valid UTF-8, skipped: ${rel}`);
             return;
           }
-          if (now.kind === 'file') files.push({ rel, abs, stat: now.stat! });
+          if (now.kind === 'file') onFile(rel, abs, now.stat!);
           else if (now.kind === 'unreadable') {
             warnings.push(describeSkipped(now.kind, rel, abs, now.code));
             skipped.push(rel);
@@ -129,6 +138,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
           // Otherwise it changed type since readdir; a rescan will see what it is now.
           return;
         }
+        if (matcher.ignores(rel, false)) return;
         warnings.push(describeSkipped(kind, rel, abs, code));
         skipped.push(rel);
       },

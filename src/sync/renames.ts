@@ -34,6 +34,8 @@ type Write = Extract<Change, { kind: 'write' }>;
 export function detectRenames(changes: Change[], remote: Snapshot): Change[] {
   const deletes = changes.filter((c): c is Delete => c.kind === 'delete');
   const creates = changes.filter((c): c is Write => c.kind === 'write' && c.create);
+  // Nothing to pair: skip indexing every remote folder (100k paths on a no-op).
+  if (deletes.length === 0 || creates.length === 0) return [...changes].sort((a, b) => comparePaths(changePath(a), changePath(b)));
 
   const deleted = new Set(deletes.map((d) => d.path));
   const underCreates = new Set(creates.flatMap((w) => ancestors(w.path)));

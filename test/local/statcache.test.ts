@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
-import { scanTree } from '../../src/local/scan.js';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, type IgnoreMatcher } from '../../src/local/ignore.js';
+import { rescanPaths, scanTree } from '../../src/local/scan.js';
 import { StatCache, STAT_CACHE_VERSION } from '../../src/local/statcache.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
@@ -37,6 +37,51 @@ describe('StatCache', () => {
     const warm = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) });
     expect(warm.stats).toMatchObject({ files: 3, hashed: 0, cached: 3 });
     expect(warm.snapshot).toEqual(cold.snapshot);
+  });
+
+  it('remembers which files the ignore rules kept: the same rules are not asked about them again, other rules are', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const c1 = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache: c1 });
+    await c1.save();
+    expect((await StatCache.load(cacheFile)).keptBy).toBe(matcher.key);
+
+    const asked: string[] = [];
+    const counting = (m: IgnoreMatcher): IgnoreMatcher => ({
+      patterns: m.patterns,
+      ...(m.key === undefined ? {} : { key: m.key }),
+      ignores: (rel, isDir) => (asked.push(`${rel}${isDir ? '/' : ''}`), m.ignores(rel, isDir)),
+    });
+    const same = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
+    const warm = await scanTree({ root, matcher: counting(same), cache: await StatCache.load(cacheFile) });
+    expect(warm.stats).toMatchObject({ files: 3, cached: 3 });
+    expect(asked.sort()).toEqual(['.hostsync/', 'dir/', 'dir/sub/']); // folders only
+
+    // Other rules (a new .syncignore line): every file is asked again, and the rule holds.
+    asked.length = 0;
+    const other = createIgnoreMatcher([...DEFAULT_IGNORE_PATTERNS, '*.bin']);
+    expect(other.key).not.toBe(same.key);
+    const c3 = await StatCache.load(cacheFile);
+    const r = await scanTree({ root, matcher: counting(other), cache: c3 });
+    expect([...r.snapshot.keys()].sort()).toEqual(['a.txt', 'dir/b.txt']);
+    expect(asked).toContain('a.txt');
+    expect(c3.keptBy).toBe(other.key);
+  });
+
+  it('a matcher without a key (a scoped one) is always asked, and a rescan through one forgets the key', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const cache = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache });
+    expect(cache.keptBy).toBe(matcher.key);
+    const keyless: IgnoreMatcher = { patterns: matcher.patterns, ignores: (rel, isDir) => rel === 'a.txt' || matcher.ignores(rel, isDir) };
+    const r = await scanTree({ root, matcher: keyless, cache });
+    expect([...r.snapshot.keys()].sort()).toEqual(['dir/b.txt', 'dir/sub/c.bin']);
+    expect(cache.keptBy).toBeNull();
+
+    await scanTree({ root, matcher, cache });
+    expect(cache.keptBy).toBe(matcher.key);
+    await rescanPaths({ root, matcher: keyless, cache }, new Map(), ['dir']);
+    expect(cache.keptBy).toBeNull();
   });
 
   it('re-hashes a file whose content changed even when size and mtime were put back (ctime differs)', async () => {

@@ -192,6 +192,18 @@ describe('reconcile: what it reports', () => {
     expect(JSON.stringify([[...base], [...local], [...remote]])).toBe(before);
   });
 
+  it('a no-op (all three trees equal) returns a copy of the base as nextBase, in path order', () => {
+    const base = snap(R('a', '1'), R('a/b', '2', true), R('b', '3'));
+    const rec = reconcile(base, snap(L('b', '3'), L('a', '1'), L('a/b', '2', true)), snap(R('a', '1'), R('b', '3'), R('a/b', '2', true)), none);
+    expect(rec.changes).toEqual([]);
+    expect(rec.nextBase).not.toBe(base);
+    expect([...rec.nextBase]).toEqual([...base]);
+    // A base out of path order still yields a sorted nextBase.
+    const unsorted = snap(R('b', '3'), R('a', '1'));
+    const again = reconcile(unsorted, snap(L('a', '1'), L('b', '3')), snap(R('a', '1'), R('b', '3')), none);
+    expect([...again.nextBase.keys()]).toEqual(['a', 'b']);
+  });
+
   it('is independent of map insertion order', () => {
     const entries = [L('b', '1'), L('a/c', '2'), L('a', '3'), L('é', '4'), L('A', '5')];
     const one = reconcile(null, snap(...entries), snap(R('z', 'q')), mirror);
