@@ -17,7 +17,6 @@
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
  * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { startEmulator } from '../../dist/emulator/index.js';
 import { HostingClient } from '../../dist/remote/client.js';
 import { generateTree } from '../scan/tree.mjs';
+import { requireTime, timed as timedProcess } from '../lib/timed.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,34 +42,12 @@ if (!Number.isInteger(FILES) || FILES < 1 || !Number.isInteger(RUNS) || RUNS < 1
   console.error('--files and --runs must be whole numbers >= 1');
   process.exit(2);
 }
-if (!fs.existsSync('/usr/bin/time')) {
-  console.error('needs /usr/bin/time (Debian package `time`)');
-  process.exit(2);
-}
+requireTime();
 const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const work = fs.mkdtempSync(path.join(args.dir, 'hostsync-scale-'));
 const tree = path.join(work, 'tree');
 
-/** Runs `cmd args` under /usr/bin/time; resolves with wall, CPU and peak RSS of the whole process. */
-function timed(cmd, argv, { env, cwd } = {}) {
-  return new Promise((resolve, reject) => {
-    const fmt = path.join(work, 'time.out');
-    const child = spawn('/usr/bin/time', ['-o', fmt, '-f', '%e %U %S %M', cmd, ...argv], {
-      cwd: cwd ?? tree,
-      env: { PATH: process.env.PATH, HOME: os.homedir(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const [wall, user, sys, rssKb] = fs.readFileSync(fmt, 'utf8').trim().split('\n').pop().split(' ').map(Number);
-      resolve({ code, out, err, wall, cpu: user + sys, rssMb: rssKb / 1024 });
-    });
-  });
-}
+const timed = (cmd, argv, { env, cwd } = {}) => timedProcess(cmd, argv, { env, cwd: cwd ?? tree, timeFile: path.join(work, 'time.out') });
 
 async function best(label, run) {
   const rs = [];

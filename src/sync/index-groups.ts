@@ -9,8 +9,10 @@
  * group is ONE read of the root whose ignore list keeps only that group's subtrees. A last
  * read, the rest, excludes every subtree already read or grouped and so returns everything
  * else: folders on the chain, files directly in split folders, and whatever the estimate
- * did not know about. Together the reads cover every path at least once (a path is either
- * inside a grouped or prefix subtree, or it is not excluded from the rest).
+ * did not know about; when the last group fits beside that under the cap, the rest takes
+ * it in (its subtrees are simply not excluded). Together the reads cover every path at
+ * least once (a path is either inside a grouped or prefix subtree, or it is not excluded
+ * from the rest).
  *
  * Patterns are anchored gitignore lines appended after the caller's own, so they only narrow
  * a read: `/a/*` drops a folder's children, a later `!/a/b/` lets one child folder back.
@@ -105,8 +107,14 @@ export function planIndexGroups(
   // A group's read also lists the folders above its subtrees (without their files).
   let above = new Set<string>();
   let room = cap;
+  /** Entries each group's read returns (estimate), and the entries of every subtree left out of the rest read. */
+  const sizes: number[] = [];
+  let covered = 0;
   const close = (): void => {
-    if (current.length > 0) groups.push(current);
+    if (current.length > 0) {
+      groups.push(current);
+      sizes.push(cap - room);
+    }
     current = [];
     above = new Set();
     room = cap;
@@ -121,6 +129,7 @@ export function planIndexGroups(
   };
   const add = (d: Dir, extra: string[]): void => {
     current.push(d.rel);
+    covered += d.size;
     for (const a of extra) above.add(a);
     room -= d.size + extra.length;
   };
@@ -128,7 +137,10 @@ export function planIndexGroups(
   const visit = (d: Dir): void => {
     for (const c of sortedDirs(d)) {
       if (chain.has(c.rel)) visit(c);
-      else if (c.seen) done.push(c.rel); // listed in the prefix and not on the chain: complete
+      else if (c.seen) {
+        done.push(c.rel); // listed in the prefix and not on the chain: complete
+        covered += c.size;
+      }
       else place(c);
     }
   };
@@ -145,6 +157,10 @@ export function planIndexGroups(
   };
   visit(root);
   close();
+  // The rest read returns everything not excluded from it. When the last group (often a
+  // partly filled one) fits beside that under the cap, the rest simply does not exclude the
+  // group's subtrees: one read fewer, and coverage is unchanged.
+  if (groups.length > 0 && sizes[sizes.length - 1]! + (root.size - covered) <= cap) groups.pop();
 
   const rest = [...done, ...groups.flat()].map((rel) => `${anchoredPath(rel)}/`);
   const plans = groups.map(onlySubtrees);

@@ -369,8 +369,10 @@ class Daemon implements WatchDaemon {
       const noApply = this.opts.noApply ?? false;
       const { scoped } = this;
       const settled = this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed);
-      if (trigger === 'change' && settled && scoped.pendingVerification === 0) {
-        // Saved with the same content (editors' temp-and-rename), or a rescan that found nothing.
+      if ((trigger === 'change' || trigger === 'rescan') && settled && scoped.pendingVerification === 0) {
+        // Saved with the same content (editors' temp-and-rename), or a rescan (the look again
+        // once the watcher is ready, a watcher error) that found the tree as last pushed:
+        // rescans are about missed local events; remote drift is the poll's to find.
         this.cycles++;
         return { kind: 'done', reachedService: false };
       }

@@ -86,6 +86,16 @@ describe('planIndexGroups', () => {
     for (const size of r.sizes.slice(0, -1)) expect(size).toBeLessThanOrEqual(cap);
   });
 
+  it('takes the last group into the rest read when both fit: as few reads as the entries need (bench/two-way\'s tree, scaled down)', () => {
+    // 100 folders of 10 files against a cap of 200, as 100 folders of 1,000 against the service's 20,000.
+    const files = Array.from({ length: 1000 }, (_, i) => `d${String(i % 100).padStart(3, '0')}/f${i}.txt`);
+    const entries = serverWalk(files, []).length;
+    const r = run(files, files, 200)!;
+    expect([...r.found].sort()).toEqual([...files].sort());
+    expect(r.reads).toBe(Math.ceil(entries / 200));
+    for (const size of r.sizes) expect(size).toBeLessThanOrEqual(200);
+  });
+
   it('covers a folder of more direct files than the cap (its group read comes back truncated and is completed)', () => {
     const files = [...tree(3, 5), ...Array.from({ length: 300 }, (_, i) => `flat/x${i}`)];
     const r = run(files, files, 40)!;

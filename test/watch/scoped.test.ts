@@ -86,6 +86,34 @@ describe('scoped cycles', () => {
     }
   });
 
+  it('a restart on a synced tree past the index cap costs one request: the look-again scan once the watcher is ready sends nothing', async () => {
+    const p = await bigProject();
+    const first = await watchSession(emu, p.root, p.dep.id);
+    const d1 = await startWatch(first, { noApply: true });
+    try {
+      await converged(d1, p.root, p.dep.volume);
+    } finally {
+      await d1.stop();
+      await first.close();
+    }
+    const again = await watchSession(emu, p.root, p.dep.id);
+    const rec = new Recorder();
+    // No debounce: the start-up scan begins before the watcher is ready, so the daemon looks again after it.
+    const d2 = await startWatch(again, { noApply: true, onEvent: rec.onEvent, tunables: { debounceMs: 0 } });
+    try {
+      await rec.waitFor((e) => e.type === 'ready');
+      await converged(d2, p.root, p.dep.volume);
+      await sleep(100);
+      await d2.whenIdle();
+      expect(rec.cycles().map((c) => c.trigger)).toEqual(['start']);
+      expect(again.client.stats().byOperation).toEqual({ 'files.index': 1 });
+    } finally {
+      await d2.stop();
+      await again.close();
+      await p.cleanup();
+    }
+  });
+
   it('with apply, a one-file edit costs three requests; saving on, each cycle verifies the one before', async () => {
     const p = await bigProject();
     const session = await watchSession(emu, p.root, p.dep.id);
