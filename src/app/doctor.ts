@@ -13,7 +13,7 @@ import { push as pushCore, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
-import { DOCTOR_CLOCK_MAX_SKEW_MS, DOCTOR_ENV_PROBE_KEY, DOCTOR_DISK_MAX_SHARE, DOCTOR_RAM_BUILD_MB, DOCTOR_RAM_NPM_MB, DOCTOR_RATE_MIN_REMAINING } from './tunables.js';
+import { DOCTOR_CLOCK_MAX_SKEW_MS, DOCTOR_ENV_PROBE_KEY, DOCTOR_DISK_MAX_SHARE, DOCTOR_RAM_BUILD_MB, DOCTOR_RAM_NPM_MB, DOCTOR_RATE_MIN_REMAINING, READ_COMMAND_DEADLINE_MS } from './tunables.js';
 
 export type DoctorOptions = ConnectionOptions;
 
@@ -107,7 +107,7 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<{ result: Out
   return runCommand<DoctorResult>(
     () => ({ ...emptyDoctorResult(), deployment: session ? deploymentRef(session.config) : null, requests: requestsOf(session?.client.stats()) }),
     async () => {
-      session = await connect(opts);
+      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS);
       try {
         const checks = await diagnose(session);
         const failed = checks.filter((c) => !c.ok);

@@ -1,4 +1,5 @@
 import { HostingClient } from '../remote/client.js';
+import { answerTimeout } from '../sync/session.js';
 import { resolveConfig, confirmTarget, type ConnectionOptions } from './options.js';
 import { requestsOf, runCommand, type Outcome, type RequestsSummary } from './result.js';
 
@@ -43,7 +44,7 @@ export async function runExec(opts: ExecOptions): Promise<{ result: Outcome<Exec
       apiKey = config.apiKey;
       await confirmTarget(config, opts, 'run a command on');
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}) });
+      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
       try {
         const r = await client.deployments.shell({
           command: opts.command,

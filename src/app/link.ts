@@ -3,6 +3,7 @@ import { readConfigFile } from '../config/config.js';
 import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
 import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
+import { answerTimeout } from '../sync/session.js';
 import { resolveConfig, type ConnectionOptions } from './options.js';
 import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
@@ -87,7 +88,7 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
       const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
       ({ baseUrl, apiKey } = config);
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}) });
+      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}), ...answerTimeout(config) });
       try {
         visible = (await client.deployments.list()).deployments.map(choiceOf);
         const chosen = await chooseDeployment(

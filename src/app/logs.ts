@@ -1,6 +1,7 @@
 import type { DeploymentState } from '../api/types.js';
 import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
+import { answerTimeout } from '../sync/session.js';
 import { followLogs, type FollowEvent } from '../watch/log-follower.js';
 import { LOGS_FOLLOW_SIZE } from '../watch/tunables.js';
 import { resolveConfig, type ConnectionOptions } from './options.js';
@@ -46,7 +47,7 @@ function linesWanted(lines: number | undefined): number {
 async function openClient(opts: ConnectionOptions): Promise<{ client: HostingClient; apiKey: string }> {
   const config = await resolveConfig(opts);
   const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-  const client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}) });
+  const client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
   return { client, apiKey: config.apiKey };
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config, type LogLevel } from '../config/config.js';
 import { openSession, type Session } from '../sync/session.js';
 import { usageError } from '../errors.js';
+import { COMMAND_DEADLINE_MS } from './tunables.js';
 
 /**
  * What every command that talks to a deployment accepts, as a library option or a CLI
@@ -35,6 +36,10 @@ export interface ConnectionOptions {
   logger?: Logger | ((config: Config) => Logger);
   /** The environment to read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Seconds an ordinary API call may go unanswered; else HOSTSYNC_TIMEOUT, else 30. */
+  timeoutSeconds?: number;
+  /** Seconds the whole command may take (0: none); else HOSTSYNC_DEADLINE, else the command's own (app/tunables.ts). */
+  deadlineSeconds?: number;
 }
 
 export async function resolveConfig(opts: ConnectionOptions, requireRemote = true, requireDeployment = true): Promise<Config> {
@@ -71,11 +76,17 @@ export async function confirmTarget(config: Config, opts: Pick<ConnectionOptions
  * The validated configuration and an open session on it. With `action` (the command
  * changes the deployment), a target marked `"confirm": true` is confirmed first.
  */
-export async function connect(opts: ConnectionOptions, action?: string): Promise<Session> {
-  const config = await resolveConfig(opts);
+/** `deadlineMs`: the command's own overall deadline (app/tunables.ts); null for none (watch). */
+export async function connect(opts: ConnectionOptions, action?: string, deadlineMs: number | null = COMMAND_DEADLINE_MS): Promise<Session> {
+  const resolved = await resolveConfig(opts);
+  const config = {
+    ...resolved,
+    ...(opts.timeoutSeconds !== undefined ? { timeoutSeconds: opts.timeoutSeconds } : {}),
+    ...(opts.deadlineSeconds !== undefined ? { deadlineSeconds: opts.deadlineSeconds } : {}),
+  };
   if (action !== undefined) await confirmTarget(config, opts, action);
   const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-  return openSession(config, logger);
+  return openSession(config, logger, deadlineMs === null ? {} : { deadlineMs });
 }
 
 /** The deployment a command worked on, as results name it. */

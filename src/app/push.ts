@@ -61,6 +61,8 @@ export interface PushResult extends Partial<FailureFields> {
   requests: RequestsSummary;
   /** The deployments.apply answer, or null when nothing was applied. */
   apply: ApplyResult | null;
+  /** Why the service refused the apply after the files landed (a key without deployments:write); null otherwise (exit 2 with it). */
+  applyRefused: string | null;
   /** How the deployment was judged (after the apply, or by the one diagnose of a push with nothing to send); null when neither ran. */
   health: HealthReport | null;
   healthy: boolean | null;
@@ -111,6 +113,7 @@ export function emptyPushResult(): PushResult {
     failures: [],
     requests: requestsOf(null),
     apply: null,
+    applyRefused: null,
     health: null,
     healthy: null,
     leftOut: [],
@@ -132,8 +135,10 @@ export function emptyPushResult(): PushResult {
  * do did not happen), a refusal outranks an unhealthy app (the user must act on the
  * conflicts first), and an unhealthy app is still a push that landed.
  */
-export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy' | 'overwritten'>): ExitCode {
+export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy' | 'overwritten'> & { applyRefused?: string | null }): ExitCode {
   if (report.failures.length > 0) return EXIT.failed;
+  // The key's configuration, fixed by the user like any other (a missing scope is exit 2).
+  if (report.applyRefused) return EXIT.usage;
   if (report.conflicts.length > 0 || report.overwritten.length > 0) return EXIT.refused;
   if (report.healthy === false) return EXIT.unhealthy;
   return EXIT.ok;
@@ -174,6 +179,10 @@ function reasonFor(report: PushReport, code: ExitCode): string {
     const n = report.failures.length;
     return `${n} change${n === 1 ? '' : 's'} did not land (first: ${report.failures[0]?.path}: ${report.failures[0]?.error}): run the push again`;
   }
+  if (code === EXIT.usage && report.applyRefused) {
+    const c = report.counts;
+    return `${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod, but ${report.applyRefused}`;
+  }
   if (code === EXIT.refused && report.overwritten.length > 0) {
     const o = report.overwritten[0]!;
     return `${o.path} was changed on the deployment during the push and overwritten: files.history version ${o.versionId} keeps that content; restore it with files.restore, or merge it into the local file`;
@@ -198,6 +207,7 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     failures: report.failures,
     requests: requestsOf(session.client.stats()),
     apply: report.apply,
+    applyRefused: report.applyRefused,
     health: report.health,
     healthy: report.healthy,
     leftOut: report.leftOut,

@@ -6,6 +6,7 @@ import { readWatchStatus, type WatchStatus } from '../state/watch-status.js';
 import type { PushReport } from '../sync/push.js';
 import { changeItem, conflictItem, driftItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
 export const REMOTE_ONLY_LISTED = 200;
@@ -81,7 +82,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
       watch,
     }),
     async () => {
-      session = await connect(opts);
+      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS);
       watch = await readWatchStatus(session.stateDir);
       try {
         const report = await pushCore(session, { dryRun: true, allowMassDelete: true });

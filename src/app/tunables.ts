@@ -1,3 +1,20 @@
+/**
+ * The overall deadline of a command that talks to a deployment (HostingClient's
+ * deadlineMs), so that a service answering each call just inside its timeout cannot
+ * keep a command (or a CI job) waiting for hours. An hour: the largest push measured,
+ * 100k files, takes minutes, and a slow link's upload more; only a stuck service gets
+ * near it. Watch has none (it runs for days; each cycle's calls have their timeouts).
+ * HOSTSYNC_DEADLINE replaces it.
+ */
+export const COMMAND_DEADLINE_MS = 60 * 60_000;
+
+/**
+ * Commands that only read (status, diff, doctor): their calls are few and small, so a
+ * deadline of 10 minutes, beyond the slowest 100k-file status measured (~1.5 min),
+ * still ends one that is going nowhere well before a CI job's own limit.
+ */
+export const READ_COMMAND_DEADLINE_MS = 10 * 60_000;
+
 /** Thresholds of `hostsync doctor`, each with why it is where it is. */
 
 /** The API document: "512 MB or more for npm install of a modern stack". */

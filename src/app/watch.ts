@@ -140,7 +140,7 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
 
   const run = async (): Promise<WatchEnd> => {
     try {
-      session = await connect(opts, 'watch and push to');
+      session = await connect(opts, 'watch and push to', null);
       hooks.onConfig?.(session.config);
       daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent });
     } catch (err) {

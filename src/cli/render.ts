@@ -211,7 +211,8 @@ export function renderPush(report: PushResult): string {
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy));
-  if (report.applyPending && !report.dryRun) {
+  if (report.applyRefused) out.push(pc.red(`apply refused: ${report.applyRefused}`));
+  else if (report.applyPending && !report.dryRun) {
     out.push(pc.yellow('apply pending: the files landed, but the app was not applied with them; the next `hostsync push` applies them'));
   }
   if (report.apply && report.leftOut.length > 0) {

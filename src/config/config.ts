@@ -32,6 +32,10 @@ export interface Config {
   confirm: boolean;
   /** Environment file for `hostsync env`, relative to the root (default .env). */
   envFile: string;
+  /** HOSTSYNC_TIMEOUT: seconds an ordinary API call may go unanswered; undefined: the client's default (30 s). */
+  timeoutSeconds: number | undefined;
+  /** HOSTSYNC_DEADLINE: seconds a whole command may take; 0: none; undefined: the command's default. */
+  deadlineSeconds: number | undefined;
 }
 
 /** web: serves HTTP; worker: runs without listening (a bot, a queue consumer); auto: web if it answers HTTP, else worker. */
@@ -357,5 +361,18 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     target: selected?.name ?? null,
     confirm: selected?.settings.confirm ?? false,
     envFile: file.envFile ?? '.env',
+    timeoutSeconds: secondsFromEnv(env, 'HOSTSYNC_TIMEOUT', false),
+    deadlineSeconds: secondsFromEnv(env, 'HOSTSYNC_DEADLINE', true),
   };
+}
+
+/** A duration in seconds from the environment (fractions allowed); unset or empty: undefined. */
+function secondsFromEnv(env: NodeJS.ProcessEnv, name: string, zeroMeansNone: boolean): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || (n === 0 && !zeroMeansNone)) {
+    throw usageError(`${name}=${JSON.stringify(raw)} is not a number of seconds${zeroMeansNone ? ' (0 for none)' : ' above 0'}: e.g. ${name}=60`);
+  }
+  return n;
 }

@@ -26,7 +26,7 @@ const live = new Map<number, number | null>();
 const records = new Set<string>();
 let hooked = false;
 
-interface Record {
+interface GroupRecord {
   owner: { pid: number; start: number | null };
   groups: Array<{ pgid: number; start: number | null }>;
 }
@@ -81,7 +81,7 @@ function writeRecords(): void {
 
 /** Temp file + rename, so a reader sees a whole record. A folder removed under us is not the emulator's problem. */
 function writeRecord(file: string): void {
-  const record: Record = {
+  const record: GroupRecord = {
     owner: { pid: process.pid, start: processStart(process.pid) },
     groups: [...live].map(([pgid, start]) => ({ pgid, start })),
   };
@@ -94,9 +94,9 @@ function writeRecord(file: string): void {
   }
 }
 
-function readRecord(file: string): Record | null {
+function readRecord(file: string): GroupRecord | null {
   try {
-    const r = JSON.parse(readFileSync(file, 'utf8')) as Record;
+    const r = JSON.parse(readFileSync(file, 'utf8')) as GroupRecord;
     if (typeof r?.owner?.pid !== 'number' || !Array.isArray(r.groups)) return null;
     return r;
   } catch {
@@ -105,7 +105,7 @@ function readRecord(file: string): Record | null {
 }
 
 /** Whether the process that wrote a record still runs (same pid, same start). */
-function ownerAlive(owner: Record['owner']): boolean {
+function ownerAlive(owner: GroupRecord['owner']): boolean {
   const start = processStart(owner.pid);
   if (start !== null || owner.start !== null) return start !== null && start === owner.start;
   try {

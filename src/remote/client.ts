@@ -14,7 +14,10 @@ import { posix } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, REQUEST_TIMEOUT_MS, RETRY_AFTER_FALLBACK_MS, RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS } from './tunables.js';
+import {
+  ANSWER_TIMEOUT_FACTOR, ANSWER_TIMEOUT_MS, MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, RETRY_AFTER_FALLBACK_MS,
+  RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS, TIMEOUT_MAX_ATTEMPTS, UPLOAD_MIN_BYTES_PER_SECOND,
+} from './tunables.js';
 import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS, SHELL_DEFAULT_TIMEOUT_S } from '../api/limits.js';
 import type {
   Account,
@@ -53,14 +56,14 @@ import type {
 } from '../api/types.js';
 import * as S from '../api/schemas.js';
 import type { AnswerSchema } from '../api/schemas.js';
-import { OutcomeUnknownError, cancelledError, errorFromResponse, rateLimitTooLongError } from './errors.js';
+import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { checkAnswer, failAnswer } from './answer.js';
 import { BudgetLedger, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
 import { SlidingWindow, retryAfterDelay, type Slot } from './ratelimit.js';
 import { Redactor, redactingLogger } from './redact.js';
-import { withRetry, type RetryPolicy } from './retry.js';
+import { TIMEOUT_CODES, withRetry, type RetryPolicy } from './retry.js';
 import { StatsCounter, type ClientStats } from './stats.js';
 import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
 import { filesForm, streamForm, tarGzStream, type ArchiveStream, type UploadFile } from './upload.js';
@@ -97,8 +100,17 @@ export interface ClientOptions {
   ledger?: { dir: string } | false;
   /** Requests running at once; default MAX_IN_FLIGHT. */
   maxInFlight?: number;
-  /** Idle limit per request (no answer, or no progress, for this long); calls that wait server-side get their wait added. */
+  /**
+   * How long an ordinary call may go without an answer (or without progress in its body);
+   * default ANSWER_TIMEOUT_MS. Slower calls get a multiple (ANSWER_TIMEOUT_FACTOR), uploads
+   * their size's worth on top, and calls that wait server-side their wait.
+   */
   timeoutMs?: number;
+  /**
+   * The whole command's budget, from the client's creation: no attempt starts after it,
+   * and an attempt's wait is cut to what is left. Default: none (watch runs for days).
+   */
+  deadlineMs?: number;
   /** Debug-level request logs go here (key-bearing fields redacted); default: silent. */
   logger?: Logger;
   /** Overrides of the retry policy (tests, benchmarks). */
@@ -124,6 +136,8 @@ interface CallInit<T = unknown> {
   url?: URL;
   /** Extra idle time, for calls that wait server-side (waitSeconds). */
   extraTimeoutMs?: number;
+  /** Bytes of the body, when known up front (uploads): the timeout grows with them. */
+  sizeHint?: number;
   /** An answer to take as the result even though its status is not 2xx (writeMany's per-item failures); checked by `schema` too. */
   accept?: (status: number, body: unknown) => boolean;
   /** A 2xx answer need not be a JSON object (node upload answers). */
@@ -193,6 +207,8 @@ export class HostingClient {
     resources(): Promise<ResourcesResult>;
     /** deployments.update: renames the deployment (the same name changes nothing). */
     rename(name: string): Promise<Deployment>;
+    /** deployments.update with an empty body: changes nothing; a 403 says the key lacks deployments:write (sync/apply-scope.ts). */
+    touch(): Promise<Deployment>;
   };
 
   /** Environment variables: secrets come back masked; every answer names keys, and only env.list ever carries a (plain) value. */
@@ -220,6 +236,9 @@ export class HostingClient {
   private readonly counters = new StatsCounter();
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  /** performance.now() after which no attempt starts; undefined: no deadline. */
+  private readonly deadlineAt: number | undefined;
+  private readonly deadlineMs: number | undefined;
   /** A 429 asking for a longer wait than this fails at once instead. */
   private readonly maxRetryAfterMs: number;
   /** Aborted by destroy(): cancels requests on the wire, retry waits and queued work. */
@@ -242,9 +261,12 @@ export class HostingClient {
     this.apiBase = new URL(base.pathname.replace(/\/+$/, '') + '/api/v1', base.origin);
     this.deploymentId = opts.deploymentId;
     this.redactor = new Redactor([opts.apiKey]);
-    this.timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    this.timeoutMs = opts.timeoutMs ?? ANSWER_TIMEOUT_MS;
+    this.deadlineMs = opts.deadlineMs;
+    this.deadlineAt = opts.deadlineMs === undefined ? undefined : performance.now() + opts.deadlineMs;
     this.policy = {
       maxAttempts: RETRY_MAX_ATTEMPTS,
+      maxTimeoutAttempts: TIMEOUT_MAX_ATTEMPTS,
       baseDelayMs: RETRY_BASE_DELAY_MS,
       maxDelayMs: RETRY_MAX_DELAY_MS,
       max429Retries: RATE_LIMIT_MAX_RETRIES,
@@ -324,6 +346,7 @@ export class HostingClient {
       check: (path) => this.call<CheckResult>(O.deploymentsCheck, { schema: S.CheckResult, query: { path } }),
       resources: () => this.call<ResourcesResult>(O.deploymentsResources, { schema: S.ResourcesResult }),
       rename: (name) => this.call<Deployment>(O.deploymentsUpdate, { schema: S.Deployment, json: { name } }),
+      touch: () => this.call<Deployment>(O.deploymentsUpdate, { schema: S.Deployment, json: {} }),
     };
     this.env = {
       list: () => this.call<EnvListResult>(O.envList, { schema: S.EnvListResult }),
@@ -453,6 +476,13 @@ export class HostingClient {
   private async attempt(
     o: Operation, url: URL, init: CallInit, idempotent: boolean, n: number, slot: Slot | undefined,
   ): Promise<Answer> {
+    const host = hostOf(url);
+    // Waiting for a slot (pacing, a 429 pause) counts against the deadline too.
+    let timeoutMs = this.answerTimeoutMs(o, init);
+    const left = this.deadlineAt === undefined ? Infinity : this.deadlineAt - performance.now();
+    if (left <= 0) throw deadlineError(o.name, this.deadlineMs!, { sent: false, idempotent, host });
+    const cut = left < timeoutMs;
+    if (cut) timeoutMs = Math.max(1, Math.floor(left));
     const body = init.body ? await init.body() : undefined;
     // The one step shared with other processes: a slot in the key's budget on this machine.
     const reservation = slot && this.ledger ? await this.ledger.reserve(this.abort.signal) : undefined;
@@ -466,9 +496,15 @@ export class HostingClient {
       ...(init.bytesOut ? { bytesOut: init.bytesOut } : {}),
       ...(init.sink ? { sink: init.sink } : {}),
       auth: init.url === undefined,
-      timeoutMs: this.timeoutMs + (init.extraTimeoutMs ?? 0),
+      timeoutMs,
       attempt: n,
       signal: this.abort.signal,
+    }).catch((e: unknown) => {
+      // A wait the deadline cut short is the deadline's doing, not a slow answer.
+      if (cut && e instanceof ApiError && e.code !== undefined && TIMEOUT_CODES.has(e.code)) {
+        throw deadlineError(o.name, this.deadlineMs!, { sent: true, idempotent, host });
+      }
+      throw e;
     }).finally(() => reservation?.done());
     const now = performance.now();
     const date = header(res.headers.date);
@@ -492,6 +528,10 @@ export class HostingClient {
       return { ...res, retryAfterMs };
     }
     return res;
+  }
+
+  private answerTimeoutMs(o: Operation, init: CallInit): number {
+    return answerTimeoutMs(o.name, this.timeoutMs, { waitMs: init.extraTimeoutMs, bytes: init.sizeHint });
   }
 
   private noteAnswer(remaining: string | undefined, date: string | undefined): void {
@@ -528,6 +568,7 @@ export class HostingClient {
       url: this.signedUrl(target.url, 'upload URL'),
       body: () => filesForm(target.field || 'files', files),
       bytesOut: () => total,
+      sizeHint: total,
       anyBody: true,
     });
   }
@@ -591,6 +632,17 @@ export class HostingClient {
       throw e;
     }
   }
+}
+
+/**
+ * How long a call may go without an answer: the base (ANSWER_TIMEOUT_MS or the user's),
+ * its operation's factor, the wait it asked the server for, and its upload's size at
+ * UPLOAD_MIN_BYTES_PER_SECOND.
+ */
+export function answerTimeoutMs(operation: string, baseMs: number, extra: { waitMs?: number | undefined; bytes?: number | undefined } = {}): number {
+  const factor = ANSWER_TIMEOUT_FACTOR[operation] ?? 1;
+  const transfer = extra.bytes === undefined ? 0 : Math.ceil((extra.bytes / UPLOAD_MIN_BYTES_PER_SECOND) * 1000);
+  return baseMs * factor + (extra.waitMs ?? 0) + transfer;
 }
 
 function waitMs(waitSeconds: number | undefined, dflt: number): number {

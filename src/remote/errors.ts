@@ -322,6 +322,46 @@ export function neverSent(code: string, syscall?: string): boolean {
   return NOT_SENT_CODES.has(code) || (NOT_SENT_IF_CONNECTING.has(code) && syscall === 'connect');
 }
 
+/** Seconds for a message: whole above 10 s, else to a tenth ("0.3 s" in tests, "30 s" in use). */
+export function secondsText(ms: number): string {
+  const s = ms / 1000;
+  return `${s >= 10 ? Math.round(s) : Math.round(s * 10) / 10} s`;
+}
+
+/** How to wait longer, named in every timeout message. */
+const WAIT_LONGER_HINT = 'HOSTSYNC_TIMEOUT=<seconds> waits longer';
+
+/**
+ * The error for an attempt that got no answer (or no more of its answer) within its
+ * timeout: the connection was accepted, so the service is up but stuck or overloaded.
+ */
+function timeoutError(op: Operation, code: string, ctx: { host: string; idempotent: boolean; timeoutMs: number }): ApiError {
+  const within = secondsText(ctx.timeoutMs);
+  const what = code === 'UND_ERR_BODY_TIMEOUT'
+    ? `the service stopped sending its answer to ${op.name} for ${within}`
+    : `the service accepted the connection but did not answer ${op.name} within ${within}`;
+  const init = { operation: op.name, status: 0, serverMessage: CODE_WORDS[code] ?? code, code, host: ctx.host };
+  if (!ctx.idempotent) {
+    return new OutcomeUnknownError(
+      `${what}; the call is not safe to repeat and may or may not have taken effect: re-read the remote before retrying (${WAIT_LONGER_HINT})`,
+      init,
+    );
+  }
+  return new ApiError(`${what}; it is overloaded or stuck: try again later (${WAIT_LONGER_HINT})`, { ...init, retryable: true });
+}
+
+/** ApiError.code of a call stopped by the command's overall deadline (HostingClient's deadlineMs). */
+export const DEADLINE_CODE = 'EDEADLINE';
+
+/** The error for a call the command's deadline stopped: not retried, whatever the call. */
+export function deadlineError(operation: string, deadlineMs: number, opts: { sent: boolean; idempotent: boolean; host?: string }): ApiError {
+  const init = { operation, status: 0, serverMessage: 'deadline passed', code: DEADLINE_CODE, host: opts.host };
+  const text = `${operation}: gave up when the command's deadline of ${secondsText(deadlineMs)} passed; the service answers too slowly: ` +
+    'try again later (HOSTSYNC_DEADLINE=<seconds> allows longer)';
+  if (opts.sent && !opts.idempotent) return new OutcomeUnknownError(`${text}. The call may or may not have taken effect: re-read the remote before retrying`, init);
+  return new ApiError(text, { ...init, retryable: false });
+}
+
 /**
  * Builds the error for a request that got no HTTP answer.
  * `idempotent` decides whether an "it may have been sent" failure is retryable or outcome-unknown.
@@ -329,9 +369,12 @@ export function neverSent(code: string, syscall?: string): boolean {
 export function networkError(
   op: Operation,
   cause: unknown,
-  ctx: { host: string; redactor: Redactor; idempotent: boolean },
+  ctx: { host: string; redactor: Redactor; idempotent: boolean; timeoutMs?: number },
 ): ApiError {
   const { code, syscall } = causeOf(cause);
+  if (ctx.timeoutMs !== undefined && (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')) {
+    return timeoutError(op, code, { host: ctx.host, idempotent: ctx.idempotent, timeoutMs: ctx.timeoutMs });
+  }
   const what = CODE_WORDS[code] ?? ctx.redactor.text(cause instanceof Error ? cause.message : String(cause));
   const serverMessage = `${what} (${code})`;
   const init = { operation: op.name, status: 0, serverMessage, code, host: ctx.host };

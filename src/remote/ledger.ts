@@ -53,11 +53,16 @@ export interface LedgerLimits {
   userLimit: number;
 }
 
-/** Where budget ledgers live: HOSTSYNC_CACHE_DIR, else $XDG_CACHE_HOME/hostsync, else ~/.cache/hostsync. */
-export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.HOSTSYNC_CACHE_DIR) return path.join(env.HOSTSYNC_CACHE_DIR, 'budget');
+/** hostsync's cache folder: HOSTSYNC_CACHE_DIR, else $XDG_CACHE_HOME/hostsync, else ~/.cache/hostsync. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HOSTSYNC_CACHE_DIR) return env.HOSTSYNC_CACHE_DIR;
   const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(homedir(), '.cache');
-  return path.join(base, 'hostsync', 'budget');
+  return path.join(base, 'hostsync');
+}
+
+/** Where budget ledgers live: `budget/` in the cache folder. */
+export function ledgerDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheDir(env), 'budget');
 }
 
 /** 64 bits of a salted sha256: enough to tell keys apart, useless for recovering one. */

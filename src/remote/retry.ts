@@ -9,7 +9,8 @@
  *   Retry-After far beyond the window) is thrown at once.
  * - 5xx and dropped connections: repeated only when the attempt was retryable (the
  *   call is idempotent, or the request never left), with full-jitter exponential
- *   backoff, capped in delay and attempts.
+ *   backoff, capped in delay and attempts. Timeouts count against a lower cap
+ *   (maxTimeoutAttempts): a service that said nothing for the whole timeout is stuck.
  * - OutcomeUnknownError: never repeated; the caller must re-read and re-plan.
  * - Anything else (4xx): thrown at once.
  * - Cancellation: once `signal` aborts, no further attempt starts and a wait in
@@ -25,7 +26,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** 429s tolerated for one call before giving up. */
   max429Retries: number;
+  /** Attempts in all when they time out (a stuck service): fewer than maxAttempts; default maxAttempts. */
+  maxTimeoutAttempts?: number;
 }
+
+/** Codes of an attempt that got no answer in its time (the service accepted the request, then said nothing). */
+export const TIMEOUT_CODES: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export interface RetryHooks {
   /** Called before each repeat, with the reason (status or network code). */
@@ -84,6 +90,7 @@ export async function withRetry<T>(
     }
   };
   let failures = 0;
+  let timeouts = 0;
   let rateLimited = 0;
   for (let n = 1; ; n++) {
     if (signal?.aborted) throw cancelled();
@@ -103,7 +110,11 @@ export async function withRetry<T>(
       }
       const transient = e.status === 0 || e.status >= 500;
       if (!transient || !e.retryable) throw e;
-      if (++failures >= policy.maxAttempts) throw failures > 1 ? e.withNote(`Gave up after ${failures} attempts.`) : e;
+      const timedOut = e.code !== undefined && TIMEOUT_CODES.has(e.code);
+      if (timedOut) timeouts++;
+      if (++failures >= policy.maxAttempts || (timedOut && timeouts >= (policy.maxTimeoutAttempts ?? policy.maxAttempts))) {
+        throw failures > 1 ? e.withNote(`Gave up after ${failures} attempts.`) : e;
+      }
       hooks.onRetry?.(e.status === 0 ? (e.code ?? 'network') : String(e.status), n);
       await wait(backoffDelay(failures - 1, policy, hooks.random));
     }

@@ -157,7 +157,7 @@ export class Transport {
       // Once aborted, whatever undici reports is our own doing; the request may have left.
       const err = req.signal?.aborted
         ? cancelledError(req.op.name, { sent: true, idempotent: req.idempotent, host })
-        : networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent });
+        : networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent, timeoutMs: req.timeoutMs });
       log({ status: 0, bytesIn, error: err.code });
       throw err;
     }

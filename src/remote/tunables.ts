@@ -11,8 +11,45 @@ export const RETRY_MAX_ATTEMPTS = 5;
 export const RETRY_BASE_DELAY_MS = 200;
 export const RETRY_MAX_DELAY_MS = 5_000;
 
-/** Per-request timeout. deployments.apply waits up to waitSeconds (default 20) on the server side, so we allow well beyond it. */
-export const REQUEST_TIMEOUT_MS = 120_000;
+/**
+ * How long an ordinary API call may take to answer (to its headers, and between chunks
+ * of its body). The service answers in well under a second when healthy and the node
+ * does a call's file work in seconds; 30 s covers a loaded node several times over, and
+ * a stuck service is reported within a minute (two attempts) instead of ten. Calls that
+ * wait on the server (apply, diagnose, logs, power, shell) get their wait on top.
+ * HOSTSYNC_TIMEOUT (seconds) replaces it for a slow link.
+ */
+export const ANSWER_TIMEOUT_MS = 30_000;
+
+/**
+ * Calls whose node-side work grows with their input get a multiple of the answer timeout:
+ * writeMany writes up to 5 MB in order; delete and move touch many files; compress and
+ * decompress pack or unpack a whole change set (a 100k-file archive).
+ */
+export const ANSWER_TIMEOUT_FACTOR: Readonly<Record<string, number>> = {
+  /** The node stores the upload before it answers; an archive's size is unknown up front (see below). */
+  'files.upload': 2,
+  'files.writeMany': 2,
+  'files.delete': 2,
+  'files.move': 2,
+  'files.compress': 10,
+  'files.decompress': 10,
+};
+
+/**
+ * Uploads to a signed node URL: the answer timeout plus the body's size at this rate
+ * (a floor no working link is below), so a 200 MB upload is not cut at 30 s. undici
+ * restarts the wait while the body streams, so this bounds the time after the last byte.
+ * An archive upload, whose size is known only once streamed, gets the factor alone.
+ */
+export const UPLOAD_MIN_BYTES_PER_SECOND = 256 * 1024;
+
+/**
+ * Attempts in all for a call that timed out: once more (a connection can die without a
+ * word), not RETRY_MAX_ATTEMPTS times (a service that accepted the request and then
+ * said nothing for the whole timeout is stuck, and five waits would be minutes).
+ */
+export const TIMEOUT_MAX_ATTEMPTS = 2;
 
 /**
  * Remote client (src/remote). Our window forgets a request this long after its

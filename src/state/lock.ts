@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { lock as lockPath } from 'proper-lockfile';

@@ -4,11 +4,13 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, WRITE_MANY_ATTEMPTS } from './tunables.js';
+import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, VANISHED_CHECK_CONCURRENCY, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
 import { tarGzStream } from '../remote/upload.js';
 import { archiveBound } from './archive-bound.js';
+import { modeOf } from './plan.js';
+import { parentDir } from '../model/paths.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { xxh64Bytes } from '../local/hash.js';
@@ -326,8 +328,9 @@ const sizeText = (bytes: number): string =>
 /**
  * An archive that might not fit the node's upload limit (a file over it, the one fallback
  * the API leaves: compressed, then files.decompress) is built into a local temp file first,
- * stopping as soon as it grows past the limit. It is sent only when it fits; otherwise
- * nothing is sent and each file fails permanently with a line naming it and its size.
+ * stopping as soon as it grows past the limit. It is sent only when it fits; otherwise a
+ * file within the limit goes by plain upload, and one over it is not sent at all: it fails
+ * permanently with a line naming it and its size.
  */
 async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: ExecResult, limit: number): Promise<{ path: string } | null> {
   const dir = await mkdtemp(path.join(tmpdir(), 'hostsync-archive-'));
@@ -352,6 +355,14 @@ async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: Exec
     }
     if (over) {
       for (const f of files) {
+        if (f.size <= limit) {
+          // Within the limit as it is (only tar's and gzip's framing pushed it over): a plain
+          // upload, which lands 0644, so an executable bit is set again.
+          await opts.client.files.upload(parentDir(f.path), [{ name: path.posix.basename(f.path), localPath: localPath(opts.root, f.path), size: f.size }]);
+          if (f.executable) await opts.client.files.chmod(f.path, modeOf(true));
+          result.written++;
+          continue;
+        }
         result.failures.push({
           path: f.path,
           error: `${f.path} is ${sizeText(f.size)}, over the node's ${sizeText(limit)} upload limit, and still over it compressed: not sent (split it, or list it in .syncignore)`,
@@ -370,16 +381,21 @@ async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: Exec
 
 /** The files still there locally; the others go to `result.vanished` (a folder removed, or replaced by a file). */
 async function dropVanished(files: Entry[], root: string, result: ExecResult): Promise<Entry[]> {
-  const present: Entry[] = [];
-  for (const f of files) {
+  const gone = async (f: Entry): Promise<boolean> => {
     try {
       await lstat(localPath(root, f.path));
-      present.push(f);
+      return false;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') result.vanished.push(f.path);
-      else present.push(f); // unreadable for another reason: the send reports it
+      return code === 'ENOENT' || code === 'ENOTDIR'; // unreadable for another reason: the send reports it
     }
+  };
+  const present: Entry[] = [];
+  // In slices, concurrently: an initial push's archive carries tens of thousands of files.
+  for (let i = 0; i < files.length; i += VANISHED_CHECK_CONCURRENCY) {
+    const slice = files.slice(i, i + VANISHED_CHECK_CONCURRENCY);
+    const verdicts = await Promise.all(slice.map(gone));
+    slice.forEach((f, j) => (verdicts[j] ? result.vanished.push(f.path) : present.push(f)));
   }
   return present;
 }
@@ -388,9 +404,10 @@ async function dropVanished(files: Entry[], root: string, result: ExecResult): P
  * Sends the files of an upload or archive step that are still there, and returns them.
  * An upload or an archive streams whole files from disk, so a file that vanishes while it
  * streams fails the whole transfer (tar and the multipart encoder cannot leave a part out
- * half way). Such a failure is answered by sending again without what vanished: nothing
- * lands from a broken upload but the upload itself (decompress has not run; a partial
- * archive is a leftover the verifying read removes), so the resend clobbers nothing.
+ * half way). Such a failure is answered by sending again without what vanished, which
+ * clobbers nothing: of a broken archive upload nothing lands but the archive (decompress
+ * has not run; a partial archive is a leftover the verifying read removes), and of a broken
+ * plain upload only parts of our own files, which the resend writes again.
  */
 async function sendPresent(files: Entry[], opts: ExecuteOptions, result: ExecResult, send: (present: Entry[]) => Promise<void>): Promise<Entry[]> {
   let present = await dropVanished(files, opts.root, result);

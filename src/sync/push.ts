@@ -4,6 +4,7 @@ import { ignoredBy, loadGitignore } from '../local/gitignore.js';
 import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
+import { applyOrRefusal, applyScopeKnown, checkApplyScope } from './apply-scope.js';
 import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, guardMassDelete, type Decision } from './decide.js';
 import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
@@ -80,13 +81,23 @@ export interface PushReport {
    * --no-apply applies.
    */
   applyPending: boolean;
-  /** Requests the re-checks before writes add to the first plan's (ExecuteOptions.recheck; 0 with force). */
+  /**
+   * Requests the checks before writes add to the first plan's: the re-checks
+   * (ExecuteOptions.recheck; none with force), and learning the apply's scope when this
+   * machine does not know it yet (apply-scope.ts; once per key and deployment).
+   */
   checkRequests: number;
   /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
   massDelete: { refuse: boolean; deletes: number; tracked: number };
   /** Deletions watch's guard held back (PushOptions.holdMassDelete); empty otherwise. */
   heldDeletes: string[];
   apply: ApplyResult | null;
+  /**
+   * Why the service refused the apply (403: the key lacks deployments:write, or its user
+   * may not change the deployment) after the files landed; null otherwise. The apply stays
+   * pending. A refusal known before writing ends the push before it writes (apply-scope.ts).
+   */
+  applyRefused: string | null;
   /** The health verdict after the apply, or of the idle check; null when neither ran. */
   health: HealthReport | null;
   healthy: boolean | null;
@@ -262,6 +273,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     );
   }
 
+  // Something to write, then an apply: the key must be allowed both.
+  const willApply = first.plan.steps.length > 0 && !opts.noApply;
   const report: PushReport = {
     dryRun: opts.dryRun ?? false,
     changes: first.rec.changes,
@@ -274,10 +287,11 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     warnings,
     overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
     applyPending: state.applyPending,
-    checkRequests: opts.force ? 0 : checkRequests(first.plan, remote.snapshot),
+    checkRequests: (opts.force ? 0 : checkRequests(first.plan, remote.snapshot)) + (willApply && !(await applyScopeKnown(session)) ? 1 : 0),
     massDelete: guard,
     heldDeletes,
     apply: null,
+    applyRefused: null,
     health: null,
     healthy: null,
     leftOut: [],
@@ -289,6 +303,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     report.durationMs = Date.now() - started;
     return report;
   }
+  // A key that may write files but not apply them is found before anything is written.
+  if (willApply) await checkApplyScope(session);
 
   let applyPending = state.applyPending;
   if (first.plan.steps.length > 0 && !applyPending) {
@@ -358,13 +374,18 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
     opts.onProgress?.({ phase: 'apply', done: 0, total: 1 });
     const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : first.rec.changes), config.applyWaitSeconds);
-    const applied = await client.deployments.apply(req);
-    await store.setApplyPending(false);
-    report.apply = applied;
-    opts.onProgress?.({ phase: 'health', done: 0, total: 1 });
-    report.health = await awaitHealth(client, applied, config.health, { started: applied.restarted });
-    report.healthy = report.health.healthy;
-    report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...sent.vanished])].sort();
+    const applied = await applyOrRefusal(session, req);
+    if (typeof applied === 'string') {
+      // The files landed; the report says so, and the apply stays owed.
+      report.applyRefused = applied;
+    } else {
+      await store.setApplyPending(false);
+      report.apply = applied;
+      opts.onProgress?.({ phase: 'health', done: 0, total: 1 });
+      report.health = await awaitHealth(client, applied, config.health, { started: applied.restarted });
+      report.healthy = report.health.healthy;
+      report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...sent.vanished])].sort();
+    }
   } else if (opts.checkIdle && !applyPending && !opts.noApply && report.failures.length === 0) {
     // Nothing to send, but "up to date" must not read green while the app is down.
     const diagnosed = await client.deployments.diagnose(Math.min(config.health.timeoutSeconds, IDLE_CHECK_WAIT_SECONDS));

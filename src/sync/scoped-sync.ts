@@ -191,6 +191,7 @@ export class ScopedSync {
       massDelete: guard,
       heldDeletes: held,
       apply: null,
+      applyRefused: null,
       health: null,
       healthy: null,
       leftOut: [],

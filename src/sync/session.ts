@@ -56,13 +56,24 @@ function lockHolder(stateDir: string): (command: string) => Promise<Lock> {
   };
 }
 
-export async function openSession(config: Config, logger?: Logger): Promise<Session> {
+/** HOSTSYNC_TIMEOUT as client options, for every command that makes its own client (logs, exec, link). */
+export const answerTimeout = (config: Pick<Config, 'timeoutSeconds'>): { timeoutMs?: number } =>
+  config.timeoutSeconds === undefined ? {} : { timeoutMs: config.timeoutSeconds * 1000 };
+
+/**
+ * `deadlineMs`: the command's overall budget (HostingClient's deadlineMs); HOSTSYNC_DEADLINE
+ * (config.deadlineSeconds) replaces it, 0 meaning none.
+ */
+export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number } = {}): Promise<Session> {
   const stateDir = deploymentStateDir(config.root, config.baseUrl, config.deploymentId);
+  const deadlineMs = config.deadlineSeconds !== undefined ? config.deadlineSeconds * 1000 : opts.deadlineMs;
   const client = new HostingClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     deploymentId: config.deploymentId,
     ...(logger ? { logger } : {}),
+    ...answerTimeout(config),
+    ...(deadlineMs ? { deadlineMs } : {}),
   });
   const gitignore = config.gitignore === true ? ((await loadGitignore(config.root)) ?? []) : [];
   const matcher = await loadIgnoreMatcher(config.root, config.ignore, {}, gitignore);

@@ -26,6 +26,13 @@ export const ARCHIVE_MIN_FILES = 50;
  */
 export const TRANSFER_VANISHED_ATTEMPTS = 3;
 
+/**
+ * lstat calls in flight when an upload or archive step checks its files are still there.
+ * libuv runs 4 at a time anyway; a slice this size keeps its queue fed without holding
+ * tens of thousands of promises for an initial push.
+ */
+export const VANISHED_CHECK_CONCURRENCY = 256;
+
 /** Mass-deletion guard (DESIGN.md): refuse to delete more than half of tracked files when that is more than 20. */
 export const MASS_DELETE_MIN_FILES = 20;
 export const MASS_DELETE_FRACTION = 0.5;

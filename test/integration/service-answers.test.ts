@@ -1,5 +1,6 @@
 /**
- * The CLI against a service that answers wrongly (issue 12): a malformed answer (item 11).
+ * The CLI against a service that answers wrongly (issue 12): a malformed answer (item 11),
+ * no answer at all (item 12).
  * A scripted loopback service stands in for the API, answering everything well formed
  * except the one call under test.
  */
@@ -8,6 +9,8 @@ import { tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { startFakeService, WELL_FORMED, type FakeService } from '../remote/fake-service.js';
 import { EXIT } from '../../src/errors.js';
+import { runStatus } from '../../src/app/status.js';
+import type { Reply } from '../remote/fake-service.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
 let service: FakeService | undefined;
@@ -51,5 +54,37 @@ describe('a malformed answer (review 11)', () => {
     expect(out.ok).toBe(false);
     expect(out.error).toBe('unexpected answer from the service to files.index: entries[0].sizeBytes: expected number, got "2"');
     expect(service.seen.filter((s) => !s.path.endsWith('/files/index') && s.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('a service that accepts and never answers (review 12)', () => {
+  const silent = (): Promise<Reply> => new Promise<Reply>(() => {});
+
+  it('status ends with one line saying which call went unanswered for how long, exit 1, after one repeat', async () => {
+    service = await startFakeService(silent);
+    const r = await runCli(['status', '--dir', work.dir], { ...env(service), HOSTSYNC_TIMEOUT: '0.3' });
+    expect(r.code).toBe(EXIT.failed);
+    const line = r.stderr.split('\n').find((l) => l.includes('did not answer')) ?? r.stderr;
+    expect(line).toMatch(/the service accepted the connection but did not answer files\.index within 0\.3 s; it is overloaded or stuck: try again later \(HOSTSYNC_TIMEOUT=<seconds> waits longer\)\. Gave up after 2 attempts\./);
+    // A call that timed out is repeated once, not five times.
+    expect(service.seen.filter((s) => s.path.endsWith('/files/index'))).toHaveLength(2);
+  });
+
+  it('the command\'s deadline ends it even when each call may wait longer', async () => {
+    service = await startFakeService(silent);
+    const { result } = await runStatus({ dir: work.dir, env: env(service), timeoutSeconds: 60, deadlineSeconds: 0.5 });
+    expect(result.exitCode).toBe(EXIT.failed);
+    expect(result.error).toBe(
+      "files.index: gave up when the command's deadline of 0.5 s passed; the service answers too slowly: try again later (HOSTSYNC_DEADLINE=<seconds> allows longer)",
+    );
+    expect(service.seen).toHaveLength(1);
+  });
+
+  it('a bad HOSTSYNC_TIMEOUT is a usage error naming it', async () => {
+    service = await startFakeService(silent);
+    const r = await runCli(['status', '--dir', work.dir], { ...env(service), HOSTSYNC_TIMEOUT: 'soon' });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toMatch(/HOSTSYNC_TIMEOUT="soon" is not a number of seconds above 0: e\.g\. HOSTSYNC_TIMEOUT=60/);
+    expect(service.seen).toHaveLength(0);
   });
 });

@@ -26,6 +26,27 @@ function harness(failures: Array<ApiError | Error>) {
 }
 
 describe('withRetry', () => {
+  it('repeats a timed-out attempt only up to maxTimeoutAttempts: a stuck service is not waited out five times', async () => {
+    const timeout = () => err(0, true, 'UND_ERR_HEADERS_TIMEOUT');
+    const attempts: number[] = [];
+    const run = (failures: ApiError[]) => {
+      let calls = 0;
+      return withRetry({ ...policy, maxTimeoutAttempts: 2 }, async () => {
+        const f = failures[calls++];
+        if (f) throw f;
+        return calls;
+      }, { sleep: async () => {} }).then((n) => attempts.push(n), (e: ApiError) => {
+        attempts.push(calls);
+        return e;
+      });
+    };
+    const e = await run([timeout(), timeout(), timeout()]);
+    expect((e as ApiError).message).toBe('e0. Gave up after 2 attempts.');
+    // Other failures keep the full budget, and one timeout among them counts once.
+    await run([err(503), timeout(), err(503)]);
+    expect(attempts).toEqual([2, 4]);
+  });
+
   it('repeats retryable 5xx and network failures with growing, capped backoff', async () => {
     const h = harness([err(500), err(0, true, 'ECONNRESET'), err(503)]);
     await expect(h.run()).resolves.toBe('done');

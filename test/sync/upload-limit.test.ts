@@ -5,7 +5,7 @@
  * node's upload_limit can be set, so no test writes 100 MB.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -104,6 +104,33 @@ describe('the node upload limit (review 13)', () => {
       // No archive left behind on the deployment.
       const left = (await readRemote(client, matcher, null)).leftovers;
       expect(left).toEqual([]);
+    } finally {
+      await client.close();
+      await local.cleanup();
+    }
+  });
+
+  it('a file within it that its archive framing pushes over goes by plain upload, keeping its executable bit', async () => {
+    const dep = await emu.createDeployment({ runtime: 'static' });
+    const local = await tempDir('hostsync-limit-');
+    const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: dep.id });
+    try {
+      const noise = randomBytes(LIMIT - 100); // uploadable as it is; as a tar.gz, over the limit
+      const files: Record<string, Buffer> = { 'bin/tool': noise };
+      for (let i = 0; i < 60; i++) files[`d${i}/f.bin`] = Buffer.from([0, i]);
+      await writeTree(local.dir, files);
+      await chmod(path.join(local.dir, 'bin/tool'), 0o755);
+      const remote = await readRemote(client, matcher, null);
+      const scan = await scanTree({ root: local.dir, matcher });
+      const decision = decide({ base: null, scanned: scan.snapshot, skipped: [], remote, options: { force: false, mirror: false } });
+      const plan = planChanges(decision.rec.changes, remote.snapshot, LIMIT);
+      expect(plan.steps.filter((st) => st.op === 'archive').map(show)).toContain('archive [bin/tool]');
+      const r = await executePlan(plan, { client, root: local.dir, remote: remote.snapshot, uploadMaxBytes: LIMIT });
+      expect(r.failures).toEqual([]);
+      expect(r.written).toBe(61);
+      expect(await readFile(path.join(dep.volume, 'bin/tool'))).toEqual(noise);
+      expect((await stat(path.join(dep.volume, 'bin/tool'))).mode & 0o111).not.toBe(0);
+      expect(await readFile(path.join(dep.volume, 'd59/f.bin'))).toEqual(Buffer.from([0, 59]));
     } finally {
       await client.close();
       await local.cleanup();
