@@ -3,7 +3,7 @@
 //
 //   npm run build && node bench/watch/run.mjs [--files 100000] [--edits 50] [--gap 2500] [--latency 20] [--push-edits 5]
 //        [--switch 100] [--continuous 120] [--drain 60] [--before DIST] [--before-edits 10] [--no-startup]
-//        [--no-chokidar] [--keep]
+//        [--no-chokidar] [--only-continuous] [--keep]
 //
 // On a generated tree (bench/scan/tree.mjs: small text files in nested folders plus a
 // node_modules/ that must be skipped), against the emulator (its own process, API latency
@@ -71,6 +71,7 @@ const { values: args } = parseArgs({
     'push-edits': { type: 'string', default: '5' },
     'no-chokidar': { type: 'boolean', default: false },
     'no-startup': { type: 'boolean', default: false },
+    'only-continuous': { type: 'boolean', default: false },
     continuous: { type: 'string', default: '120' },
     before: { type: 'string' },
     'before-edits': { type: 'string', default: '10' },
@@ -319,6 +320,8 @@ async function continuous(label, seconds, start) {
   const base = await Promise.all(files.map((f) => readFile(path.join(root, f), 'utf8')));
   const saves = []; // {file, n, at, landedAt}
   const landedUpTo = [0, 0];
+  // After start: with --only-continuous the daemon's start-up cycle is what fills the volume.
+  const ctl = await start(files);
   const watchers = files.map((rel, i) => {
     const check = async () => {
       const text = await readFile(onVolume(rel), 'utf8').catch(() => '');
@@ -332,7 +335,6 @@ async function continuous(label, seconds, start) {
     const w = fs.watch(path.dirname(onVolume(rel)), () => void check());
     return { w, check };
   });
-  const ctl = await start(files);
   const load0 = load();
   const t0 = performance.now();
   let n = 0;
@@ -362,7 +364,9 @@ async function continuous(label, seconds, start) {
   const minCensored = censored.length ? Math.min(...censored) : Infinity;
   const lastOf = [0, 1].map((i) => saves.filter((s) => s.file === i).at(-1));
   const lastLands = lastOf.every((s) => s.landedAt !== undefined) ? Math.max(...lastOf.map((s) => s.landedAt)) - stoppedAt : null;
-  return { label, saves: saves.length, lags, minCensored, lastLands, drainedFor: gaveUpAt - stoppedAt, lost: censored.length, loads: `${load0}/${load1}`, ...end };
+  const worst = saves.reduce((w, s, k) => (lags[k] > lags[w] ? k : w), 0);
+  const worstAt = `the longest lag: the save at +${((saves[worst].at - t0) / 1000).toFixed(1)} s`;
+  return { label, saves: saves.length, lags, minCensored, lastLands, drainedFor: gaveUpAt - stoppedAt, lost: censored.length, loads: `${load0}/${load1}`, worstAt, t0, ...end };
 }
 
 /** "files.index 2, files.writeMany 1" */
@@ -379,7 +383,18 @@ const within = (p, msLeft) => Promise.race([p.then(() => true), sleep(msLeft).th
 const pad = (x) => (Number.isFinite(x) ? ms(x) : 'never');
 const results = [];
 try {
-  // ---- 2. per edit, each build, then the baselines ----
+  if (!args['only-continuous']) await editPhases();
+  await continuousPhase();
+} finally {
+  emuProc.kill('SIGTERM');
+  if (!args.keep) {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(emuData, { recursive: true, force: true });
+  }
+}
+
+/** Phases 2 and 3: per edit, branch switch and no-op restart for each build, then the baselines. */
+async function editPhases() {
   console.log(`\n== one-file edits (API latency ${LATENCY} ms, budget raised on the emulator; the client keeps 120/min) ==`);
   for (const [i, impl] of builds.entries()) results.push({ label: impl.label, ...(await perEdit(impl, i === 0 ? EDITS : BEFORE_EDITS, i * 5)) });
 
@@ -449,7 +464,10 @@ try {
   row('naive (write/delete per file + apply)', `${nSwitch.requests}${nSwitch.complete ? '' : ' (incomplete)'}`, ms(nSwitch.ms), '-', nSwitch.load, '-', '-', '-');
   for (const r of results) console.log(`(${r.label}: branch switch: ${r.sw.detail}; no-op restart: ${r.noop.ops})`);
 
-  // ---- 4. continuous saving at the default limits ----
+}
+
+/** Phase 4: continuous saving at the default limits (with --only-continuous, the daemon's start-up cycle is the initial sync). */
+async function continuousPhase() {
   if (CONTINUOUS_S > 0) {
     const cont = [];
     for (const impl of builds) {
@@ -465,7 +483,15 @@ try {
             const st = d.session.client.stats();
             await d.daemon.stop();
             await d.session.close();
-            return { idle, requests: st.total - stats0.total, limited: st.rateLimited - stats0.rateLimited, cycles: d.cycles.filter((x) => x.e.trigger === 'change').length };
+            const other = d.cycles.filter((x) => x.e.trigger !== 'change' && x.e.trigger !== 'start');
+            return {
+              idle,
+              requests: st.total - stats0.total,
+              limited: st.rateLimited - stats0.rateLimited,
+              cycles: d.cycles.filter((x) => x.e.trigger === 'change').length,
+              // Cycles other than saves during the phase (when each ended, from the first save; how long it ran).
+              others: (t0) => other.map((x) => `${x.e.trigger} ${x.e.requests} req, ended +${((x.at - t0) / 1000).toFixed(1)} s after ${x.e.cycleMs} ms`).join('; ') || 'none',
+            };
           },
         };
       });
@@ -505,13 +531,7 @@ try {
     for (const c of cont) {
       row(c.label, lag(c, 50), lag(c, 95), lag(c, 'max'), c.lastLands === null ? `not within ${(c.drainedFor / 1000).toFixed(0)} s` : `${pad(c.lastLands)} after the last save`, c.limited, `${c.requests}${c.unsent ? ` (+${c.unsent} unsent)` : ''}`, c.cycles, c.restart ?? '-', c.loads);
     }
-    for (const c of cont) if (c.restartOps) console.log(`(${c.label}: restart after: ${c.restartOps})`);
+    for (const c of cont) if (c.restartOps) console.log(`(${c.label}: ${c.worstAt}; other cycles: ${c.others(c.t0)}; restart after: ${c.restartOps})`);
     for (const c of cont) if (c.lost > 0) console.log(`(${c.label}: ${c.lost} of ${c.saves} saves had not landed ${(c.drainedFor / 1000).toFixed(0)} s after saving stopped)`);
-  }
-} finally {
-  emuProc.kill('SIGTERM');
-  if (!args.keep) {
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(emuData, { recursive: true, force: true });
   }
 }

@@ -530,11 +530,8 @@ export class HostingClient {
     return res;
   }
 
-  /** How long this call may go without an answer: the base, its operation's factor, its server-side wait, its upload size. */
   private answerTimeoutMs(o: Operation, init: CallInit): number {
-    const factor = ANSWER_TIMEOUT_FACTOR[o.name] ?? 1;
-    const transfer = init.sizeHint === undefined ? 0 : Math.ceil((init.sizeHint / UPLOAD_MIN_BYTES_PER_SECOND) * 1000);
-    return this.timeoutMs * factor + (init.extraTimeoutMs ?? 0) + transfer;
+    return answerTimeoutMs(o.name, this.timeoutMs, { waitMs: init.extraTimeoutMs, bytes: init.sizeHint });
   }
 
   private noteAnswer(remaining: string | undefined, date: string | undefined): void {
@@ -635,6 +632,17 @@ export class HostingClient {
       throw e;
     }
   }
+}
+
+/**
+ * How long a call may go without an answer: the base (ANSWER_TIMEOUT_MS or the user's),
+ * its operation's factor, the wait it asked the server for, and its upload's size at
+ * UPLOAD_MIN_BYTES_PER_SECOND.
+ */
+export function answerTimeoutMs(operation: string, baseMs: number, extra: { waitMs?: number | undefined; bytes?: number | undefined } = {}): number {
+  const factor = ANSWER_TIMEOUT_FACTOR[operation] ?? 1;
+  const transfer = extra.bytes === undefined ? 0 : Math.ceil((extra.bytes / UPLOAD_MIN_BYTES_PER_SECOND) * 1000);
+  return baseMs * factor + (extra.waitMs ?? 0) + transfer;
 }
 
 function waitMs(waitSeconds: number | undefined, dflt: number): number {

@@ -5,7 +5,7 @@ import { Readable, Writable } from 'node:stream';
 import busboy from 'busboy';
 import * as tar from 'tar';
 import { pino } from 'pino';
-import { HostingClient } from '../../src/remote/client.js';
+import { HostingClient, answerTimeoutMs } from '../../src/remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
 import { ServerWindow, startFakeService, type Reply, type Seen, WELL_FORMED } from './fake-service.js';
 import { clientHarness, KEY } from './client-harness.js';
@@ -491,5 +491,18 @@ describe('close', () => {
     const { client } = await setup(() => ({ json: WELL_FORMED }));
     await client.close();
     await expect(client.deployments.get()).rejects.toMatchObject({ code: 'ECLIENTCLOSED' });
+  });
+});
+
+describe('answer timeouts per operation', () => {
+  it('an ordinary call gets the base; slow node work a multiple; uploads their size; server-side waits on top', () => {
+    expect(answerTimeoutMs('files.index', 30_000)).toBe(30_000);
+    expect(answerTimeoutMs('files.writeMany', 30_000)).toBe(60_000);
+    expect(answerTimeoutMs('files.decompress', 30_000)).toBe(300_000);
+    // 64 MiB at 256 KiB/s is 256 s more than the upload's own doubled base.
+    expect(answerTimeoutMs('files.upload', 30_000, { bytes: 64 * 1024 * 1024 })).toBe(60_000 + 256_000);
+    expect(answerTimeoutMs('deployments.apply', 30_000, { waitMs: 20_000 })).toBe(50_000);
+    // HOSTSYNC_TIMEOUT scales every one of them.
+    expect(answerTimeoutMs('files.writeMany', 90_000)).toBe(180_000);
   });
 });
