@@ -96,7 +96,8 @@ try {
   const pushRun = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env });
   if (pushRun.code !== 0) throw new Error(`push exited ${pushRun.code}: ${pushRun.err.slice(0, 500)} ${pushRun.out.slice(0, 500)}`);
   const pushReq = JSON.parse(pushRun.out).requests;
-  const pushRequests = `${pushReq.total} requests (${pushReq.byOperation['files.index'] ?? 0} files.index)`;
+  const byOp = Object.entries(pushReq.byOperation).map(([op, n]) => `${n} ${op}`).join(', ');
+  const pushRequests = `${pushReq.total} requests (${byOp})`;
 
   const status = () => timed(process.execPath, [CLI, 'status'], { env });
   await status(); // settles the stat cache past its racy window on a fresh tree

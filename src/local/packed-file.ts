@@ -54,6 +54,13 @@ export class PackedWriter {
     this.len += this.buf.write(hex, this.len, 8, 'hex');
   }
 
+  /** Bytes as they are (a record copied from a file read with PackedReader.bytesAt). */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
+  }
+
   /** A length-prefixed UTF-8 string. */
   str(s: string): void {
     const n = Buffer.byteLength(s);
@@ -91,6 +98,8 @@ export class PackedWriter {
 export class PackedReader {
   private pos = 8;
   private prev = '';
+  /** When `prev` is ASCII: its bytes, so the next path is built as ONE flat string (see path()). */
+  private prevBytes: Buffer | null = Buffer.allocUnsafe(256);
 
   private constructor(
     private readonly buf: Buffer,
@@ -140,6 +149,15 @@ export class PackedReader {
     return this.buf.toString('hex', at, at + 8);
   }
 
+  /** An independent reader at the same place (front coding included): to read on twice. */
+  copy(): PackedReader {
+    const r = new PackedReader(this.buf, this.end);
+    r.pos = this.pos;
+    r.prev = this.prev;
+    r.prevBytes = this.prevBytes && Buffer.from(this.prevBytes);
+    return r;
+  }
+
   /** Skips `n` bytes (a record the caller reads later through `at`). */
   skip(n: number): void {
     this.take(n);
@@ -166,6 +184,10 @@ export class PackedReader {
     return this.buf[offset]!;
   }
 
+  bytesAt(offset: number, n: number): Buffer {
+    return this.buf.subarray(offset, offset + n);
+  }
+
   hashAt(offset: number): string {
     return this.buf.toString('hex', offset, offset + 8);
   }
@@ -179,8 +201,39 @@ export class PackedReader {
   path(): string {
     const shared = this.buf.readUInt16LE(this.take(2));
     if (shared > this.prev.length) throw new RangeError('bad path prefix');
-    const p = this.prev.slice(0, shared) + this.str();
+    const n = this.u32();
+    const at = this.take(n);
+    const buf = this.buf;
+    // Nearly every path is ASCII, where UTF-16 units are bytes: the prefix and the rest
+    // are joined as bytes and decoded once (no slice, no concatenation to flatten later).
+    let bytes = this.prevBytes;
+    if (bytes !== null) {
+      let ascii = true;
+      for (let i = at; i < at + n; i++) {
+        if (buf[i]! >= 0x80) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) {
+        if (bytes.length < shared + n) {
+          const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, shared + n));
+          bytes.copy(bigger, 0, 0, shared);
+          bytes = this.prevBytes = bigger;
+        }
+        buf.copy(bytes, shared, at, at + n);
+        const p = bytes.toString('latin1', 0, shared + n);
+        this.prev = p;
+        return p;
+      }
+    }
+    const p = this.prev.slice(0, shared) + buf.toString('utf8', at, at + n);
     this.prev = p;
+    this.prevBytes = null;
+    if (!/[^\x00-\x7f]/.test(p)) {
+      this.prevBytes = Buffer.allocUnsafe(Math.max(256, p.length));
+      this.prevBytes.write(p, 0, 'latin1');
+    }
     return p;
   }
 }

@@ -98,7 +98,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
   npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
   if (cache) {
-    cache.retain((rel) => snapshot.has(rel));
+    cache.retain((rel) => snapshot.has(rel), { order: () => snapshot.keys(), hits: cached });
     // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
     cache.markKept(matcher.key);
   }

@@ -49,13 +49,25 @@ const RECORD_BYTES = 8 + 8 + 8 + 8 + 4 + 1 + 8;
 export class StatCache {
   /** Entries recorded in this process (or changed since load). */
   private readonly fresh = new Map<string, StatCacheEntry>();
-  /** Entries as loaded: path -> offset of the record in `loaded`. */
-  private readonly stored = new Map<string, number>();
+  /** Entries as loaded: path -> offset of the record in `loaded`; built on first need (see `cursor`). */
+  private stored: Map<string, number> | null = new Map();
   private loaded: PackedReader | null = null;
+  /**
+   * Until `stored` is needed: the loaded entries in file order, one step per lookup. The
+   * file is written in the order the walk finds files, so the scan of an unchanged tree
+   * asks for exactly the entry at the cursor every time, and no index of 100k paths is built.
+   * `body` reads from the first entry (to build the index); `path` is null at the end.
+   */
+  private cursor: { r: PackedReader; body: PackedReader; path: string | null; at: number } | null = null;
+  /** Every lookup the cursor answered was a hit, and how many there were. */
+  private cursorAllHits = true;
+  private cursorHits = 0;
   /** The racy rule's "recorded" time of every loaded entry: when the file was written. */
   private loadedAtNs = 0n;
   private dirty = false;
   private kept: string | null = null;
+  /** The order of the last full scan's files: save() writes entries in it (see `cursor`). */
+  private order: { paths: () => Iterable<string>; has: (rel: string) => boolean } | null = null;
 
   private constructor(
     /** Where save() writes; null for a cache that lives only in memory. */
@@ -86,18 +98,70 @@ export class StatCache {
       const stored = r.u64();
       cache.loadedAtNs = stored > fileMtimeNs ? stored : fileMtimeNs;
       cache.kept = r.str() || null;
-      while (!r.done) {
-        const rel = r.path();
-        cache.stored.set(rel, r.offset);
-        r.skip(RECORD_BYTES);
-      }
       cache.loaded = r;
+      cache.stored = null;
+      cache.cursor = { r, body: r.copy(), path: null, at: 0 };
+      cache.advance();
     } catch {
-      cache.stored.clear();
-      cache.loaded = null;
-      cache.kept = null;
+      cache.dropLoaded();
     }
     return cache;
+  }
+
+  /** Forgets every loaded entry (a body that does not decode: the file is not trusted). */
+  private dropLoaded(): void {
+    this.stored = new Map();
+    this.loaded = null;
+    this.cursor = null;
+    this.kept = null;
+    this.dirty = true;
+  }
+
+  private advance(): void {
+    const c = this.cursor!;
+    try {
+      if (c.r.done) {
+        c.path = null;
+        return;
+      }
+      c.path = c.r.path();
+      c.at = c.r.offset;
+      c.r.skip(RECORD_BYTES);
+    } catch {
+      this.dropLoaded();
+    }
+  }
+
+  /** path -> offset of every loaded entry still held (built from the file the first time). */
+  private index(): Map<string, number> {
+    if (this.stored !== null) return this.stored;
+    const c = this.cursor!;
+    this.cursor = null;
+    const stored = new Map<string, number>();
+    try {
+      const r = c.body;
+      while (!r.done) {
+        const rel = r.path();
+        stored.set(rel, r.offset);
+        r.skip(RECORD_BYTES);
+      }
+    } catch {
+      this.dropLoaded();
+      return this.stored!;
+    }
+    this.stored = stored;
+    return stored;
+  }
+
+  /** Where `rel`'s loaded record is. `take`: a lookup, after which the cursor moves on. */
+  private storedAt(rel: string, take: boolean): number | undefined {
+    const c = this.cursor;
+    if (c !== null && c.path === rel) {
+      const at = c.at;
+      if (take) this.advance();
+      return at;
+    }
+    return this.index().get(rel);
   }
 
   /** See the invariants: the key of the matcher that kept every cached path, or null. */
@@ -115,18 +179,19 @@ export class StatCache {
 
   /** Whether the cache holds `relPath` (with keptBy: a file that matcher keeps). */
   has(relPath: string): boolean {
-    return this.stored.has(relPath) || this.fresh.has(relPath);
+    return (this.fresh.size > 0 && this.fresh.has(relPath)) || this.storedAt(relPath, false) !== undefined;
   }
 
   get size(): number {
-    return this.fresh.size + this.stored.size;
+    return this.fresh.size + this.index().size;
   }
 
   /** The cached hash when `stat` matches the entry and the entry is not racy; otherwise undefined. */
   lookup(relPath: string, stat: FileStat): { hash: string; text: boolean } | undefined {
-    const e = this.fresh.get(relPath);
+    const e = this.fresh.size > 0 ? this.fresh.get(relPath) : undefined;
     if (e !== undefined) return !sameFileStat(e, stat) || isRacy(e.mtimeNs, e.recordedNs) ? undefined : { hash: e.hash, text: e.text };
-    const at = this.stored.get(relPath);
+    const fromCursor = this.cursor !== null;
+    const at = this.storedAt(relPath, true);
     const r = this.loaded;
     if (at === undefined || r === null) return undefined;
     const mtimeNs = r.u64At(at);
@@ -134,14 +199,16 @@ export class StatCache {
       mtimeNs !== stat.mtimeNs || r.u64At(at + 8) !== stat.ctimeNs || r.u64At(at + 16) !== stat.ino ||
       r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || isRacy(mtimeNs, this.loadedAtNs)
     ) {
+      if (fromCursor) this.cursorAllHits = false;
       return undefined;
     }
+    if (fromCursor) this.cursorHits++;
     return { hash: r.hashAt(at + 37), text: r.u8At(at + 36) === 1 };
   }
 
   /** Records what was read; `recordedNs` is when the stat data was taken (default: now). */
   update(relPath: string, stat: FileStat, hash: string, text: boolean, recordedNs: bigint = nowNs()): void {
-    this.stored.delete(relPath);
+    this.index().delete(relPath);
     this.fresh.set(relPath, {
       mtimeNs: stat.mtimeNs,
       ctimeNs: stat.ctimeNs,
@@ -156,12 +223,20 @@ export class StatCache {
   }
 
   delete(relPath: string): void {
-    if (this.fresh.delete(relPath) || this.stored.delete(relPath)) this.dirty = true;
+    if (this.fresh.delete(relPath) || this.index().delete(relPath)) this.dirty = true;
   }
 
-  /** Drops every entry whose path `keep` rejects (after a full scan: paths no longer in the tree). */
-  retain(keep: (relPath: string) => boolean): void {
-    for (const map of [this.fresh, this.stored]) {
+  /**
+   * After a full scan: drops every entry whose path `keep` rejects. With `scan` (scanTree's
+   * walk order, and how many of its lookups hit), save() writes the entries in that order.
+   * When those hits were exactly the loaded entries, each met at the cursor (an unchanged
+   * tree), every entry was found and is kept: none is checked, and no index is built.
+   */
+  retain(keep: (relPath: string) => boolean, scan?: { order: () => Iterable<string>; hits: number }): void {
+    if (scan) this.order = { paths: scan.order, has: keep };
+    const c = this.cursor;
+    if (scan && c !== null && c.path === null && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
+    for (const map of [this.fresh, this.index()]) {
       for (const rel of map.keys()) {
         if (!keep(rel)) {
           map.delete(rel);
@@ -177,36 +252,37 @@ export class StatCache {
     const w = new PackedWriter();
     w.u64(nowNs());
     w.str(this.kept ?? '');
+    const stored = this.index();
     const r = this.loaded;
-    if (r !== null) {
-      for (const [rel, at] of this.stored) {
-        if (isRacy(r.u64At(at), this.loadedAtNs)) continue;
+    const write = (rel: string): void => {
+      const e = this.fresh.get(rel);
+      if (e !== undefined) {
+        if (isRacy(e.mtimeNs, e.recordedNs)) return;
         w.path(rel);
-        w.u64(r.u64At(at));
-        w.u64(r.u64At(at + 8));
-        w.u64(r.u64At(at + 16));
-        w.f64(r.f64At(at + 24));
-        w.u32(r.u32At(at + 32));
-        w.u8(r.u8At(at + 36));
-        w.hash(r.hashAt(at + 37));
+        w.u64(e.mtimeNs);
+        w.u64(e.ctimeNs);
+        w.u64(e.ino);
+        w.f64(e.size);
+        w.u32(e.mode);
+        w.u8(e.text ? 1 : 0);
+        w.hash(e.hash);
+        return;
       }
-    }
-    for (const [rel, e] of this.fresh) {
-      if (isRacy(e.mtimeNs, e.recordedNs)) continue;
+      const at = stored.get(rel);
+      if (at === undefined || r === null || isRacy(r.u64At(at), this.loadedAtNs)) return;
       w.path(rel);
-      w.u64(e.mtimeNs);
-      w.u64(e.ctimeNs);
-      w.u64(e.ino);
-      w.f64(e.size);
-      w.u32(e.mode);
-      w.u8(e.text ? 1 : 0);
-      w.hash(e.hash);
-    }
+      w.raw(r.bytesAt(at, RECORD_BYTES));
+    };
+    // The last scan's order first, so the next scan of the same tree meets them in order.
+    const order = this.order;
+    if (order) for (const rel of order.paths()) write(rel);
+    for (const map of [stored, this.fresh]) for (const rel of map.keys()) if (!order?.has(rel)) write(rel);
     const dir = path.dirname(this.file);
     await fsp.mkdir(dir, { recursive: true });
     await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
     for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
     this.dirty = false;
+    this.order = null; // it holds the scan's snapshot: not kept past the save
   }
 }
 

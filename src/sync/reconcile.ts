@@ -126,11 +126,15 @@ export function reconcile(
 function allEqual(base: Snapshot, local: Snapshot, remote: Snapshot): boolean {
   if (local.size !== base.size || remote.size !== base.size) return false;
   let prev: string | null = null;
+  // A remote read from the state file lists the base's paths in the same order, sharing
+  // its entries: walked alongside, it needs no lookup (any other order falls back to one).
+  const alongside = remote.entries();
   for (const [path, b] of base) {
     if (prev !== null && comparePaths(prev, path) >= 0) return false;
     prev = path;
     if (b.path !== path || 'text' in b || !entriesEqual(local.get(path), b)) return false;
-    const r = remote.get(path);
+    const next = alongside.next().value;
+    const r = next !== undefined && next[0] === path ? next[1] : remote.get(path);
     if (r !== b && !entriesEqual(r, b)) return false;
   }
   return true;

@@ -126,6 +126,34 @@ describe('StatCache', () => {
     expect(cache.lookup('dir/b.txt', { mtimeNs: 0n, ctimeNs: 0n, size: 0, ino: 0n, mode: 0 })).toBeUndefined();
   });
 
+  it('an unchanged tree is met in file order; files gone since are still dropped, from disk or the same cache', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const c1 = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache: c1 });
+    await c1.save();
+
+    const cache = await StatCache.load(cacheFile);
+    const warm = await scanTree({ root, matcher, cache });
+    expect(warm.stats).toMatchObject({ files: 3, hashed: 0, cached: 3 });
+    expect(cache.size).toBe(3);
+    await rm(path.join(root, 'dir', 'sub'), { recursive: true });
+    await scanTree({ root, matcher, cache }); // the same cache, after a scan that met every entry
+    expect(cache.size).toBe(2);
+
+    // A file deleted before the first scan of a loaded cache: the cursor misses it.
+    await cache.save();
+    await rm(path.join(root, 'a.txt'));
+    const fromDisk = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: fromDisk })).stats).toMatchObject({ files: 1, cached: 1 });
+    expect(fromDisk.size).toBe(1);
+    // And a file changed in place is re-hashed, the rest still cached.
+    await fromDisk.save();
+    await writeTree(root, { 'dir/b.txt': 'BRAVO!\n', 'dir/z.txt': 'z' });
+    await settle('dir/b.txt', 'dir/z.txt');
+    const changed = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: changed })).stats).toMatchObject({ files: 2, hashed: 2, cached: 0 });
+  });
+
   it('writes a versioned packed file atomically, leaving no temp file and no former JSON cache behind', async () => {
     await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
     await mkdir(path.dirname(cacheFile), { recursive: true });

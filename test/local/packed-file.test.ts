@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { PackedReader, PackedWriter } from '../../src/local/packed-file.js';
+
+async function roundTrip(paths: string[]): Promise<string[]> {
+  const w = new PackedWriter();
+  for (const p of paths) {
+    w.path(p);
+    w.u8(1);
+  }
+  const r = await PackedReader.open(await w.finish('TEST', 1), 'TEST', 1);
+  const out: string[] = [];
+  while (!r!.done) {
+    out.push(r!.path());
+    expect(r!.u8()).toBe(1);
+  }
+  return out;
+}
+
+describe('packed paths', () => {
+  it('front-coded paths read back exactly: ASCII, non-ASCII, surrogate pairs, and ASCII again after them', async () => {
+    const paths = [
+      'a',
+      'a/b.txt',
+      'a/b/c.txt',
+      'caf\u00e9/menu.txt',
+      'caf\u00e9/z.txt',
+      'cafe/x.txt',
+      'd/\u{1f600}.txt',
+      'd/\u{1f600}x.txt',
+      'd/plain.txt',
+      `${'deep/'.repeat(80)}file.txt`,
+      `${'deep/'.repeat(80)}file2.txt`,
+      'e',
+    ];
+    expect(await roundTrip(paths)).toEqual(paths);
+  });
+
+  it('a copy reads on from the same place, independently', async () => {
+    const w = new PackedWriter();
+    for (const p of ['x/a', 'x/b', 'x/\u00e9', 'x/f']) w.path(p);
+    const r = (await PackedReader.open(await w.finish('TEST', 1), 'TEST', 1))!;
+    expect(r.path()).toBe('x/a');
+    const c = r.copy();
+    expect([r.path(), r.path(), r.path()]).toEqual(['x/b', 'x/\u00e9', 'x/f']);
+    expect([c.path(), c.path(), c.path()]).toEqual(['x/b', 'x/\u00e9', 'x/f']);
+  });
+});
