@@ -18,6 +18,8 @@ const CHECKSUM_BYTES = 8;
 
 export class PackedWriter {
   private buf = Buffer.allocUnsafe(1 << 16);
+  /** Over `buf`: DataView writes are inlined by the JIT (Buffer#write* are calls with range checks; 100k records make ~1M of them). */
+  private view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   private len = 0;
   private prev = '';
 
@@ -26,6 +28,7 @@ export class PackedWriter {
     const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
+    this.view = new DataView(next.buffer, next.byteOffset, next.length);
   }
 
   u8(v: number): void {
@@ -35,17 +38,21 @@ export class PackedWriter {
 
   u32(v: number): void {
     this.room(4);
-    this.len = this.buf.writeUInt32LE(v, this.len);
+    this.view.setUint32(this.len, v, true);
+    this.len += 4;
   }
 
   f64(v: number): void {
     this.room(8);
-    this.len = this.buf.writeDoubleLE(v, this.len);
+    this.view.setFloat64(this.len, v, true);
+    this.len += 8;
   }
 
+  /** Modulo 2^64, as BigInt.asUintN(64, v). */
   u64(v: bigint): void {
     this.room(8);
-    this.len = this.buf.writeBigUInt64LE(BigInt.asUintN(64, v), this.len);
+    this.view.setBigUint64(this.len, v, true);
+    this.len += 8;
   }
 
   /** 16 lowercase hex digits as 8 bytes. */
@@ -63,10 +70,26 @@ export class PackedWriter {
 
   /** A length-prefixed UTF-8 string. */
   str(s: string): void {
-    const n = Buffer.byteLength(s);
-    this.u32(n);
-    this.room(n);
-    this.len += this.buf.write(s, this.len, n, 'utf8');
+    const n = s.length;
+    this.room(4 + n);
+    // ASCII (nearly every path) is copied unit by unit; anything else is encoded as UTF-8.
+    const buf = this.buf;
+    const at = this.len + 4;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[at + i] = c;
+    }
+    if (i === n) {
+      this.view.setUint32(this.len, n, true);
+      this.len = at + n;
+      return;
+    }
+    const bytes = Buffer.byteLength(s);
+    this.u32(bytes);
+    this.room(bytes);
+    this.len += this.buf.write(s, this.len, bytes, 'utf8');
   }
 
   /** A relative path, front-coded against the previous one. */

@@ -254,9 +254,11 @@ export class StatCache {
     w.str(this.kept ?? '');
     const stored = this.index();
     const r = this.loaded;
+    let seen = 0;
     const write = (rel: string): void => {
       const e = this.fresh.get(rel);
       if (e !== undefined) {
+        seen++;
         if (isRacy(e.mtimeNs, e.recordedNs)) return;
         w.path(rel);
         w.u64(e.mtimeNs);
@@ -269,14 +271,17 @@ export class StatCache {
         return;
       }
       const at = stored.get(rel);
-      if (at === undefined || r === null || isRacy(r.u64At(at), this.loadedAtNs)) return;
+      if (at === undefined) return;
+      seen++;
+      if (r === null || isRacy(r.u64At(at), this.loadedAtNs)) return;
       w.path(rel);
       w.raw(r.bytesAt(at, RECORD_BYTES));
     };
     // The last scan's order first, so the next scan of the same tree meets them in order.
     const order = this.order;
     if (order) for (const rel of order.paths()) write(rel);
-    for (const map of [stored, this.fresh]) for (const rel of map.keys()) if (!order?.has(rel)) write(rel);
+    // Then any entry the scan's order did not hold (none, when every entry was met in it).
+    if (seen < stored.size + this.fresh.size) for (const map of [stored, this.fresh]) for (const rel of map.keys()) if (!order?.has(rel)) write(rel);
     const dir = path.dirname(this.file);
     await fsp.mkdir(dir, { recursive: true });
     await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));

@@ -35,6 +35,24 @@ describe('packed paths', () => {
     expect(await roundTrip(paths)).toEqual(paths);
   });
 
+  it('numbers and strings read back as written (u64 modulo 2^64, UTF-8 strings)', async () => {
+    const w = new PackedWriter();
+    const big = (1n << 64n) - 5n;
+    w.u64(big);
+    w.u64(-1n);
+    w.u64(1_763_000_000_123_456_789n);
+    w.f64(1234.5);
+    w.u32(0xfffffffe);
+    w.str('plain');
+    w.str('caf\u00e9 \u{1f600}');
+    w.str('');
+    w.hash('00ff10a0b0c0d0e0');
+    const r = (await PackedReader.open(await w.finish('TEST', 1), 'TEST', 1))!;
+    expect([r.u64(), r.u64(), r.u64(), r.f64(), r.u32()]).toEqual([big, (1n << 64n) - 1n, 1_763_000_000_123_456_789n, 1234.5, 0xfffffffe]);
+    expect([r.str(), r.str(), r.str(), r.hash()]).toEqual(['plain', 'caf\u00e9 \u{1f600}', '', '00ff10a0b0c0d0e0']);
+    expect(r.done).toBe(true);
+  });
+
   it('a copy reads on from the same place, independently', async () => {
     const w = new PackedWriter();
     for (const p of ['x/a', 'x/b', 'x/\u00e9', 'x/f']) w.path(p);
