@@ -11,6 +11,7 @@ import { ApiError, UNEXPECTED_ANSWER } from '../../src/remote/errors.js';
 import { describeError } from '../../src/sync/describe-error.js';
 import { EXIT } from '../../src/errors.js';
 import { clientHarness } from './client-harness.js';
+import { mulberry32 } from '../../src/emulator/prng.js';
 
 const { setup } = clientHarness();
 
@@ -59,18 +60,6 @@ describe('answers that do not fit the contract', () => {
     expect(service.seen).toHaveLength(1);
   });
 });
-
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -130,7 +119,7 @@ const VALID: Array<[string, S.AnswerSchema<unknown>, Json]> = [
 
 describe('fuzz: random shapes at the client boundary', () => {
   it('every answer is either a typed result that fits its schema or the one "unexpected answer" error', () => {
-    const r = prng(12);
+    const r = mulberry32(12);
     let passed = 0;
     let refused = 0;
     for (let i = 0; i < 4000; i++) {
@@ -157,7 +146,7 @@ describe('fuzz: random shapes at the client boundary', () => {
   });
 
   it('through the real client and transport (HTTP, JSON or not): the same two outcomes, nothing else', async () => {
-    const r = prng(1212);
+    const r = mulberry32(1212);
     const bodies: Array<{ text: string }> = [];
     for (let i = 0; i < 300; i++) {
       const body = i % 3 === 0 ? randomValue(r) : mutate(index, r);
