@@ -194,9 +194,13 @@ describe('scoped cycles', () => {
   });
 
   it('SIGKILL before the deferred verification, then a local edit and a restart: verified from the record, pushed as a plain edit', async () => {
-    const p = await bigProject();
-    const stateDir = deploymentStateDir(p.root, emu.baseUrl, p.dep.id);
-    const w = new WatchProcess(emu, p.root, p.dep.id, ['--no-apply']);
+    // An emulator (so a key) of its own: the client's shared budget ledger holds every
+    // process to 120 requests a minute per key, and this file's other tests spend most of
+    // that on the shared one; waiting out the window would outlast the test timeout.
+    const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000, indexMaxEntries: INDEX_CAP });
+    const p = await bigProject(own);
+    const stateDir = deploymentStateDir(p.root, own.baseUrl, p.dep.id);
+    const w = new WatchProcess(own, p.root, p.dep.id, ['--no-apply']);
     try {
       await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
       await writeFile(path.join(p.root, 'src/b/f5.js'), 'first edit\n');
@@ -213,7 +217,7 @@ describe('scoped cycles', () => {
     // Edited again while no daemon runs: base (old) != local != remote (our first edit).
     await writeFile(path.join(p.root, 'src/b/f5.js'), 'second edit, while stopped\n');
 
-    const session = await watchSession(emu, p.root, p.dep.id);
+    const session = await watchSession(own, p.root, p.dep.id);
     const rec = new Recorder();
     const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
     try {
@@ -226,6 +230,7 @@ describe('scoped cycles', () => {
       await daemon.stop();
       await session.close();
       await p.cleanup();
+      await own.close();
     }
   });
 });
