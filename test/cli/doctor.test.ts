@@ -5,8 +5,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
+import { testKey } from '../helpers/keys.js';
 
-const READ_ONLY_KEY = 'hsk_doctor_readonly';
+const READ_ONLY_KEY = testKey('doctor_readonly');
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
 

@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeySpec } from '../../src/emulator/index.js';
 import { call, startTestEmulator, type TestEmulator } from './api-client.js';
+import { testKey } from '../helpers/keys.js';
+
+const READONLY = testKey('readonly');
+const NOTHING = testKey('nothing');
+const DEPLOY = testKey('deploy');
+const UNKNOWN = testKey('unknown');
 
 let t: TestEmulator;
 beforeAll(async () => {
-  t = await startTestEmulator({ keys: ['readonly-key:files:read', 'nothing-key:', 'deploy-key:deployments:read,account:read'] });
+  t = await startTestEmulator({ keys: [`${READONLY}:files:read`, `${NOTHING}:`, `${DEPLOY}:deployments:read,account:read`] });
 });
 afterAll(() => t.close());
 
@@ -20,25 +26,25 @@ describe('authentication and scopes', () => {
     expect(res.status).toBe(401);
     expect(await res.text()).not.toContain(t.emu.apiKey);
 
-    const unknown = await call(t.emu, 'GET', '~/files', { key: 'sk-not-a-real-key-123' });
+    const unknown = await call(t.emu, 'GET', '~/files', { key: UNKNOWN });
     expect(unknown.status).toBe(401);
-    expect(JSON.stringify(unknown.json)).not.toContain('sk-not-a-real-key-123');
+    expect(JSON.stringify(unknown.json)).not.toContain(UNKNOWN);
   });
 
   it('answers 403 naming the missing scope', async () => {
-    const w = await call(t.emu, 'POST', '~/files/writeMany', { key: 'readonly-key', body: { files: [{ path: 'a', content: 'a' }] } });
+    const w = await call(t.emu, 'POST', '~/files/writeMany', { key: READONLY, body: { files: [{ path: 'a', content: 'a' }] } });
     expect(w.status).toBe(403);
     expect(w.json.error).toContain('files:write');
     expect(w.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
-    const p = await call(t.emu, 'POST', '~/power', { key: 'deploy-key', body: { action: 'start' } });
+    const p = await call(t.emu, 'POST', '~/power', { key: DEPLOY, body: { action: 'start' } });
     expect(p.status).toBe(403);
     expect(p.json.error).toContain('deployments:power');
-    const n = await call(t.emu, 'GET', '/account', { key: 'nothing-key' });
+    const n = await call(t.emu, 'GET', '/account', { key: NOTHING });
     expect(n.status).toBe(403);
     expect(n.json.error).toContain('account:read');
     // The scope it does hold works.
-    expect((await call(t.emu, 'GET', '~/files', { key: 'readonly-key' })).status).toBe(200);
-    expect((await call(t.emu, 'GET', '/account', { key: 'deploy-key' })).status).toBe(200);
+    expect((await call(t.emu, 'GET', '~/files', { key: READONLY })).status).toBe(200);
+    expect((await call(t.emu, 'GET', '/account', { key: DEPLOY })).status).toBe(200);
   });
 
   it('gives the printed default key every scope', async () => {
@@ -90,7 +96,7 @@ describe('authentication and scopes', () => {
     await fetch(`${t.emu.baseUrl}/__emulator/stats/reset`, { method: 'POST' });
     await call(t.emu, 'POST', '~/files/index', { body: {} });
     await call(t.emu, 'POST', '~/files/index', { body: {}, key: null });
-    await call(t.emu, 'POST', '~/files/writeMany', { body: { files: [{ path: 'q', content: 'q' }] }, key: 'readonly-key' });
+    await call(t.emu, 'POST', '~/files/writeMany', { body: { files: [{ path: 'q', content: 'q' }] }, key: READONLY });
     const s = await (await fetch(`${t.emu.baseUrl}/__emulator/stats`)).json();
     expect(s).toEqual({ requests: { total: 3, byOperation: { 'files.index': 2, 'files.writeMany': 1 } }, rateLimited: 0 });
   });

@@ -9,10 +9,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from './git-repo.js';
 import { call, startTestEmulator, type TestEmulator } from './api-client.js';
+import { testKey } from '../helpers/keys.js';
 
 let t: TestEmulator;
 /** A key holding no scope at all: every row's scope check must refuse it. */
-const NO_SCOPE_KEY = 'conformance-no-scopes';
+const NO_SCOPE_KEY = testKey('no_scopes');
 beforeAll(async () => {
   // Fixtures make several calls per row: the budget is raised so rows test their endpoint, not the rate limit.
   t = await startTestEmulator({ keys: [`${NO_SCOPE_KEY}:`], rateLimit: 100_000, userRateLimit: 100_000 });

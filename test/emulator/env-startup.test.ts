@@ -7,9 +7,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestEmulator, type TestEmulator } from './api-client.js';
+import { testKey } from '../helpers/keys.js';
 
 let t: TestEmulator;
-const NO_SCOPE_KEY = 'env-no-scopes';
+const NO_SCOPE_KEY = testKey('no_scopes');
 beforeAll(async () => {
   t = await startTestEmulator({ keys: [`${NO_SCOPE_KEY}:`], rateLimit: 100_000, userRateLimit: 100_000, deployments: 3 });
 });

@@ -11,8 +11,9 @@ import { runPush } from '../../src/app/push.js';
 import { KnownScopes } from '../../src/remote/scopes.js';
 import { EXIT } from '../../src/errors.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
+import { testKey } from '../helpers/keys.js';
 
-const NO_APPLY_KEY = 'hs_test_files_only_0123456789';
+const NO_APPLY_KEY = testKey('files_only');
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
 

@@ -9,6 +9,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
+import { testKey } from '../helpers/keys.js';
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -54,13 +55,14 @@ describe('push --json and status --json', () => {
     expect(keys(one(refused.stdout))).toEqual(withFailure(success));
 
     // A key the service refuses (exit 2), never echoed.
-    const badKey = { ...env, HOSTSYNC_API_KEY: 'wrong-key-for-shape-test' };
+    const unknownKey = testKey('unknown');
+    const badKey = { ...env, HOSTSYNC_API_KEY: unknownKey };
     for (const [cmd, shape] of [['push', success], ['status', statusSuccess]] as const) {
       const res = await runCli([cmd, '--json', '--dir', work.dir], badKey);
       expect(res.code).toBe(2);
       expect(one(res.stdout)).toMatchObject({ ok: false, exitCode: 2 });
       expect(keys(one(res.stdout))).toEqual(withFailure(shape));
-      expect(res.stdout + res.stderr).not.toContain('wrong-key-for-shape-test');
+      expect(res.stdout + res.stderr).not.toContain(unknownKey);
     }
 
     // A broken hostsync.json (exit 2): nothing ran, the shape is still whole.

@@ -6,6 +6,7 @@ import { HostingClient } from '../../src/remote/client.js';
 import { fileDigests, tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor, pushOnce } from '../helpers/push.js';
+import { testKey } from '../helpers/keys.js';
 
 /** Packages installed by npm ci: together a real-world tree with binaries and a >5 MB text file. */
 const REAL_WORLD_SOURCES = ['typescript', 'undici', 'pino', 'tar', 'vitest', 'chokidar', 'xxhash-wasm', 'ignore', 'commander', 'busboy', 'yauzl', 'picocolors', '@types/node'];
@@ -169,17 +170,18 @@ describe('exit codes for bad input', () => {
   });
 
   it('names the missing files:write scope with exit 2 and never prints the key', async () => {
-    const ro = await startEmulator({ keys: ['readonly-key-for-test:files:read,deployments:read'] });
+    const readOnly = testKey('readonly');
+    const ro = await startEmulator({ keys: [`${readOnly}:files:read,deployments:read`] });
     try {
       await writeTree(work.dir, { 'a.txt': 'a' });
       const res = await runCli(['push', '--no-apply', '--dir', work.dir], {
-        HOSTSYNC_API_KEY: 'readonly-key-for-test',
+        HOSTSYNC_API_KEY: readOnly,
         HOSTSYNC_BASE_URL: ro.baseUrl,
         HOSTSYNC_DEPLOYMENT: ro.deploymentId,
       });
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/files:write/);
-      expect(res.stderr + res.stdout).not.toContain('readonly-key-for-test');
+      expect(res.stderr + res.stdout).not.toContain(readOnly);
     } finally {
       await ro.close();
     }

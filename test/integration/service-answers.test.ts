@@ -11,6 +11,7 @@ import { startFakeService, WELL_FORMED, type FakeService } from '../remote/fake-
 import { EXIT } from '../../src/errors.js';
 import { runStatus } from '../../src/app/status.js';
 import type { Reply } from '../remote/fake-service.js';
+import { testKey } from '../helpers/keys.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
 let service: FakeService | undefined;
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 const env = (s: FakeService) => ({
-  HOSTSYNC_API_KEY: 'hs_test_answers_0123456789',
+  HOSTSYNC_API_KEY: testKey('answers'),
   HOSTSYNC_BASE_URL: s.baseUrl,
   HOSTSYNC_DEPLOYMENT: 'dep-1',
   HOSTSYNC_CACHE_DIR: work.dir + '-cache',

@@ -43,7 +43,7 @@ try {
 
   await writeFile(path.join(dir, 'app.css'), 'body { color: red }\n');
   const st: StatusResult = await status(opts);
-  const refused: PushResult = await push({ ...opts, apiKey: 'not-a-key-the-emulator-knows' });
+  const refused: PushResult = await push({ ...opts, apiKey: `${emu.apiKey}_revoked` });
 
   const seen: WatchEvent['type'][] = [];
   const handle = watch(opts).on('*', (e) => seen.push(e.type));

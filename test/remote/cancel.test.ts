@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
 import { startFakeService, type FakeService, type Reply, type Seen, WELL_FORMED } from './fake-service.js';
+import { testKey } from '../helpers/keys.js';
 
-const KEY = 'hs_test_Key_0123456789abcdef';
+const KEY = testKey('cancel');
 let service: FakeService | undefined;
 const clients: HostingClient[] = [];
 

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostingClient, type ClientOptions } from '../../src/remote/client.js';
 import { startFakeService, type FakeService, type Reply, type Seen } from './fake-service.js';
+import { testKey } from '../helpers/keys.js';
 
-export const KEY = 'hs_test_Key_0123456789abcdef';
+export const KEY = testKey('client');
 
 /** Registers the afterEach teardown; `finish` says how clients end (destroy cancels what is left). */
 export function clientHarness(finish: 'close' | 'destroy' = 'close') {

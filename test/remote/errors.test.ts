@@ -4,8 +4,9 @@ import {
 } from '../../src/remote/errors.js';
 import { OPERATIONS } from '../../src/remote/operations.js';
 import { Redactor } from '../../src/remote/redact.js';
+import { testKey } from '../helpers/keys.js';
 
-const KEY = 'hs_live_S3cr3tK3yValue';
+const KEY = testKey('errors');
 const redactor = new Redactor([KEY]);
 const ctx = { host: 'api.example.com:443', deploymentId: 'dep-1', redactor, idempotent: true };
 

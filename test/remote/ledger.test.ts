@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BudgetLedger, entryExpiry, keyIdOf, ledgerDecision, ledgerDir, ledgerFile, type LedgerEntry } from '../../src/remote/ledger.js';
+import { testKey } from '../helpers/keys.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -35,7 +36,7 @@ function fakeClock(start = 1_000_000) {
   return c;
 }
 
-const KEY = 'sk_live_secret_key_value';
+const KEY = testKey('ledger');
 const WINDOW = 1000;
 
 function processOn(file: string, clock: ReturnType<typeof fakeClock>, pid: number, more: Partial<ConstructorParameters<typeof BudgetLedger>[0]> = {}) {
@@ -88,7 +89,7 @@ describe('BudgetLedger across processes', () => {
     const file = await ledgerPath();
     const clock = fakeClock();
     const a = processOn(file, clock, 101);
-    const other = processOn(file, clock, 102, { apiKey: 'another_key_of_the_same_user' });
+    const other = processOn(file, clock, 102, { apiKey: testKey('same_user') });
     for (let i = 0; i < 3; i++) (await a.reserve()).done();
     for (let i = 0; i < 2; i++) (await other.reserve()).done();
     await a.flush();

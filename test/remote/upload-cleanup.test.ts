@@ -11,8 +11,9 @@ import { HostingClient } from '../../src/remote/client.js';
 import { OutcomeUnknownError } from '../../src/remote/errors.js';
 import { tarGzStream } from '../../src/remote/upload.js';
 import { startFakeService, WELL_FORMED, type FakeService } from './fake-service.js';
+import { testKey } from '../helpers/keys.js';
 
-const KEY = 'hs_test_Key_0123456789abcdef';
+const KEY = testKey('upload');
 let service: FakeService | undefined;
 const cleanups: Array<() => Promise<unknown>> = [];
 

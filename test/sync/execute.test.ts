@@ -11,10 +11,12 @@ import { decide } from '../../src/sync/decide.js';
 import { executePlan, type ExecuteOptions } from '../../src/sync/execute.js';
 import { readRemote, readRemoteScope } from '../../src/sync/remote-read.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
+import { testKey } from '../helpers/keys.js';
 
+const READ_ONLY_KEY = testKey('exec_readonly');
 let emu: RunningEmulator;
 beforeAll(async () => {
-  emu = await startEmulator({ rateLimit: 1_000_000, userRateLimit: 1_000_000, keys: ['exec-readonly-key:files:read'] });
+  emu = await startEmulator({ rateLimit: 1_000_000, userRateLimit: 1_000_000, keys: [`${READ_ONLY_KEY}:files:read`] });
 });
 afterAll(async () => {
   await emu?.close();
@@ -123,7 +125,7 @@ describe('executePlan', () => {
   });
 
   it('a key lacking a scope stops the whole run (it would fail every step alike)', async () => {
-    const s = await setup({ 'a.txt': 'a\n' }, {}, { apiKey: 'exec-readonly-key' });
+    const s = await setup({ 'a.txt': 'a\n' }, {}, { apiKey: READ_ONLY_KEY });
     try {
       const err = await s.run().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT, HostsyncError, refusal, usageError } from '../../src/errors.js';
 import { ApiError, OutcomeUnknownError } from '../../src/remote/errors.js';
 import { classifyFailure } from '../../src/watch/failure.js';
+import { testKey } from '../helpers/keys.js';
 
 const api = (status: number, retryable = false, message = `files.index failed (${status})`): ApiError =>
   new ApiError(message, { operation: 'files.index', status, serverMessage: '', retryable });
@@ -23,7 +24,7 @@ describe('classifyFailure', () => {
   for (const [name, err, kind] of table) it(name, () => expect(classifyFailure(err).kind).toBe(kind));
 
   it('keeps the exit code of a fatal error and scrubs the key from the message', () => {
-    const key = 'hsk_secret_key_123456';
+    const key = testKey('scrubbed');
     const f = classifyFailure(new HostsyncError(`bad key ${key} given`, EXIT.usage), key);
     expect(f).toMatchObject({ kind: 'fatal', exitCode: EXIT.usage });
     expect(f.message).not.toContain(key);
