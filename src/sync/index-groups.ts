@@ -25,6 +25,10 @@ export interface IndexGroupsPlan {
   groups: string[][];
   /** Extra ignore patterns of the last read (everything no group or prefix subtree covers). */
   rest: string[];
+  /** The subtrees (folders, relative) each group's read keeps, in the order of `groups`. */
+  units: string[][];
+  /** The subtrees the rest read leaves out (grouped, or complete in the prefix). */
+  excluded: string[];
 }
 
 interface Dir {
@@ -162,10 +166,11 @@ export function planIndexGroups(
   // group's subtrees: one read fewer, and coverage is unchanged.
   if (groups.length > 0 && sizes[sizes.length - 1]! + (root.size - covered) <= cap) groups.pop();
 
-  const rest = [...done, ...groups.flat()].map((rel) => `${anchoredPath(rel)}/`);
+  const excluded = [...done, ...groups.flat()];
+  const rest = excluded.map((rel) => `${anchoredPath(rel)}/`);
   const plans = groups.map(onlySubtrees);
   if (rest.length > INDEX_GROUP_MAX_PATTERNS || plans.some((p) => p.length > INDEX_GROUP_MAX_PATTERNS)) return null;
-  return { groups: plans, rest };
+  return { groups: plans, rest, units: groups, excluded };
 }
 
 /** Patterns that keep only the subtrees `units` (and the folders above them, without their files). */

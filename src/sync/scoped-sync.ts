@@ -25,6 +25,7 @@
 import { refusal } from '../errors.js';
 import { pathsOf, changedPaths, targetOf } from '../model/change.js';
 import type { Change, Entry, Snapshot } from '../model/types.js';
+import { entriesEqual } from '../model/snapshot.js';
 import { UnverifiedStore, type Expectation } from '../state/unverified.js';
 import { applyRequestFor, awaitHealth } from './apply.js';
 import { decide, guardMassDelete } from './decide.js';
@@ -32,7 +33,7 @@ import { executePlan } from './execute.js';
 import { logLineOf, type PushReport } from './push.js';
 import { recordPush } from './push-journal.js';
 import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
-import { ScopedReader } from './scoped-read.js';
+import { ScopedReader, type ScopedRead } from './scoped-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';
 import { UNSAVED_BASE_MAX_ENTRIES } from './tunables.js';
@@ -56,6 +57,40 @@ function holds(exp: Expectation, r: Entry | undefined): boolean {
   // A file above hashMaxBytes comes without a hash: same size is taken as ours (resolveRemote's presumption).
   if (r.hash === null) return exp.size !== null && r.size === exp.size;
   return r.hash === exp.hash && (exp.size === null || r.size === exp.size);
+}
+
+/** A report of a cycle that found nothing to do (nothing read to merge, nothing sent). */
+export function blankReport(): PushReport {
+  return {
+    dryRun: false,
+    changes: [],
+    plan: { steps: [], requests: 0, bytes: 0, nodeRequests: 0 },
+    counts: { written: 0, deleted: 0, moved: 0, chmod: 0 },
+    conflicts: [],
+    drift: [],
+    remoteOnly: [],
+    failures: [],
+    warnings: [],
+    overwrites: [],
+    applyPending: false,
+    checkRequests: 0,
+    massDelete: { refuse: false, deletes: 0, tracked: 0 },
+    heldDeletes: [],
+    apply: null,
+    applyRefused: null,
+    health: null,
+    healthy: null,
+    leftOut: [],
+    overwritten: [],
+    durationMs: 0,
+    backup: null,
+  };
+}
+
+/** The paths one read covers: a cycle's scope, or a drift poll's region. */
+export interface ReadRegion {
+  has(path: string): boolean;
+  restrict(snapshot: Snapshot | null): Snapshot;
 }
 
 export class ScopedSync {
@@ -104,6 +139,24 @@ export class ScopedSync {
     return this.base !== null;
   }
 
+  /** The working base's paths (planning a drift poll's regions). */
+  basePaths(): Iterable<string> {
+    return this.base?.keys() ?? [];
+  }
+
+  /**
+   * Paths where `local` differs from the base (a restart after edits syncs just these);
+   * unreadable (`skipped`) paths are not taken for deletions.
+   */
+  localChanges(local: Snapshot, skipped: readonly string[]): string[] {
+    const out: string[] = [];
+    const base = this.base ?? new Map<string, Entry>();
+    for (const [p, e] of local) if (!entriesEqual(e, base.get(p))) out.push(p);
+    const unreadable = new Set(skipped);
+    for (const p of base.keys()) if (!local.has(p) && !unreadable.has(p)) out.push(p);
+    return out;
+  }
+
   /** The scope a cycle over `paths` would read; null when it spans the root. */
   scopeFor(paths: readonly string[]): Scope | null {
     return scopeOf([...paths, ...this.unverified.keys()]);
@@ -139,18 +192,34 @@ export class ScopedSync {
   /** One scoped cycle over the batch's paths and every unverified write. */
   async cycle(opts: ScopedCycleOptions): Promise<PushReport> {
     const started = Date.now();
-    const { session } = this;
-    const { client, config, store } = session;
     if (this.base === null) await this.reload();
     const scope = this.scopeFor(opts.paths);
     if (scope === null) throw new Error('scoped cycle: the batch spans the root (a full push is needed)');
     const remote = await this.reader.read(scope);
+    return this.merge({ has: (p) => inScope(scope, p), restrict: (s) => restrict(s, scope) }, remote, opts, started);
+  }
+
+  /**
+   * The same merge over a read the caller made (a drift poll's region, drift-poll.ts):
+   * `region` says which paths the read covers; what it holds is checked exactly as a
+   * cycle's pre-read is (unverified writes verified, drift and conflicts reported, local
+   * changes inside it written).
+   */
+  async mergeRead(region: ReadRegion, remote: ScopedRead, opts: Omit<ScopedCycleOptions, 'paths'>): Promise<PushReport> {
+    const started = Date.now();
+    if (this.base === null) await this.reload();
+    return this.merge(region, remote, { ...opts, paths: [] }, started);
+  }
+
+  private async merge(region: ReadRegion, remote: ScopedRead, opts: ScopedCycleOptions, started: number): Promise<PushReport> {
+    const { session } = this;
+    const { client, config, store } = session;
 
     // Earlier writes inside this read are now verified (or found replaced: the base keeps
     // its entry, and the merge below calls a foreign change a conflict, never overwrites it).
     const base: Snapshot = this.base ?? new Map();
     for (const [p, exp] of this.unverified) {
-      if (!inScope(scope, p)) continue;
+      if (!region.has(p)) continue;
       const r = remote.snapshot.get(p);
       if (holds(exp, r)) {
         if (exp === null) base.delete(p);
@@ -161,9 +230,9 @@ export class ScopedSync {
       this.unverified.delete(p);
     }
 
-    const baseIn = restrict(base, scope);
+    const baseIn = region.restrict(base);
     const decideWith = (protect: readonly string[]) =>
-      decide({ base: baseIn, scanned: restrict(opts.local, scope), skipped: [...opts.skipped, ...protect], remote, options: { force: false, mirror: false } });
+      decide({ base: baseIn, scanned: region.restrict(opts.local), skipped: [...opts.skipped, ...protect], remote, options: { force: false, mirror: false } });
     const { decision, guard, held } = guardMassDelete(decideWith([]), decideWith, { base, remote: remote.snapshot }, {
       recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0,
       allow: opts.allowMassDelete ?? false,
@@ -175,30 +244,7 @@ export class ScopedSync {
         `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or run hostsync push --allow-mass-delete`,
       );
     }
-    const report: PushReport = {
-      dryRun: false,
-      changes: rec.changes,
-      plan,
-      counts: { written: 0, deleted: 0, moved: 0, chmod: 0 },
-      conflicts: rec.conflicts,
-      drift: rec.drift,
-      remoteOnly: rec.remoteOnly,
-      failures: [],
-      warnings: [],
-      overwrites: [],
-      applyPending: false,
-      checkRequests: 0,
-      massDelete: guard,
-      heldDeletes: held,
-      apply: null,
-      applyRefused: null,
-      health: null,
-      healthy: null,
-      leftOut: [],
-      overwritten: [],
-      durationMs: 0,
-      backup: null,
-    };
+    const report: PushReport = { ...blankReport(), changes: rec.changes, plan, conflicts: rec.conflicts, drift: rec.drift, remoteOnly: rec.remoteOnly, massDelete: guard, heldDeletes: held };
 
     // Inside the scope the base becomes what the merge settled (L = R adopted; a change
     // keeps its old entry until a later read verifies it).

@@ -26,7 +26,8 @@ import type { Lock } from '../state/lock.js';
 import type { HealthReport } from '../sync/apply.js';
 import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
-import { ScopedSync } from '../sync/scoped-sync.js';
+import { blankReport, ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
+import { DriftPoll } from '../sync/drift-poll.js';
 import type { Session } from '../sync/session.js';
 import { snapshotsEqual } from '../model/snapshot.js';
 import type { Change, Conflict, Drift, Snapshot } from '../model/types.js';
@@ -210,6 +211,8 @@ class Daemon implements WatchDaemon {
   private readonly backoff: Backoff;
   /** Change cycles: scoped reads, verification folded into the next read (scoped-sync.ts). */
   private readonly scoped: ScopedSync;
+  /** Drift polls at one request each, whatever the tree size (drift-poll.ts). */
+  private readonly drift: DriftPoll;
   private watcher: Watcher | null = null;
   private local: Snapshot | null = null;
   /** The local snapshot of the last push that left nothing to retry: an identical rescan needs no request. */
@@ -252,6 +255,7 @@ class Daemon implements WatchDaemon {
     this.status = new WatchStatusWriter(session.stateDir, () => this.statusRecord());
     this.backoff = new Backoff(this.t.retryMinMs, this.t.retryMaxMs);
     this.scoped = new ScopedSync(session);
+    this.drift = new DriftPoll(session, this.scoped);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.scheduler = new CycleScheduler({
       tunables: { debounceMs: this.t.debounceMs, maxWaitMs: this.t.maxWaitMs, pollMs: this.t.pollMs },
@@ -333,7 +337,7 @@ class Daemon implements WatchDaemon {
     await this.session.cache.save().catch(() => undefined);
     // Verified writes into state.bin; unverified ones stay in the record for the next start.
     // Not after an abandoned cycle: it may still be between its record and its writes.
-    if (result !== 'abandoned') await this.scoped.flush().catch(() => undefined);
+    if (result !== 'abandoned') await this.scoped.flush().then(() => this.drift.save()).catch(() => undefined);
     await this.status.remove();
     await this.lock.release();
     this.emit({ type: 'stopped', result });
@@ -377,12 +381,17 @@ class Daemon implements WatchDaemon {
         return { kind: 'done', reachedService: false };
       }
       const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
+      // A rescan that found the tree as last pushed, with writes still unverified: their check is all it needs.
+      const verifyOnly = batch.verify || (trigger === 'rescan' && settled && scoped.ready);
       const guarded = this.deleteGuard();
       let report: PushReport;
       let wholeRemote = false;
-      if (scope !== null && !batch.verify) {
+      const polled = batch.poll || trigger === 'start' ? await this.pollDrift(trigger === 'start', { local: this.local, skipped: [...this.skipped], noApply, ...guarded }) : null;
+      if (polled !== null) {
+        report = polled.report;
+      } else if (scope !== null && !verifyOnly) {
         report = await scoped.cycle({ local: this.local, skipped: [...this.skipped], paths: batch.paths, noApply, ...guarded });
-      } else if (batch.verify) {
+      } else if (verifyOnly) {
         const verified = await scoped.verifyNow({ local: this.local, skipped: [...this.skipped], noApply, ...guarded });
         if (verified === null) {
           this.cycles++;
@@ -404,8 +413,10 @@ class Daemon implements WatchDaemon {
         // earlier write is settled there (landed: L = R adopted; lost: planned again).
         await scoped.forget();
         await scoped.reload();
+        await this.drift.afterWholeRead();
         wholeRemote = true;
       }
+      if (!wholeRemote && report.plan.steps.length > 0) this.drift.ownWrite();
       this.afterDeleteGuard(report, guarded.allowMassDelete);
       // Permanent refusals are reported every cycle like conflicts; only the rest is retried.
       const failed = report.failures.some((f) => !f.permanent);
@@ -422,7 +433,7 @@ class Daemon implements WatchDaemon {
       const landed = report.counts.written + report.counts.deleted + report.counts.moved + report.counts.chmod;
       // A scoped cycle sees conflicts and drift inside its scope only: news when it has any;
       // the whole-remote signature is kept for the cycles that read the whole remote.
-      let news = report.conflicts.length > 0 || report.drift.length > 0;
+      let news = polled?.news ?? (report.conflicts.length > 0 || report.drift.length > 0);
       if (wholeRemote) {
         const signature = remoteSignature(report);
         news = signature !== this.lastSignature;
@@ -449,7 +460,7 @@ class Daemon implements WatchDaemon {
         quiet: (trigger === 'poll' || trigger === 'rescan' || trigger === 'verify') && landed === 0 && report.apply === null && !news && !failed && warnings.length === 0,
       });
       const verifyInMs = this.verifyDelay(retryInMs);
-      return failed ? { kind: 'retry', afterMs: retryInMs, ...verifyInMs } : { kind: 'done', reachedService: wholeRemote, ...verifyInMs };
+      return failed ? { kind: 'retry', afterMs: retryInMs, ...verifyInMs } : { kind: 'done', reachedService: wholeRemote || polled !== null, ...verifyInMs };
     } catch (err) {
       this.cycles++;
       this.lastPushed = null;
@@ -481,6 +492,30 @@ class Daemon implements WatchDaemon {
       // Written after the scheduler has re-queued a failed batch, so its paths still show as pending.
       setImmediate(() => this.status.update());
     }
+  }
+
+  /**
+   * A drift poll: one read (drift-poll.ts). At start-up, when an earlier watch of this
+   * root left its rotation, the local edits made meanwhile are synced by a scoped cycle
+   * (its pre-read is their three-way check) and the rest of the tree is left to the polls.
+   * Null: read the whole remote (first sync, new ignore rules, an event storm's worth of edits).
+   */
+  private async pollDrift(start: boolean, opts: Omit<ScopedCycleOptions, 'paths'>): Promise<{ report: PushReport; news: boolean } | null> {
+    const { scoped } = this;
+    if (start) {
+      if (!(await this.drift.known())) return null;
+      await scoped.recover();
+      await scoped.reload();
+      if (!scoped.ready) return null;
+      const changed = scoped.localChanges(opts.local, opts.skipped);
+      if (changed.length > this.t.stormPaths) return null;
+      if (changed.length > 0 || scoped.pendingVerification > 0) {
+        const report = await scoped.cycle({ ...opts, paths: changed });
+        return { report, news: report.conflicts.length > 0 || report.drift.length > 0 };
+      }
+    }
+    const polled = await this.drift.poll(opts.local, opts);
+    return polled && { report: polled.report ?? blankReport(), news: polled.news };
   }
 
   /**

@@ -223,7 +223,12 @@ describe('scoped cycles', () => {
     const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
     try {
       await converged(daemon, p.root, p.dep.volume);
+      // The restart syncs the edit made while stopped with a scoped cycle (its read also
+      // verifies the record), not a read of the whole tree; the idle check verifies the write.
+      await rec.waitFor(isCycle('verify'));
       const all = rec.cycles();
+      expect(all[0]!.trigger).toBe('start');
+      expect(all[0]!.byOperation).toEqual({ 'files.index': 1, 'files.writeMany': 1 });
       expect(all.flatMap((c) => c.conflicts)).toEqual([]);
       expect(all.reduce((n, c) => n + c.counts.written, 0)).toBe(1);
       expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(false);
