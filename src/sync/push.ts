@@ -119,6 +119,34 @@ export interface PushReport {
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
 
+/** A report of a push or watch cycle that did nothing (nothing to send, nothing read to merge). */
+export function emptyPushReport(): PushReport {
+  return {
+    dryRun: false,
+    changes: [],
+    plan: { steps: [], requests: 0, bytes: 0, nodeRequests: 0 },
+    counts: noCounts(),
+    conflicts: [],
+    drift: [],
+    remoteOnly: [],
+    failures: [],
+    warnings: [],
+    overwrites: [],
+    applyPending: false,
+    checkRequests: 0,
+    massDelete: { refuse: false, deletes: 0, tracked: 0 },
+    heldDeletes: [],
+    apply: null,
+    applyRefused: null,
+    health: null,
+    healthy: null,
+    leftOut: [],
+    overwritten: [],
+    durationMs: 0,
+    backup: null,
+  };
+}
+
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
 async function localTree(session: Session, opts: PushOptions): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
@@ -276,28 +304,19 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   // Something to write, then an apply: the key must be allowed both.
   const willApply = first.plan.steps.length > 0 && !opts.noApply;
   const report: PushReport = {
+    ...emptyPushReport(),
     dryRun: opts.dryRun ?? false,
     changes: first.rec.changes,
     plan: first.plan,
-    counts: noCounts(),
     conflicts: first.rec.conflicts,
     drift: first.rec.drift,
     remoteOnly: first.rec.remoteOnly,
-    failures: [],
     warnings,
     overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
     applyPending: state.applyPending,
     checkRequests: (opts.force ? 0 : checkRequests(first.plan, remote.snapshot)) + (willApply && !(await applyScopeKnown(session)) ? 1 : 0),
     massDelete: guard,
     heldDeletes,
-    apply: null,
-    applyRefused: null,
-    health: null,
-    healthy: null,
-    leftOut: [],
-    overwritten: [],
-    durationMs: 0,
-    backup: null,
   };
   if (opts.dryRun) {
     report.durationMs = Date.now() - started;

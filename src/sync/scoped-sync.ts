@@ -30,7 +30,7 @@ import { UnverifiedStore, type Expectation } from '../state/unverified.js';
 import { applyRequestFor, awaitHealth } from './apply.js';
 import { decide, guardMassDelete } from './decide.js';
 import { executePlan } from './execute.js';
-import { logLineOf, type PushReport } from './push.js';
+import { emptyPushReport, logLineOf, type PushReport } from './push.js';
 import { recordPush } from './push-journal.js';
 import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader, type ScopedRead } from './scoped-read.js';
@@ -57,34 +57,6 @@ function holds(exp: Expectation, r: Entry | undefined): boolean {
   // A file above hashMaxBytes comes without a hash: same size is taken as ours (resolveRemote's presumption).
   if (r.hash === null) return exp.size !== null && r.size === exp.size;
   return r.hash === exp.hash && (exp.size === null || r.size === exp.size);
-}
-
-/** A report of a cycle that found nothing to do (nothing read to merge, nothing sent). */
-export function blankReport(): PushReport {
-  return {
-    dryRun: false,
-    changes: [],
-    plan: { steps: [], requests: 0, bytes: 0, nodeRequests: 0 },
-    counts: { written: 0, deleted: 0, moved: 0, chmod: 0 },
-    conflicts: [],
-    drift: [],
-    remoteOnly: [],
-    failures: [],
-    warnings: [],
-    overwrites: [],
-    applyPending: false,
-    checkRequests: 0,
-    massDelete: { refuse: false, deletes: 0, tracked: 0 },
-    heldDeletes: [],
-    apply: null,
-    applyRefused: null,
-    health: null,
-    healthy: null,
-    leftOut: [],
-    overwritten: [],
-    durationMs: 0,
-    backup: null,
-  };
 }
 
 /** The paths one read covers: a cycle's scope, or a drift poll's region. */
@@ -244,7 +216,7 @@ export class ScopedSync {
         `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or run hostsync push --allow-mass-delete`,
       );
     }
-    const report: PushReport = { ...blankReport(), changes: rec.changes, plan, conflicts: rec.conflicts, drift: rec.drift, remoteOnly: rec.remoteOnly, massDelete: guard, heldDeletes: held };
+    const report: PushReport = { ...emptyPushReport(), changes: rec.changes, plan, conflicts: rec.conflicts, drift: rec.drift, remoteOnly: rec.remoteOnly, massDelete: guard, heldDeletes: held };
 
     // Inside the scope the base becomes what the merge settled (L = R adopted; a change
     // keeps its old entry until a later read verifies it).

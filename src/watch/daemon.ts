@@ -25,8 +25,8 @@ import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
 import type { HealthReport } from '../sync/apply.js';
 import type { StepFailure } from '../sync/execute.js';
-import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
-import { blankReport, ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
+import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
+import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
 import { DriftPoll } from '../sync/drift-poll.js';
 import type { Session } from '../sync/session.js';
 import { snapshotsEqual } from '../model/snapshot.js';
@@ -515,7 +515,7 @@ class Daemon implements WatchDaemon {
       }
     }
     const polled = await this.drift.poll(opts.local, opts);
-    return polled && { report: polled.report ?? blankReport(), news: polled.news };
+    return polled && { report: polled.report ?? emptyPushReport(), news: polled.news };
   }
 
   /**
