@@ -20,6 +20,12 @@
 //    - a branch switch: --switch files rewritten, 5 added and 5 deleted at once, in as
 //      many folders as the tree has: requests and time until the volume holds all of it;
 //    - a no-op restart: a fresh daemon on the synced tree: requests and time to idle;
+//    - drift polls after an edit: a daemon polling every --poll-ms instead of 30 s makes
+//      one edit (and its idle verification); then the deployment is edited far from it, and
+//      each poll's requests are counted until one reports that drift (at most --max-polls):
+//      the polls it took, x 30 s, is the detection latency at the real interval;
+//    - a restart after an edit: the daemon stopped, one file edited, a fresh daemon:
+//      requests until idle;
 // 3. baselines: a naive loop (files.write of the whole file + deployments.apply per save,
 //    no index, no verification) and `hostsync push` run per save (--push-edits saves);
 // 4. continuous saving at the DEFAULT limits (120 per key, 300 per user, per minute; the
@@ -72,6 +78,8 @@ const { values: args } = parseArgs({
     'no-chokidar': { type: 'boolean', default: false },
     'no-startup': { type: 'boolean', default: false },
     'only-continuous': { type: 'boolean', default: false },
+    'poll-ms': { type: 'string', default: '2000' },
+    'max-polls': { type: 'string', default: '20' },
     continuous: { type: 'string', default: '120' },
     before: { type: 'string' },
     'before-edits': { type: 'string', default: '10' },
@@ -87,6 +95,8 @@ const BEFORE_EDITS = Number(args['before-edits']);
 const GAP_MS = Number(args.gap);
 const SWITCH = Number(args.switch);
 const DRAIN_MS = Number(args.drain) * 1000;
+const POLL_MS = Number(args['poll-ms']);
+const MAX_POLLS = Number(args['max-polls']);
 const progress = (msg) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 /** The machine's 1-minute load average: every latency figure is printed next to it. */
 const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
@@ -179,7 +189,7 @@ async function landed(rel, content) {
 }
 
 /** Starts `impl`'s daemon on the tree and waits for its first cycle to end. */
-async function daemonOf(impl, noApply = false) {
+async function daemonOf(impl, noApply = false, tunables = undefined) {
   const config = await impl.loadConfig({ flags: { dir: root }, env });
   const session = await impl.openSession(config);
   const cycles = [];
@@ -187,6 +197,7 @@ async function daemonOf(impl, noApply = false) {
   const t0 = performance.now();
   d.daemon = await impl.startWatch(session, {
     noApply,
+    ...(tunables ? { tunables } : {}),
     onEvent: (e) => {
       if (e.type !== 'cycle') return;
       cycles.push({ at: performance.now(), e });
@@ -271,7 +282,52 @@ async function perEdit(impl, edits, salt) {
   const noop = { requests: again.session.client.stats().total, ops: opsOf(again.session.client.stats()), written: start?.counts.written ?? 0, ms: again.startMs, load: load() };
   await again.daemon.stop();
   await again.session.close();
-  return { apply, vol, reqs, perEditReqs, cpuMs: (cpu.user + cpu.system) / 1000 / edits, loads, sw, noop };
+  const drift = await driftAfterEdit(impl, salt);
+  return { apply, vol, reqs, perEditReqs, cpuMs: (cpu.user + cpu.system) / 1000 / edits, loads, sw, noop, drift };
+}
+
+/** Drift polls after an edit of ours, then a restart after an edit (see the header). */
+async function driftAfterEdit(impl, salt) {
+  progress(`${impl.label}: drift polls after an edit (one every ${POLL_MS} ms)`);
+  const d = await daemonOf(impl, false, { pollMs: POLL_MS });
+  const polls = () => d.cycles.filter((c) => c.e.trigger === 'poll');
+  const pollsReach = async (n) => {
+    while (polls().length < n) await sleep(50);
+  };
+  await pollsReach(1);
+  const rel = pickSource(Math.floor(FILES / 4) + 17 + salt);
+  const content = `${await readFile(path.join(root, rel), 'utf8')}// drift phase ${salt}\n`;
+  await writeFile(path.join(root, rel), content);
+  await landed(rel, content);
+  await sleep(1_500); // its idle verification
+  await d.daemon.whenIdle();
+  const mark = polls().length;
+  // Someone edits the deployment, far from our edit.
+  const far = pickSource(Math.floor((3 * FILES) / 4) + 29 + salt);
+  const theirs = await readFile(onVolume(far), 'utf8');
+  await writeFile(onVolume(far), `${theirs}// edited on the server ${salt}\n`);
+  let found = 0;
+  for (let k = mark; found === 0 && k < mark + MAX_POLLS; k++) {
+    await pollsReach(k + 1);
+    if (polls()[k].e.drift.some((x) => x.path === far)) found = k - mark + 1;
+  }
+  const reqs = polls().slice(mark, mark + (found || MAX_POLLS)).map((c) => c.e.requests);
+  await d.daemon.stop();
+  await d.session.close();
+  // Put the server's file back as it was (= the base): later phases start without drift.
+  await writeFile(onVolume(far), theirs);
+
+  progress(`${impl.label}: restart after an edit`);
+  const rel2 = pickSource(Math.floor(FILES / 3) + 5 + salt);
+  const content2 = `${await readFile(path.join(root, rel2), 'utf8')}// edited while stopped ${salt}\n`;
+  await writeFile(path.join(root, rel2), content2);
+  const again = await daemonOf(impl);
+  await landed(rel2, content2);
+  const stats = again.session.client.stats();
+  const restart = { requests: stats.total, ops: opsOf(stats), ms: again.startMs, load: load() };
+  await again.daemon.stop();
+  await again.session.close();
+  return { reqs, found, restart };
 }
 
 /**
@@ -463,6 +519,14 @@ async function editPhases() {
   for (const r of results) row(`watch, ${r.label}`, `${r.sw.requests}${r.sw.complete ? '' : ' (incomplete)'}`, ms(r.sw.ms), r.sw.cycles, r.sw.load, `${r.noop.requests}${r.noop.written ? ` (${r.noop.written} written)` : ''}`, ms(r.noop.ms), r.noop.load);
   row('naive (write/delete per file + apply)', `${nSwitch.requests}${nSwitch.complete ? '' : ' (incomplete)'}`, ms(nSwitch.ms), '-', nSwitch.load, '-', '-', '-');
   for (const r of results) console.log(`(${r.label}: branch switch: ${r.sw.detail}; no-op restart: ${r.noop.ops})`);
+
+  console.log(`\n== drift polls after an edit of ours (one every ${POLL_MS} ms here, 30 s in use); restart after an edit ==`);
+  row('', 'requests per poll', 'max', 'polls to find drift', 'latency at 30 s', 'restart after edit', 'to idle', 'load avg');
+  for (const r of results) {
+    const { reqs, found, restart } = r.drift;
+    row(`watch, ${r.label}`, reqs.join(' '), Math.max(...reqs), found || `> ${MAX_POLLS}`, found ? `${found * 30} s` : '-', restart.requests, ms(restart.ms), restart.load);
+  }
+  for (const r of results) console.log(`(${r.label}: restart after an edit: ${r.drift.restart.ops})`);
 
 }
 
