@@ -212,13 +212,15 @@ export class ScopedSync {
     const vanished: string[] = [];
     if (plan.steps.length > 0) {
       for (const c of rec.changes) this.expect(c);
-      await this.record.save(new Map([...this.unsaved, ...this.unverified]));
-      // Journaled like a push (left pending: a later read verifies it), so undo can take the cycle back.
-      await recordPush(session, rec.changes, plan, remote.snapshot, baseIn, { destructive: false, copies: 'safety' });
-      if (!applyPending) {
-        await store.setApplyPending(true);
-        applyPending = true;
-      }
+      // Three independent files, each needed before the first byte is sent: written side by
+      // side, so the cycle waits for the slowest, not their sum.
+      await Promise.all([
+        this.record.save(new Map([...this.unsaved, ...this.unverified])),
+        // Journaled like a push (left pending: a later read verifies it), so undo can take the cycle back.
+        recordPush(session, rec.changes, plan, remote.snapshot, baseIn, { destructive: false, copies: 'safety', durable: false }),
+        applyPending ? undefined : store.setApplyPending(true),
+      ]);
+      applyPending = true;
       // No re-check or files.history check here (push makes them): the read is the last
       // request before the write, and a save-to-live cycle stays a read and a write.
       const result = await executePlan(plan, { client, root: config.root, remote: remote.snapshot });

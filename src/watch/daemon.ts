@@ -15,11 +15,12 @@
  *   a cycle that failed after its files landed is push's own apply-pending marker.)
  */
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { FS_TIMESTAMP_SLACK_MS, WATCH_CACHE_SAVE_MS, WATCH_CHOKIDAR_LOOK_AGAIN_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import { rescanPaths, scanTree } from '../local/scan.js';
-import type { Watcher } from '../local/watcher.js';
+import { lstatOrGone, type Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
 import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
@@ -33,7 +34,7 @@ import type { Change, Conflict, Drift, Snapshot } from '../model/types.js';
 import { Backoff } from './backoff.js';
 import { classifyFailure } from './failure.js';
 import type { Batch } from './schedule.js';
-import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
+import { CycleScheduler, systemClock, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
 import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
 import { WatchStatusWriter } from './status-writer.js';
 import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
@@ -364,17 +365,19 @@ class Daemon implements WatchDaemon {
         forgetUnder(this.skipped, batch.paths);
         for (const p of scanned.skipped) this.skipped.add(p);
         warnings.push(...scanned.warnings);
+        this.lookAgainLater(batch.paths);
       }
       await this.maybeSaveCache();
       const noApply = this.opts.noApply ?? false;
       const { scoped } = this;
       const settled = this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed);
-      if ((trigger === 'change' || trigger === 'rescan') && settled && scoped.pendingVerification === 0) {
-        // Saved with the same content (editors' temp-and-rename), or a rescan (the look again
-        // once the watcher is ready, a watcher error) that found the tree as last pushed:
-        // rescans are about missed local events; remote drift is the poll's to find.
+      if ((trigger === 'change' || trigger === 'rescan') && settled) {
+        // Saved with the same content (editors' temp-and-rename, chokidar's look-again), or a
+        // rescan (the look again once the watcher is ready, a watcher error) that found the
+        // tree as last pushed: rescans are about missed local events; remote drift is the
+        // poll's to find. Writes still unverified keep their idle check.
         this.cycles++;
-        return { kind: 'done', reachedService: false };
+        return { kind: 'done', reachedService: false, ...this.verifyDelay(0) };
       }
       const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
       const guarded = this.deleteGuard();
@@ -515,6 +518,24 @@ class Daemon implements WatchDaemon {
     this.lastPushed = null;
     this.scheduler.touch(this.held);
     return true;
+  }
+
+  /**
+   * See WATCH_CHOKIDAR_LOOK_AGAIN_MS: files the cycle read that were modified within that
+   * window (chokidar may drop their next change) come back once it has passed. A file met
+   * again is older by then, so this ends after a look or two.
+   */
+  private lookAgainLater(paths: readonly string[]): void {
+    if (this.backend !== 'chokidar' || paths.length === 0 || paths.length > WATCH_STORM_PATHS) return;
+    const { root } = this.session.config;
+    const now = Date.now();
+    const young = paths.filter((p) => {
+      const st = lstatOrGone(path.join(root, p));
+      return st !== undefined && st.isFile() && now - st.mtimeMs < WATCH_CHOKIDAR_LOOK_AGAIN_MS + FS_TIMESTAMP_SLACK_MS;
+    });
+    if (young.length === 0) return;
+    const timer = (this.opts.clock ?? systemClock).setTimeout(() => this.scheduler.touch(young), WATCH_CHOKIDAR_LOOK_AGAIN_MS);
+    (timer as { unref?: () => void } | null)?.unref?.();
   }
 
   /** When writes are still unverified: the idle check, never before a retry's backoff ends. */
