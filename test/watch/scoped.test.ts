@@ -14,7 +14,7 @@ import { HostingClient } from '../../src/remote/client.js';
 import { xxh64Bytes } from '../../src/local/hash.js';
 import { deploymentStateDir } from '../../src/state/paths.js';
 import { StateStore } from '../../src/state/store.js';
-import { startWatch, type CycleEvent } from '../../src/watch/daemon.js';
+import { startWatch, type CycleEvent, type WatchDaemon } from '../../src/watch/daemon.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { converged, Recorder, WatchProcess, watchSession } from './harness.js';
 
@@ -38,6 +38,41 @@ async function bigProject(on: RunningEmulator = emu) {
 }
 
 const isCycle = (trigger: CycleEvent['trigger']) => (e: { type: string; trigger?: string }) => e.type === 'cycle' && e.trigger === trigger;
+
+/**
+ * Edits `rel` in a watch process once its watcher is ready and waits for the change cycle
+ * that writes it; returns the text written. An edit the look-again rescan took (a whole
+ * push, verified at once) is made again, so a change cycle writes it.
+ */
+async function editInChangeCycle(w: WatchProcess, root: string, rel: string, text: string): Promise<string> {
+  await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
+  await w.waitFor((e) => e.type === 'ready');
+  await writeFile(path.join(root, rel), text);
+  const cycle = await w.waitFor((e) => e.type === 'cycle' && (e.trigger === 'change' || e.trigger === 'rescan') && (e.paths as string[]).includes(rel));
+  if (cycle.trigger === 'change') return text;
+  const again = `${text.trimEnd()}, after the rescan\n`;
+  await writeFile(path.join(root, rel), again);
+  await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'change' && (e.paths as string[]).includes(rel));
+  return again;
+}
+
+/** A daemon started on `p` after a kill: runs until converged, then `check` sees its cycles before everything is closed. */
+async function restartConverged(own: RunningEmulator, p: Awaited<ReturnType<typeof bigProject>>, check: (cycles: CycleEvent[], daemon: WatchDaemon) => Promise<void>): Promise<void> {
+  const session = await watchSession(own, p.root, p.dep.id);
+  const rec = new Recorder();
+  const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+  try {
+    await converged(daemon, p.root, p.dep.volume);
+    const all = rec.cycles();
+    expect(all.flatMap((c) => c.conflicts)).toEqual([]);
+    await check(all, daemon);
+  } finally {
+    await daemon.stop();
+    await session.close();
+    await p.cleanup();
+    await own.close();
+  }
+}
 
 describe('scoped cycles', () => {
   it('a one-file edit on a tree past the index cap costs a read and a write; one idle read verifies it', async () => {
@@ -203,19 +238,9 @@ describe('scoped cycles', () => {
     const p = await bigProject(own);
     const stateDir = deploymentStateDir(p.root, own.baseUrl, p.dep.id);
     const w = new WatchProcess(own, p.root, p.dep.id, ['--no-apply']);
-    let first = 'first edit\n';
+    let first = '';
     try {
-      await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
-      await w.waitFor((e) => e.type === 'ready');
-      await writeFile(path.join(p.root, 'src/b/f5.js'), first);
-      const cycle = await w.waitFor((e) => e.type === 'cycle' && (e.trigger === 'change' || e.trigger === 'rescan') && (e.paths as string[]).includes('src/b/f5.js'));
-      if (cycle.trigger === 'rescan') {
-        // The look-again rescan once the watcher is ready took it: a whole push, verified at
-        // once, that leaves no record to test. The next edit is a change cycle.
-        first = 'first edit, after the rescan\n';
-        await writeFile(path.join(p.root, 'src/b/f5.js'), first);
-        await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'change' && (e.paths as string[]).includes('src/b/f5.js'));
-      }
+      first = await editInChangeCycle(w, p.root, 'src/b/f5.js', 'first edit\n');
       // Written, and the idle verification (1 s by default) has not run: kill now.
       w.child.kill('SIGKILL');
       await w.exited;
@@ -228,41 +253,22 @@ describe('scoped cycles', () => {
     // Edited again while no daemon runs: base (old) != local != remote (our first edit).
     await writeFile(path.join(p.root, 'src/b/f5.js'), 'second edit, while stopped\n');
 
-    const session = await watchSession(own, p.root, p.dep.id);
-    const rec = new Recorder();
-    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
-    try {
-      await converged(daemon, p.root, p.dep.volume);
-      const all = rec.cycles();
-      expect(all.flatMap((c) => c.conflicts)).toEqual([]);
+    await restartConverged(own, p, async (all) => {
       expect(all.reduce((n, c) => n + c.counts.written, 0)).toBe(1);
       expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(false);
-    } finally {
-      await daemon.stop();
-      await session.close();
-      await p.cleanup();
-      await own.close();
-    }
+    });
   });
+
   it('SIGKILL right after a verified cycle: the base on disk is state.bin plus the journal, and the restart converges with no write', async () => {
     const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000, indexMaxEntries: INDEX_CAP });
     const p = await bigProject(own);
     const stateDir = deploymentStateDir(p.root, own.baseUrl, p.dep.id);
     const rel = 'src/d/f3.js';
     const w = new WatchProcess(own, p.root, p.dep.id, ['--no-apply']);
-    let text = 'journaled edit\n';
+    let text = '';
     let binAtChange: Buffer;
     try {
-      await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
-      await w.waitFor((e) => e.type === 'ready');
-      await writeFile(path.join(p.root, rel), text);
-      let cycle = await w.waitFor((e) => e.type === 'cycle' && (e.trigger === 'change' || e.trigger === 'rescan') && (e.paths as string[]).includes(rel));
-      if (cycle.trigger === 'rescan') {
-        // Taken by the look-again rescan (a whole push): edit again for a change cycle.
-        text = 'journaled edit, after the rescan\n';
-        await writeFile(path.join(p.root, rel), text);
-        cycle = await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'change' && (e.paths as string[]).includes(rel));
-      }
+      text = await editInChangeCycle(w, p.root, rel, 'journaled edit\n');
       binAtChange = await readFile(path.join(stateDir, 'state.bin'));
       // A later read (the idle verification, or the next cycle's) verifies the write and puts
       // it into the base on disk: kill as soon as it is there.
@@ -278,24 +284,13 @@ describe('scoped cycles', () => {
     expect(existsSync(path.join(stateDir, 'state.journal'))).toBe(true);
     expect((await new StateStore(stateDir, p.dep.id).load()).base!.get(rel)).toMatchObject({ hash: await xxh64Bytes(text), size: Buffer.byteLength(text) });
 
-    const session = await watchSession(own, p.root, p.dep.id);
-    const rec = new Recorder();
-    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
-    try {
-      await converged(daemon, p.root, p.dep.volume);
-      const all = rec.cycles();
-      expect(all.flatMap((c) => c.conflicts)).toEqual([]);
+    await restartConverged(own, p, async (all, daemon) => {
       expect(all.reduce((n, c) => n + c.counts.written + c.counts.deleted, 0)).toBe(0);
       expect(all.flatMap((c) => Object.keys(c.byOperation)).filter((op) => op !== 'files.index')).toEqual([]);
       await daemon.stop();
       // A clean stop folds the journal into state.bin.
       expect(existsSync(path.join(stateDir, 'state.journal'))).toBe(false);
       expect((await new StateStore(stateDir, p.dep.id).load()).base!.get(rel)?.hash).toBe(await xxh64Bytes(text));
-    } finally {
-      await daemon.stop();
-      await session.close();
-      await p.cleanup();
-      await own.close();
-    }
+    });
   });
 });
