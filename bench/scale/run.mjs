@@ -3,7 +3,7 @@
  * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
  * named baseline measured in the same run. Prints figures, asserts nothing about speed.
  *
- *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR]
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--compare DIST]
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
@@ -16,6 +16,8 @@
  * --dir puts the tree and the emulator's volumes elsewhere than the temp folder: on a
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
  * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
+ * --compare DIST also times the status rows with another build's dist/ (an older commit's),
+ * on the same tree and deployment, so before and after come from one run.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,6 +36,7 @@ const { values: args } = parseArgs({
     dir: { type: 'string', default: os.tmpdir() },
     keep: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    compare: { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -99,9 +102,12 @@ try {
   const byOp = Object.entries(pushReq.byOperation).map(([op, n]) => `${n} ${op}`).join(', ');
   const pushRequests = `${pushReq.total} requests (${byOp})`;
 
-  const status = () => timed(process.execPath, [CLI, 'status'], { env });
+  const statusOf = (cli) => () => timed(process.execPath, [cli, 'status'], { env });
+  const status = statusOf(CLI);
+  const before = args.compare ? statusOf(path.resolve(args.compare, 'cli/main.js')) : null;
   await status(); // settles the stat cache past its racy window on a fresh tree
   const warm = await best('status (warm)', status);
+  const warmOther = before && (await before(), await best('status (warm, --compare)', before));
   const gitStatus = { name: '`git status --porcelain`', ...(await best('git status', () => git('status', '--porcelain'))) };
   const stateDir = path.join(tree, '.hostsync');
   const dropStatCache = () => {
@@ -109,6 +115,7 @@ try {
   };
   if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof']), CLI, 'status'], { env });
   const cold = await best('status (cold)', () => (dropStatCache(), status()));
+  const coldOther = before && (await best('status (cold, --compare)', () => (dropStatCache(), before())));
   await status(); // leave a warm cache behind (--keep)
   const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
 
@@ -117,6 +124,8 @@ try {
   console.log('|---|---|---|---|');
   row('`hostsync status`, no-op, warm', warm, gitStatus);
   row('`hostsync status`, cold (no stat cache)', cold, xx);
+  if (warmOther) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmOther, gitStatus);
+  if (coldOther) row(`\`hostsync status\`, cold (${args.compare})`, coldOther, xx);
   console.log(
     `| initial \`push --no-apply\` | ${f2(pushRun.wall)} s wall, ${f2(pushRun.cpu)} s CPU, ${pushRun.rssMb.toFixed(0)} MB, ${pushRequests} | tar czf + upload + decompress: ${f2(tarWall)} s wall (tar ${f2(tarRun.cpu)} s CPU), ${tarRequests} requests | ${f2(pushRun.wall / tarWall)}x wall |`,
   );
