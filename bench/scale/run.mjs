@@ -3,7 +3,7 @@
  * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
  * named baseline measured in the same run. Prints figures, asserts nothing about speed.
  *
- *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--compare DIST]
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only] [--compare DIST]
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
@@ -16,6 +16,7 @@
  * --dir puts the tree and the emulator's volumes elsewhere than the temp folder: on a
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
  * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
+ * --push-only measures the initial push row alone. Rows carry the 1-minute load average.
  * --compare DIST also times the status rows with another build's dist/ (an older commit's),
  * on the same tree and deployment, so before and after come from one run.
  */
@@ -36,6 +37,7 @@ const { values: args } = parseArgs({
     dir: { type: 'string', default: os.tmpdir() },
     keep: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    'push-only': { type: 'boolean', default: false },
     compare: { type: 'string' },
   },
 });
@@ -63,7 +65,9 @@ async function best(label, run) {
 }
 
 const sh = (script) => timed('/bin/sh', ['-c', script]);
+const gitRun = (...a) => timed('git', ['-c', 'gc.auto=0', ...a], { env: { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
 const f2 = (n) => n.toFixed(2);
+const load = () => os.loadavg()[0].toFixed(1);
 const row = (what, a, b) =>
   console.log(
     `| ${what} | ${f2(a.wall)} s wall, ${f2(a.cpu)} s CPU, ${a.rssMb.toFixed(0)} MB | ${b.name}: ${f2(b.wall)} s wall, ${f2(b.cpu)} s CPU, ${b.rssMb.toFixed(0)} MB | ${f2(a.wall / b.wall)}x wall, ${f2(a.cpu / b.cpu)}x CPU |`,
@@ -74,11 +78,10 @@ try {
   let t = performance.now();
   const made = generateTree(tree, { files: FILES, nodeModulesFiles: 0 });
   console.log(`tree: ${made.files} files in ${made.dirs} folders, ${(made.bytes / 1e6).toFixed(0)} MB, generated in ${((performance.now() - t) / 1000).toFixed(1)} s (${work})`);
-  const git = (...a) => timed('git', ['-c', 'gc.auto=0', ...a], { env: { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
   fs.writeFileSync(path.join(tree, '.gitignore'), '.hostsync/\n');
-  await git('init', '-q');
-  await git('add', '-A');
-  await git('commit', '-qm', 'tree');
+  await gitRun('init', '-q');
+  await gitRun('add', '-A');
+  await gitRun('commit', '-qm', 'tree');
 
   // Baseline for the initial push: tar czf, one upload, one decompress, into a fresh deployment.
   const other = await emu.createDeployment({ name: 'tar-baseline' });
@@ -90,6 +93,7 @@ try {
   await client.files.upload('/', [{ name: 'tree.tar.gz', localPath: archive, size: fs.statSync(archive).size }]);
   await client.files.decompress('tree.tar.gz', { removeArchive: true });
   const tarWall = (performance.now() - t) / 1000;
+  const tarLoad = load();
   const tarRequests = client.stats().total;
   await client.close();
 
@@ -101,35 +105,40 @@ try {
   const pushReq = JSON.parse(pushRun.out).requests;
   const byOp = Object.entries(pushReq.byOperation).map(([op, n]) => `${n} ${op}`).join(', ');
   const pushRequests = `${pushReq.total} requests (${byOp})`;
+  const pushLoad = load();
+  const pushRow = `| initial \`push --no-apply\` | ${f2(pushRun.wall)} s wall (load ${pushLoad}), ${f2(pushRun.cpu)} s CPU, ${pushRun.rssMb.toFixed(0)} MB, ${pushRequests} | tar czf + upload + decompress: ${f2(tarWall)} s wall (load ${tarLoad}; tar ${f2(tarRun.cpu)} s CPU, ${(fs.statSync(archive).size / 1e6).toFixed(1)} MB), ${tarRequests} requests | ${f2(pushRun.wall / tarWall)}x wall |`;
+  if (args['push-only']) console.log(`\nnode ${process.version}, ${os.cpus().length} cores\n\n| what | hostsync | baseline | ratio |\n|---|---|---|---|`);
+  else await statusRows(env);
+  console.log(pushRow);
+} finally {
+  await emu.close();
+  if (!args.keep) fs.rmSync(work, { recursive: true, force: true });
+}
 
+/** The status rows (warm and cold) against their baselines, under the table's head. */
+async function statusRows(env) {
   const statusOf = (cli) => () => timed(process.execPath, [cli, 'status'], { env });
   const status = statusOf(CLI);
   const before = args.compare ? statusOf(path.resolve(args.compare, 'cli/main.js')) : null;
   await status(); // settles the stat cache past its racy window on a fresh tree
   const warm = await best('status (warm)', status);
-  const warmOther = before && (await before(), await best('status (warm, --compare)', before));
-  const gitStatus = { name: '`git status --porcelain`', ...(await best('git status', () => git('status', '--porcelain'))) };
+  const warmBefore = before && (await before(), await best('status (warm, --compare)', before));
+  const gitStatus = { name: '`git status --porcelain`', ...(await best('git status', () => gitRun('status', '--porcelain'))) };
   const stateDir = path.join(tree, '.hostsync');
   const dropStatCache = () => {
     for (const f of fs.readdirSync(stateDir)) if (f.startsWith('statcache')) fs.rmSync(path.join(stateDir, f));
   };
   if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof']), CLI, 'status'], { env });
   const cold = await best('status (cold)', () => (dropStatCache(), status()));
-  const coldOther = before && (await best('status (cold, --compare)', () => (dropStatCache(), before())));
+  const coldBefore = before && (await best('status (cold, --compare)', () => (dropStatCache(), before())));
   await status(); // leave a warm cache behind (--keep)
   const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
 
-  console.log(`\nnode ${process.version}, ${os.cpus().length} cores, best of ${RUNS} (peak RSS: largest)\n`);
+  console.log(`\nnode ${process.version}, ${os.cpus().length} cores, best of ${RUNS} (peak RSS: largest), load ${load()}\n`);
   console.log('| what | hostsync | baseline | ratio |');
   console.log('|---|---|---|---|');
   row('`hostsync status`, no-op, warm', warm, gitStatus);
   row('`hostsync status`, cold (no stat cache)', cold, xx);
-  if (warmOther) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmOther, gitStatus);
-  if (coldOther) row(`\`hostsync status\`, cold (${args.compare})`, coldOther, xx);
-  console.log(
-    `| initial \`push --no-apply\` | ${f2(pushRun.wall)} s wall, ${f2(pushRun.cpu)} s CPU, ${pushRun.rssMb.toFixed(0)} MB, ${pushRequests} | tar czf + upload + decompress: ${f2(tarWall)} s wall (tar ${f2(tarRun.cpu)} s CPU), ${tarRequests} requests | ${f2(pushRun.wall / tarWall)}x wall |`,
-  );
-} finally {
-  await emu.close();
-  if (!args.keep) fs.rmSync(work, { recursive: true, force: true });
+  if (warmBefore) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmBefore, gitStatus);
+  if (coldBefore) row(`\`hostsync status\`, cold (${args.compare})`, coldBefore, xx);
 }

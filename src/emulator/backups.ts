@@ -15,7 +15,7 @@ import * as tar from 'tar';
 import { depRoute, type Ctx, type Route } from './context.js';
 import type { EmulatedDeployment } from './deployment.js';
 import { badRequest, conflict, notFound } from './errors.js';
-import { EMULATOR_BACKUP_KEEP, EMULATOR_SAFETY_BACKUP_MIN_GAP_MS } from './tunables.js';
+import { EMULATOR_BACKUP_ATTEMPTS, EMULATOR_BACKUP_KEEP, EMULATOR_SAFETY_BACKUP_MIN_GAP_MS } from './tunables.js';
 import { optString, optStringArray } from './validate.js';
 
 export interface BackupRecord {
@@ -42,9 +42,37 @@ interface DeploymentBackups {
   busy: Promise<unknown>;
 }
 
+/**
+ * A file that vanished, or changed size, while tar read it: the volume is live (the app
+ * and other requests write to it), so a snapshot can race a change. Nothing is wrong with
+ * the volume; the snapshot is simply taken again.
+ */
+export function isLiveChange(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EOF';
+}
+
+/** Runs `snapshot` until it does not race a change, at most `attempts` times; other errors pass at once. */
+export async function retryWhileVolumeChanges<T>(snapshot: () => Promise<T>, attempts: number): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await snapshot();
+    } catch (err) {
+      if (i >= attempts || !isLiveChange(err)) throw err;
+    }
+  }
+}
+
 async function countFiles(dir: string): Promise<number> {
   let n = 0;
-  for (const e of await readdir(dir, { withFileTypes: true })) {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isLiveChange(err)) return 0; // removed while we counted
+    throw err;
+  }
+  for (const e of entries) {
     if (e.isDirectory()) n += await countFiles(path.join(dir, e.name));
     else n += 1;
   }
@@ -120,9 +148,14 @@ export class BackupStore {
       await mkdir(dir, { recursive: true });
       const id = `bkp_${randomBytes(6).toString('hex')}`;
       const file = path.join(dir, `${id}.tar.gz`);
-      const entries = await readdir(dep.volume.root);
-      // tar refuses an empty list: an empty volume is archived as its root folder alone.
-      await tar.create({ gzip: true, file, cwd: dep.volume.root, portable: true }, entries.length ? entries : ['.']);
+      await retryWhileVolumeChanges(async () => {
+        const entries = await readdir(dep.volume.root);
+        // tar refuses an empty list: an empty volume is archived as its root folder alone.
+        await tar.create({ gzip: true, file, cwd: dep.volume.root, portable: true }, entries.length ? entries : ['.']).catch(async (err: unknown) => {
+          await rm(file, { force: true });
+          throw err;
+        });
+      }, EMULATOR_BACKUP_ATTEMPTS);
       const record: BackupRecord = { id, time: new Date().toISOString(), kind, files: await countFiles(dep.volume.root), sizeBytes: (await stat(file)).size };
       s.records.push(record);
       for (const old of s.records.splice(0, Math.max(0, s.records.length - EMULATOR_BACKUP_KEEP))) {
@@ -140,7 +173,15 @@ export class BackupStore {
     const s = await this.state(dep);
     if (Date.now() - s.lastSafetyAt < EMULATOR_SAFETY_BACKUP_MIN_GAP_MS) return;
     s.lastSafetyAt = Date.now();
-    await this.take(dep, 'safety');
+    try {
+      await this.take(dep, 'safety');
+    } catch (err) {
+      // A volume changing faster than it can be archived does not fail the caller's
+      // request: the destructive calls keep their own copies (files.history), and the
+      // next call past the gap tries again.
+      if (!isLiveChange(err)) throw err;
+      s.lastSafetyAt = 0;
+    }
   }
 
   /** Starts a restore in the background and answers at once with its operation. */

@@ -149,6 +149,12 @@ export const EMULATOR_OUTLINE_MAX_FILES = 200;
 export const EMULATOR_OUTLINE_MAX_BYTES = 1024 * 1024;
 /** Restore points kept per deployment; the oldest go first. Twenty covers a day of hourly points and the safety ones between. */
 export const EMULATOR_BACKUP_KEEP = 20;
+/**
+ * Tries at a restore point when a file vanishes or changes size while it is archived (a
+ * live volume; the app writes too). Two retries get past a burst of deletes; a volume
+ * changing without pause gets no point rather than a failed request.
+ */
+export const EMULATOR_BACKUP_ATTEMPTS = 3;
 /** A safety point before a destructive call is taken at most this often per deployment, so a push's deletes do not tar the volume each time. */
 export const EMULATOR_SAFETY_BACKUP_MIN_GAP_MS = 10 * 60_000;
 /** The automatic schedule's default period (--backup-interval changes it; 0 turns it off). */

@@ -111,10 +111,10 @@ export type Step =
 
 export interface Plan {
   steps: Step[];
-  /** Requests the plan costs (not counting index/verify/apply). */
+  /** Requests the plan costs (not counting index/verify/apply); an archive counted at the parts it needs at worst, so an upper bound. */
   requests: number;
   /** Content bytes the plan sends. */
   bytes: number;
-  /** POSTs straight to the node through signed upload URLs (one per upload or archive step); not API requests, not rate limited. */
+  /** POSTs straight to the node through signed upload URLs (one per upload step, one per archive part at worst); not API requests, not rate limited. */
   nodeRequests: number;
 }

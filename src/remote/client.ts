@@ -8,7 +8,7 @@
  * document's (hosting-api.md); types come from api-types.ts.
  */
 
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type Stats } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -66,7 +66,7 @@ import { Redactor, redactingLogger } from './redact.js';
 import { TIMEOUT_CODES, withRetry, type RetryPolicy } from './retry.js';
 import { StatsCounter, type ClientStats } from './stats.js';
 import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
-import { filesForm, streamForm, tarGzStream, type ArchiveStream, type UploadFile } from './upload.js';
+import { filesForm, streamForm, tarGzPart, tarGzStream, type ArchivePart, type ArchiveStream, type PartBudget, type UploadFile } from './upload.js';
 
 export type { ClientStats } from './stats.js';
 
@@ -84,6 +84,12 @@ export interface BudgetView {
   roomInMs(n: number): number;
 }
 export type { UploadFile } from './upload.js';
+
+/** How uploadArchive cuts an archive by compressed size: each path's lstat (in `relPaths` order) and the limit's budget. */
+export interface ArchiveCut {
+  stats: Stats[];
+  budget: PartBudget;
+}
 
 export interface ClientOptions {
   /** {base_url}; the client appends /api/v1. https://, or http:// to a loopback host only. */
@@ -189,7 +195,12 @@ export class HostingClient {
     decompress(file: string, opts?: { root?: string; removeArchive?: boolean }): Promise<DecompressResult>;
     uploadUrl(path?: string): Promise<UploadUrlResult>;
     upload(dir: string, files: UploadFile[]): Promise<void>;
-    uploadArchive(localRoot: string, relPaths: string[], remoteDir: string, archiveName: string): Promise<{ path: string; bytes: number }>;
+    /**
+     * A tar.gz of `relPaths` streamed to the node. With `cut` (each path's lstat and the
+     * limit's budget), the archive carries only the leading files that fit by compressed
+     * size; `files` says how many (all of them without `cut`).
+     */
+    uploadArchive(localRoot: string, relPaths: string[], remoteDir: string, archiveName: string, cut?: ArchiveCut): Promise<{ path: string; bytes: number; files: number }>;
   };
 
   readonly deployments: {
@@ -325,7 +336,7 @@ export class HostingClient {
         this.call<DecompressResult>(O.filesDecompress, { schema: S.DecompressResult, json: { file, root: o.root, removeArchive: o.removeArchive } }),
       uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { schema: S.UploadUrlResult, json: path === undefined ? {} : { path } }),
       upload: (dir, files) => this.upload(dir, files),
-      uploadArchive: (root, relPaths, dir, name) => this.uploadArchive(root, relPaths, dir, name),
+      uploadArchive: (root, relPaths, dir, name, cut) => this.uploadArchive(root, relPaths, dir, name, cut),
     };
     this.deployments = {
       list: (q = {}) => this.call<{ deployments: Deployment[] }>(O.deploymentsList, { schema: S.DeploymentList, query: { name: q.name } }),
@@ -574,17 +585,19 @@ export class HostingClient {
   }
 
   private async uploadArchive(
-    localRoot: string, relPaths: string[], remoteDir: string, archiveName: string,
-  ): Promise<{ path: string; bytes: number }> {
+    localRoot: string, relPaths: string[], remoteDir: string, archiveName: string, cut?: ArchiveCut,
+  ): Promise<{ path: string; bytes: number; files: number }> {
     const target = await this.files.uploadUrl(remoteDir);
-    let archive: ArchiveStream | undefined;
+    let archive: ArchiveStream | ArchivePart | undefined;
     try {
       await this.call<unknown>(OPERATIONS.filesUpload, {
         url: this.signedUrl(target.url, 'upload URL'),
         body: () => {
           // A repeat (after a 429) starts a fresh archive; the old one must close its files.
           archive?.destroy();
-          archive = tarGzStream(localRoot, relPaths);
+          archive = cut
+            ? tarGzPart(localRoot, relPaths.map((p, i) => ({ path: p, stat: cut.stats[i]! })), cut.budget)
+            : tarGzStream(localRoot, relPaths);
           return streamForm(target.field || 'files', archiveName, archive.stream, 'application/gzip');
         },
         bytesOut: () => archive?.bytes() ?? 0,
@@ -596,7 +609,8 @@ export class HostingClient {
       throw e;
     }
     const dir = remoteDir.replace(/^\/+|\/+$/g, '');
-    return { path: dir ? posix.join(dir, archiveName) : archiveName, bytes: archive?.bytes() ?? 0 };
+    const files = archive && 'files' in archive ? archive.files() : relPaths.length;
+    return { path: dir ? posix.join(dir, archiveName) : archiveName, bytes: archive?.bytes() ?? 0, files };
   }
 
   /**

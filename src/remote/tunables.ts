@@ -84,6 +84,13 @@ export const CONNECT_TIMEOUT_MS = 15_000;
 export const ARCHIVE_READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
+ * An archive part about to be flushed waits for tar to hand gzip every admitted byte; it
+ * is woken by tar's and gzip's events, and also looks again this often, so a missed
+ * event costs one poll. Near the limit a part waits this way a dozen times or so.
+ */
+export const ARCHIVE_PART_WAIT_POLL_MS = 50;
+
+/**
  * The shared budget ledger (ledger.ts). While the window is full, a reservation sleeps
  * until the next known expiry but never longer than LEDGER_MAX_SLEEP_MS, so an entry
  * freed early (a dead owner's) is noticed; when only in-flight requests of other

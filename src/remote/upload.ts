@@ -6,12 +6,13 @@
  * own multipart encoder frames both (it sends parts of unknown size chunked).
  */
 
-import { openAsBlob } from 'node:fs';
-import { basename } from 'node:path';
+import { openAsBlob, type Stats } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { constants as zlibConstants, createGzip } from 'node:zlib';
 import { FormData } from 'undici';
 import * as tar from 'tar';
-import { ARCHIVE_READ_CHUNK_BYTES } from './tunables.js';
+import { ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES } from './tunables.js';
 
 export interface UploadFile {
   /** Remote name: only the basename is used; the URL fixes the directory. */
@@ -108,6 +109,154 @@ export function tarGzStream(root: string, relPaths: string[]): ArchiveStream {
       for (const entry of live) stopEntry(entry);
       live.clear();
       pack.destroy();
+    },
+  };
+}
+
+/** One file of an archive part: its path under the root and the lstat tar uses for it, so its entry's size is known before tar reads it. */
+export interface PartFile {
+  path: string;
+  stat: Stats;
+}
+
+/**
+ * What an archive part is cut by (the sync layer's archive-bound.ts gives the numbers).
+ * `fits(flushed, tarBytes)`: whether a part whose compressed output was `flushed` bytes at
+ * its last full flush may take `tarBytes` more bytes of tar (entries; the end of the
+ * archive is the budget's to count) and still end within the limit, at worst.
+ */
+export interface PartBudget {
+  /** At most this many tar bytes for a file: header, pax records, data and padding. */
+  entryBytes(path: string, size: number): number;
+  fits(flushed: number, tarBytes: number): boolean;
+  /** The limit itself: a part that would pass it anyway is aborted before that byte is sent. */
+  maxBytes: number;
+}
+
+export interface ArchivePart extends ArchiveStream {
+  /** How many of the leading files the part carries (final once the stream ended). */
+  files(): number;
+}
+
+/**
+ * A gzip'd tar of the leading files of `files` that fit `budget` by their COMPRESSED
+ * size, as a stream: the files go in, in order, while the worst case of what is left to
+ * compress still fits after what has come out. When the worst case no longer fits, the
+ * tar and gzip streams are brought level (every admitted byte compressed, then a zlib
+ * sync flush, so the output so far is exact and complete) and the check is made again
+ * from there; when it still fails, the part ends. A compressible tree thus fills a part
+ * to near the limit, while incompressible bytes are cut by the worst case, as before.
+ *
+ * tar uses the given lstat results (`statCache`), so an entry is exactly as large as
+ * the budget counted. The first file must fit an empty part (the caller checks); gzip
+ * runs on libuv's thread pool, beside tar's reads. Same strictness as tarGzStream.
+ */
+export function tarGzPart(root: string, files: readonly PartFile[], budget: PartBudget): ArchivePart {
+  let produced = 0;
+  let admitted = 0;
+  let ended = 0;
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  const poke = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const live = new Set<tar.WriteEntry>();
+  const pack = new tar.Pack({
+    cwd: root, portable: true, noDirRecurse: true, strict: true, maxReadSize: ARCHIVE_READ_CHUNK_BYTES,
+    statCache: new Map(files.map((f) => [resolve(root, f.path), f.stat])),
+    onWriteEntry: (entry) => {
+      if (!(entry instanceof tar.WriteEntry)) return;
+      if (stopped) {
+        stopEntry(entry);
+        return;
+      }
+      live.add(entry);
+      entry.on('end', () => {
+        live.delete(entry);
+        ended++;
+        poke();
+      });
+    },
+  });
+  const gz = createGzip();
+  const out = new PassThrough({ highWaterMark: 1 << 16 });
+  const fail = (err: unknown): void => {
+    out.destroy(err instanceof Error ? err : new Error(String(err)));
+    stop();
+  };
+  // Registered before the pipe, so a chunk that would pass the limit never reaches `out`.
+  gz.on('data', (chunk: Buffer) => {
+    produced += chunk.length;
+    if (produced > budget.maxBytes) fail(new Error(`archive part passed the ${budget.maxBytes}-byte upload limit while being built: not sent`));
+  });
+  gz.on('drain', poke);
+  pack.on('error', fail);
+  gz.on('error', fail);
+  out.on('error', () => {});
+  pack.pipe(gz);
+  gz.pipe(out);
+
+  const level = (): boolean => ended === admitted && pack.bufferLength === 0;
+  const untilLevel = async (): Promise<void> => {
+    while (!stopped && !level()) {
+      await new Promise<void>((r) => {
+        wake = r;
+        // Belt and braces: a missed wake-up costs one poll, never a hang.
+        setTimeout(r, ARCHIVE_PART_WAIT_POLL_MS).unref();
+      });
+    }
+  };
+  /** Compressed bytes produced once everything given to gzip so far is out (sync flush). */
+  const flush = (): Promise<number> =>
+    new Promise((r) => gz.flush(zlibConstants.Z_SYNC_FLUSH, () => r(produced + gz.readableLength)));
+
+  const feed = async (): Promise<void> => {
+    let flushed = 0; // compressed bytes at the last full flush (the start: none)
+    let pending = 0; // tar bytes admitted since then, at most
+    for (const f of files) {
+      const more = budget.entryBytes(f.path, f.stat.isFile() ? f.stat.size : 0);
+      if (!budget.fits(flushed, pending + more) && pending > 0) {
+        await untilLevel();
+        if (stopped) return;
+        flushed = await flush();
+        pending = 0;
+      }
+      if (stopped) return;
+      if (!budget.fits(flushed, pending + more)) {
+        if (admitted === 0) {
+          fail(new Error(`${f.path} does not fit an archive part on its own`));
+          return;
+        }
+        break;
+      }
+      pack.write(f.path);
+      admitted++;
+      pending += more;
+    }
+    pack.end();
+  };
+  feed().catch(fail);
+
+  function stop(): void {
+    if (stopped) return;
+    stopped = true;
+    poke();
+    pack.unpipe(gz);
+    gz.unpipe(out);
+    gz.destroy();
+    for (const entry of live) stopEntry(entry);
+    live.clear();
+    pack.destroy();
+  }
+  return {
+    stream: out,
+    bytes: () => produced,
+    files: () => admitted,
+    destroy: () => {
+      out.destroy();
+      stop();
     },
   };
 }

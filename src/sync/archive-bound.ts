@@ -1,7 +1,8 @@
 /**
- * How large a tar.gz of some files can get, at worst: the planner keeps every streamed
- * archive under the node's upload limit by this bound (api/limits.ts), and the executor
- * builds the rest locally first to measure them. Format facts, not tunables.
+ * How large a tar.gz of some files can get, at worst. The planner estimates archive parts
+ * by it; the executor cuts the parts it streams by it, applied to what is left to
+ * compress after the output measured so far (partFits), and builds a file that cannot fit
+ * an empty part locally first to measure it. Format facts, not tunables.
  */
 import type { Entry } from '../model/types.js';
 
@@ -10,11 +11,12 @@ import type { Entry } from '../model/types.js';
  * adds a pax header block plus its records (the path and a few fields), padded to 512.
  */
 const TAR_BLOCK = 512;
-export const tarEntryBytes = (e: Entry): number => {
-  const pathBytes = Buffer.byteLength(e.path);
+export const tarEntryBytesOf = (path: string, size: number): number => {
+  const pathBytes = Buffer.byteLength(path);
   const pax = pathBytes > 100 ? TAR_BLOCK + Math.ceil((pathBytes + 64) / TAR_BLOCK) * TAR_BLOCK : 0;
-  return TAR_BLOCK + Math.ceil(e.size / TAR_BLOCK) * TAR_BLOCK + pax;
+  return TAR_BLOCK + Math.ceil(size / TAR_BLOCK) * TAR_BLOCK + pax;
 };
+export const tarEntryBytes = (e: Entry): number => tarEntryBytesOf(e.path, e.size);
 /** Two zero blocks end a tar; tar pads the whole to a 10 KiB record. */
 const TAR_RECORD = 10 * 1024;
 
@@ -29,4 +31,16 @@ export function archiveBoundOf(entryBytes: number): number {
 /** The largest a tar.gz of `files` can be. */
 export function archiveBound(files: readonly Entry[]): number {
   return archiveBoundOf(files.reduce((n, e) => n + tarEntryBytes(e), 0));
+}
+
+/**
+ * Whether an archive part whose gzip output was `flushedBytes` at its last sync flush (all
+ * input so far compressed and out, byte-aligned) stays within `limit` after `tarBytes`
+ * more tar entries and the end of the archive, at worst, with `margin` to spare. After a
+ * flush the rest is a continuation of the stream, and no continuation compresses worse
+ * than stored blocks, which the bound (made for a whole stream, header and trailer
+ * included) covers; the margin covers any doubt about that reading of zlib.
+ */
+export function partFits(limit: number, flushedBytes: number, tarBytes: number, margin: number): boolean {
+  return flushedBytes + archiveBoundOf(tarBytes) + margin <= limit;
 }

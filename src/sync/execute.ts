@@ -1,15 +1,16 @@
 import { createWriteStream } from 'node:fs';
 import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, VANISHED_CHECK_CONCURRENCY, WRITE_MANY_ATTEMPTS } from './tunables.js';
+import { ARCHIVE_PART_MARGIN_FRACTION, DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, VANISHED_CHECK_CONCURRENCY, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
-import { tarGzStream } from '../remote/upload.js';
-import { archiveBound } from './archive-bound.js';
-import { modeOf } from './plan.js';
+import { tarGzStream, type PartBudget } from '../remote/upload.js';
+import { partFits, tarEntryBytesOf } from './archive-bound.js';
+import { archivePartsAtWorst, modeOf } from './plan.js';
 import { parentDir } from '../model/paths.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
@@ -128,10 +129,11 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
     }
     await Promise.all(
       group.map(async (step) => {
+        const landed = new Set<string>();
         try {
           const recheck = !fresh;
           fresh = false;
-          await runStep(step, opts, result, { recheck, slipCheck });
+          await runStep(step, opts, result, { recheck, slipCheck, landed });
           tick('bytes' in step ? step.bytes : 0);
         } catch (err) {
           if (err instanceof OutcomeUnknownError) {
@@ -141,7 +143,8 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
           // A refused key or missing scope fails every step alike: the whole push stops with it.
           if (err instanceof ApiError && (err.status === 401 || err.status === 403)) throw err;
           const permanent = err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429;
-          for (const p of stepPaths(step)) result.failures.push({ path: p, error: message(err), permanent });
+          // An archive's earlier parts may have landed: only what did not is failed.
+          for (const p of stepPaths(step)) if (!landed.has(p)) result.failures.push({ path: p, error: message(err), permanent });
         }
       }),
     );
@@ -158,12 +161,14 @@ function writeManyOverwrites(plan: Plan, remote: Snapshot): number {
 
 /**
  * The requests executePlan's safety checks add to `plan.requests` when given a recheck and a
- * fresh read (see ExecuteOptions): a scoped index before every write step but a first one,
+ * fresh read (see ExecuteOptions), at most: a scoped index before every write step (every
+ * archive part) but a first one,
  * and a files.history per writeMany overwrite in a small plan. Scoped reads that come back
  * truncated cost more; a status estimate accepts that.
  */
-export function checkRequests(plan: Plan, remote: Snapshot): number {
-  const writes = plan.steps.filter(isWrite).length;
+export function checkRequests(plan: Plan, remote: Snapshot, uploadMaxBytes = NODE_UPLOAD_MAX_BYTES): number {
+  // An archive step re-checks before each part after its first: as many parts as it may need at worst.
+  const writes = plan.steps.reduce((n, s) => n + (s.op === 'archive' ? archivePartsAtWorst(s.files, uploadMaxBytes) : isWrite(s) ? 1 : 0), 0);
   const rechecks = writes - (plan.steps[0] && isWrite(plan.steps[0]) ? 1 : 0);
   const overwrites = writeManyOverwrites(plan, remote);
   return rechecks + (overwrites <= SLIP_CHECK_MAX_FILES ? overwrites : 0);
@@ -212,7 +217,7 @@ function stepPaths(step: Step): string[] {
   }
 }
 
-async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, checks: { recheck: boolean; slipCheck: boolean }): Promise<void> {
+async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, checks: { recheck: boolean; slipCheck: boolean; landed: Set<string> }): Promise<void> {
   const { client, root } = opts;
   if (checks.recheck && (step.op === 'writeMany' || step.op === 'upload' || step.op === 'archive')) {
     const files = await withoutRemoteEdits(step.files, opts, result);
@@ -255,26 +260,62 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
       result.written += sent.length;
       return;
     }
-    case 'archive': {
-      const limit = opts.uploadMaxBytes ?? NODE_UPLOAD_MAX_BYTES;
-      let uploaded = null as { path: string } | null;
-      const sent = await sendPresent(step.files, opts, result, async (present) => {
-        uploaded = archiveBound(present) <= limit
-          ? await client.files.uploadArchive(root, present.map((f) => f.path), '', archiveName())
-          : await uploadMeasured(present, opts, result, limit);
-      });
-      if (!uploaded) return;
-      try {
-        await client.files.decompress(uploaded.path, { removeArchive: true });
-      } catch (err) {
-        // A refused decompress leaves our archive behind: remove it (an unknown outcome
-        // leaves it to the re-read, which finds it by name).
-        if (!(err instanceof OutcomeUnknownError)) await client.files.delete([uploaded.path]).catch(() => undefined);
-        throw err;
-      }
-      result.written += sent.length;
+    case 'archive':
+      await sendArchive(step.files, opts, result, checks.landed);
       return;
+  }
+}
+
+/**
+ * An archive step: its files (in order) as consecutive tar.gz parts, each cut by its
+ * compressed size within the node's upload limit (uploadArchive with a budget), each
+ * uploaded and then decompressed. Before every part but the first the rest is re-checked
+ * (the first one runStep checked, or needed not): a later part lands minutes after the
+ * plan's read on a large tree. A file that cannot fit an empty part even at the bound's
+ * worst is measured before it is sent (uploadMeasured). Landed paths go to `landed`.
+ */
+async function sendArchive(files: Entry[], opts: ExecuteOptions, result: ExecResult, landed: Set<string>): Promise<void> {
+  const limit = opts.uploadMaxBytes ?? NODE_UPLOAD_MAX_BYTES;
+  const budget: PartBudget = {
+    maxBytes: limit,
+    entryBytes: tarEntryBytesOf,
+    fits: (flushed, tarBytes) => partFits(limit, flushed, tarBytes, Math.ceil(limit * ARCHIVE_PART_MARGIN_FRACTION)),
+  };
+  let rest = files;
+  for (let part = 0; rest.length > 0; part++) {
+    if (part > 0) {
+      rest = await withoutRemoteEdits(rest, opts, result);
+      if (rest.length === 0) return;
     }
+    let carried: Entry[] = [];
+    let uploaded = null as { path: string } | null;
+    const present = await sendPresent(rest, opts, result, async (present, stats) => {
+      const head = present[0]!;
+      const headStat = stats.get(head.path);
+      if (!headStat || !budget.fits(0, budget.entryBytes(head.path, headStat.isFile() ? headStat.size : 0))) {
+        carried = [head];
+        uploaded = await uploadMeasured([head], opts, result, limit);
+        return;
+      }
+      const res = await opts.client.files.uploadArchive(opts.root, present.map((f) => f.path), '', archiveName(), {
+        stats: present.map((f) => stats.get(f.path)!),
+        budget,
+      });
+      carried = present.slice(0, res.files);
+      uploaded = { path: res.path };
+    });
+    rest = present.slice(carried.length);
+    if (!uploaded) continue; // measured and sent otherwise, or failed: uploadMeasured reported it
+    try {
+      await opts.client.files.decompress((uploaded as { path: string }).path, { removeArchive: true });
+    } catch (err) {
+      // A refused decompress leaves our archive behind: remove it (an unknown outcome
+      // leaves it to the re-read, which finds it by name).
+      if (!(err instanceof OutcomeUnknownError)) await opts.client.files.delete([(uploaded as { path: string }).path]).catch(() => undefined);
+      throw err;
+    }
+    result.written += carried.length;
+    for (const f of carried) landed.add(f.path);
   }
 }
 
@@ -379,11 +420,15 @@ async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: Exec
   }
 }
 
-/** The files still there locally; the others go to `result.vanished` (a folder removed, or replaced by a file). */
-async function dropVanished(files: Entry[], root: string, result: ExecResult): Promise<Entry[]> {
+/**
+ * The files still there locally; the others go to `result.vanished` (a folder removed, or
+ * replaced by a file). `stats` receives each present file's lstat.
+ */
+async function dropVanished(files: Entry[], root: string, result: ExecResult, stats?: Map<string, Stats>): Promise<Entry[]> {
   const gone = async (f: Entry): Promise<boolean> => {
     try {
-      await lstat(localPath(root, f.path));
+      const st = await lstat(localPath(root, f.path));
+      stats?.set(f.path, st);
       return false;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -409,14 +454,18 @@ async function dropVanished(files: Entry[], root: string, result: ExecResult): P
  * has not run; a partial archive is a leftover the verifying read removes), and of a broken
  * plain upload only parts of our own files, which the resend writes again.
  */
-async function sendPresent(files: Entry[], opts: ExecuteOptions, result: ExecResult, send: (present: Entry[]) => Promise<void>): Promise<Entry[]> {
-  let present = await dropVanished(files, opts.root, result);
+async function sendPresent(
+  files: Entry[], opts: ExecuteOptions, result: ExecResult, send: (present: Entry[], stats: Map<string, Stats>) => Promise<void>,
+): Promise<Entry[]> {
+  let stats = new Map<string, Stats>();
+  let present = await dropVanished(files, opts.root, result, stats);
   for (let attempt = 1; present.length > 0; attempt++) {
     try {
-      await send(present);
+      await send(present, stats);
       return present;
     } catch (err) {
-      const still = await dropVanished(present, opts.root, result);
+      stats = new Map();
+      const still = await dropVanished(present, opts.root, result, stats);
       if (still.length === present.length || attempt >= TRANSFER_VANISHED_ATTEMPTS) throw err;
       present = still;
     }

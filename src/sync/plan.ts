@@ -15,9 +15,11 @@
  *   (files.uploadUrl is per directory: one API request, then one POST to the node);
  * - archive: a tar.gz through uploadUrl + decompress (2 API requests) carrying every file
  *   to write, and their executable bits (tar keeps mode), when at least ARCHIVE_MIN_FILES
- *   files travel and it is cheaper. One archive, unless it could grow past the node's
- *   upload limit (`uploadMaxBytes`, a per-part cap): then several, each within it by
- *   archiveBound, with a file too large for that alone in its own.
+ *   files travel and it is cheaper. One archive step; the executor cuts it into parts
+ *   by their compressed size, each within the node's upload limit (`uploadMaxBytes`, a
+ *   per-part cap). A compressed size cannot be known here, so the step is costed at the
+ *   parts it needs at worst (nothing compresses; archivePartsAtWorst): the plan's figures
+ *   are upper bounds. A file too large to fit an empty part even so goes alone in its own.
  * - a file over the upload limit cannot be uploaded as it is: it travels alone in an
  *   archive, the one fallback the API allows (the executor compresses it first and sends
  *   it only when the tar.gz fits).
@@ -37,7 +39,7 @@
  */
 import { ARCHIVE_MIN_FILES, MASS_DELETE_FRACTION, MASS_DELETE_MIN_FILES, REQUEST_COST_BYTES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from './tunables.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
-import { archiveBoundOf, tarEntryBytes } from './archive-bound.js';
+import { archiveBound, archiveBoundOf, tarEntryBytes } from './archive-bound.js';
 import { baseName, comparePaths, parentDir } from '../model/paths.js';
 import type { Change, Entry, Plan, Snapshot, Step } from '../model/types.js';
 
@@ -170,14 +172,14 @@ function buildPlan(changes: Change[], remote: Snapshot, layout: Layout, uploadMa
       wantMode(w.path, w.entry.executable, landsPlain ? false : (remote.get(w.path)?.executable ?? false));
     }
   } else if (archived.length > 0) {
-    for (const files of archiveParts(archived.map((c) => c.entry), uploadMaxBytes)) steps.push({ op: 'archive', files, bytes: sumSizes(files) });
+    for (const files of archiveSteps(archived.map((c) => c.entry), uploadMaxBytes)) steps.push({ op: 'archive', files, bytes: sumSizes(files) });
   }
   if (layout !== 'archive+chmod') for (const c of chmods) modes.set(c.path, c.executable ? EXECUTABLE_MODE : REGULAR_MODE);
 
   for (const path of [...modes.keys()].sort(comparePaths)) {
     steps.push({ op: 'chmod', path, mode: modes.get(path) as string });
   }
-  return summarise(steps);
+  return summarise(steps, uploadMaxBytes);
 }
 
 /** Renames that keep their file name and share a target directory with another such rename. */
@@ -218,25 +220,32 @@ function renameSteps(renames: Rename[]): Step[] {
 }
 
 /**
- * Files (in path order) cut into consecutive archives that each stay within the upload
- * limit at worst (archiveBound). A file that cannot alone goes in an archive of its own:
- * the executor measures it before sending.
+ * Files (in path order) as archive steps: one for every file that fits an archive part on
+ * its own at worst, cut by compressed size when it runs, then one per file that does not
+ * (the executor measures it before sending).
  */
-function archiveParts(files: Entry[], uploadMaxBytes: number): Entry[][] {
-  const parts: Entry[][] = [];
-  let current: Entry[] = [];
+function archiveSteps(files: Entry[], uploadMaxBytes: number): Entry[][] {
+  const alone = (f: Entry): boolean => archiveBound([f]) > uploadMaxBytes;
+  const together = files.filter((f) => !alone(f));
+  return [...(together.length > 0 ? [together] : []), ...files.filter(alone).map((f) => [f])];
+}
+
+/**
+ * The archive parts `files` (in order) need when nothing compresses: consecutive parts
+ * each within the limit by archiveBound, a file that cannot alone counting as one part.
+ * The executor cuts by the real compressed size, so it never needs more.
+ */
+export function archivePartsAtWorst(files: readonly Entry[], uploadMaxBytes = NODE_UPLOAD_MAX_BYTES): number {
+  let parts = 0;
   let entryBytes = 0;
   for (const f of files) {
     const more = tarEntryBytes(f);
-    if (current.length > 0 && archiveBoundOf(entryBytes + more) > uploadMaxBytes) {
-      parts.push(current);
-      current = [];
+    if (parts === 0 || archiveBoundOf(entryBytes + more) > uploadMaxBytes) {
+      parts++;
       entryBytes = 0;
     }
-    current.push(f);
     entryBytes += more;
   }
-  if (current.length > 0) parts.push(current);
   return parts;
 }
 
@@ -284,19 +293,27 @@ function writeSteps(entries: Entry[], uploadMaxBytes: number): Step[] {
   return steps;
 }
 
-/** API requests per step: uploadUrl for an upload; uploadUrl + decompress for an archive; one call otherwise. */
-function stepRequests(step: Step): number {
-  return step.op === 'archive' ? 2 : 1;
+/**
+ * API requests per step: uploadUrl for an upload; uploadUrl + decompress per archive part
+ * (at worst); one call otherwise. Node requests: one per upload, one per archive part.
+ */
+function stepRequests(step: Step, uploadMaxBytes: number): { api: number; node: number } {
+  if (step.op === 'archive') {
+    const parts = archivePartsAtWorst(step.files, uploadMaxBytes);
+    return { api: 2 * parts, node: parts };
+  }
+  return { api: 1, node: step.op === 'upload' ? 1 : 0 };
 }
 
-function summarise(steps: Step[]): Plan {
+function summarise(steps: Step[], uploadMaxBytes: number): Plan {
   let requests = 0;
   let bytes = 0;
   let nodeRequests = 0;
   for (const s of steps) {
-    requests += stepRequests(s);
+    const r = stepRequests(s, uploadMaxBytes);
+    requests += r.api;
+    nodeRequests += r.node;
     if (s.op === 'writeMany' || s.op === 'upload' || s.op === 'archive') bytes += s.bytes;
-    if (s.op === 'upload' || s.op === 'archive') nodeRequests += 1;
   }
   return { steps, requests, bytes, nodeRequests };
 }

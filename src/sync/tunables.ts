@@ -20,6 +20,14 @@ export const INDEX_HASH_MAX_BYTES = 256 * 1024 * 1024;
 export const ARCHIVE_MIN_FILES = 50;
 
 /**
+ * An archive part is closed this far below the node's upload limit, at worst. The bound
+ * it is cut by (archive-bound.ts partFits) is zlib's own for a whole stream; 1% of the
+ * 100 MB limit covers any continuation overhead past a sync flush many times over, at the
+ * cost of parts 1% smaller. (Tests with a small limit pass their own.)
+ */
+export const ARCHIVE_PART_MARGIN_FRACTION = 0.01;
+
+/**
  * Sends of one upload or archive step when files vanish locally while it streams (each
  * failed send is resent without them). A tree being deleted under a push settles in one or
  * two resends; past that the step fails like any other, rather than re-uploading forever.

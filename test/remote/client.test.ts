@@ -409,7 +409,7 @@ describe('transfers', () => {
     expect(up.headers['transfer-encoding']).toBe('chunked');
     const [part] = await multipartParts(up.raw, up.headers);
     expect(part!.filename).toBe('push-1.tar.gz');
-    expect(res).toEqual({ path: 'push-1.tar.gz', bytes: part!.data.length });
+    expect(res).toEqual({ path: 'push-1.tar.gz', bytes: part!.data.length, files: 2 });
     const entries: Record<string, { mode: number; body: string }> = {};
     await new Promise<void>((resolve, reject) => {
       const parser = tar.list({
