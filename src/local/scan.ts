@@ -88,7 +88,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     const s = same!;
     same = null;
     let i = 0;
-    for (const e of (opts.expect as LazySnapshot).unmade()) {
+    for (const e of s.expected()) {
       if (i === s.cursor.met) break;
       snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: s.flags.at(i++) });
     }
@@ -137,7 +137,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const npmrcEntries = npmrcs.map((f) => snapshot.get(f.rel) ?? null);
   withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
   npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
-  const result = same !== null ? sameAsExpected(opts.expect as LazySnapshot, same.flags.view()) : snapshot;
+  const result = same !== null ? sameAsExpected(opts.expect as LazySnapshot, same.expected, same.flags.view()) : snapshot;
   if (cache) {
     cache.retain((rel) => result.has(rel), { order: () => result.keys(), hits: cached });
     // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
@@ -172,19 +172,20 @@ class TextFlags {
 }
 
 /** scanTree's check against ScanOptions.expect, when it can be made without making entries. */
-function expectedTree(opts: ScanOptions): { cursor: ExpectedCursor; flags: TextFlags } | null {
+function expectedTree(opts: ScanOptions): { cursor: ExpectedCursor; expected: () => Iterable<Entry>; flags: TextFlags } | null {
   const { expect, cache } = opts;
   if (!(expect instanceof LazySnapshot) || !expect.lazy || expect.cursor === null || cache === undefined || !cache.onlyLoaded) return null;
-  return { cursor: expect.cursor(), flags: new TextFlags() };
+  // The entries as the cursor reads them, whatever happens to `expect` later.
+  return { cursor: expect.cursor(), expected: expect.entriesNow(), flags: new TextFlags() };
 }
 
-/** The local tree when it is exactly `expected`: its entries (with `text`) made when first read. */
-function sameAsExpected(expected: LazySnapshot, text: Uint8Array): LazySnapshot {
-  const local = new LazySnapshot(expected.size, function* () {
+/** The local tree when it is exactly `expect`: its entries (with `text`) made when first read. */
+function sameAsExpected(expect: LazySnapshot, expected: () => Iterable<Entry>, text: Uint8Array): LazySnapshot {
+  const local = new LazySnapshot(expect.size, function* () {
     let i = 0;
-    for (const e of expected.unmade()) yield { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: text[i++] === 1 };
+    for (const e of expected()) yield { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: text[i++] === 1 };
   });
-  local.markEqual(expected);
+  local.markEqual(expect);
   return local;
 }
 

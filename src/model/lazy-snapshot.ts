@@ -60,11 +60,15 @@ export class LazySnapshot extends Map<string, Entry> {
     return this;
   }
 
-  /** The entries, in order, without making them part of this snapshot (a fresh pass over the source while unmade). */
-  *unmade(): IterableIterator<Entry> {
+  /**
+   * The entries as they are now, in order, to read later without making them part of this
+   * snapshot: the source itself while unmade (it reads what cannot change), else a copy.
+   */
+  entriesNow(): () => Iterable<Entry> {
     const source = this.source;
-    if (source !== null) yield* source();
-    else yield* super.values();
+    if (source !== null) return source;
+    const values = [...super.values()];
+    return () => values;
   }
 
   /** Records that this snapshot's entries equal `other`'s, as they are now (see knownEqual). */

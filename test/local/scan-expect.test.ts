@@ -76,6 +76,14 @@ describe('scanTree against an expected tree (ScanOptions.expect)', () => {
     expect([...local.keys()]).toEqual([...plain.keys()]);
   });
 
+  it('the local tree so found keeps its entries when the base is changed afterwards', async () => {
+    const { base, plain } = await synced();
+    const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    base.delete('a.txt');
+    expect(knownEqual(scan.snapshot, base)).toBe(false);
+    expect(new Map(scan.snapshot)).toEqual(plain);
+  });
+
   const changes: [string, () => Promise<void>, ((base: Snapshot) => void)?][] = [
     ['a file changed', async () => { await writeFile(path.join(root, 'b/c.txt'), 'changed'); await settle('b/c.txt'); }],
     ['a file added', async () => { await writeFile(path.join(root, 'b/d/f.txt'), 'new'); await settle('b/d/f.txt'); }],

@@ -71,11 +71,15 @@ describe('LazySnapshot', () => {
     expect(new Map(filled)).toEqual(new Map(snap));
   });
 
-  it('unmade() reads the entries without making them part of the snapshot', () => {
+  it('entriesNow() reads the entries as they are now, without making them part of the snapshot', () => {
     const { snap } = lazy([e('a'), e('b')]);
-    expect([...snap.unmade()].map((x) => x.path)).toEqual(['a', 'b']);
+    const unmade = snap.entriesNow();
+    expect([...unmade()].map((x) => x.path)).toEqual(['a', 'b']);
     expect(snap.lazy).toBe(true);
     snap.fill();
-    expect([...snap.unmade()].map((x) => x.path)).toEqual(['a', 'b']);
+    const made = snap.entriesNow();
+    snap.delete('a');
+    expect([...made()].map((x) => x.path)).toEqual(['a', 'b']);
+    expect([...unmade()].map((x) => x.path)).toEqual(['a', 'b']);
   });
 });
