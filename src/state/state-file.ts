@@ -32,6 +32,8 @@ const entryBytes = (noHash: boolean): number => (noHash ? 8 : 16);
 interface Header {
   deploymentId: string;
   savedAt: string;
+  /** Names this file: the base journal (base-journal.ts) applies only to the state.bin of its generation. */
+  generation?: string;
   base: boolean;
   remote: { digest: string; requestKey: string; symlinks: string[]; leftovers: string[] } | null;
 }
@@ -48,11 +50,12 @@ function readEntry(r: PackedReader, p: string, noHash: boolean, executable: bool
   return { path: p, hash, size: r.f64(), executable };
 }
 
-export async function encodeState(deploymentId: string, state: Pick<SyncState, 'base' | 'remote'>): Promise<Buffer> {
+export async function encodeState(deploymentId: string, state: Pick<SyncState, 'base' | 'remote'>, generation: string): Promise<Buffer> {
   const { base, remote } = state;
   const header: Header = {
     deploymentId,
     savedAt: new Date().toISOString(),
+    generation,
     base: base !== null,
     remote: remote ? { digest: remote.digest, requestKey: remote.requestKey, symlinks: remote.symlinks, leftovers: remote.leftovers } : null,
   };
@@ -128,12 +131,15 @@ function checkRecords(r: PackedReader, n: number): Census | null {
   return r.done ? census : null;
 }
 
+/** A state.bin written by a release before the journal has no generation: its save time names it. */
+const generationOf = (h: Header): string => h.generation ?? `saved ${h.savedAt}`;
+
 /**
  * The state in `raw`, or null when it is not an intact state of this deployment and version.
  * Base and remote are LazySnapshots over `raw`; the remote is marked equal to the base when
  * every record says so.
  */
-export async function decodeState(raw: Buffer, deploymentId: string): Promise<Pick<SyncState, 'base' | 'remote'> | null> {
+export async function decodeState(raw: Buffer, deploymentId: string): Promise<(Pick<SyncState, 'base' | 'remote'> & { generation: string }) | null> {
   const r = await PackedReader.open(raw, MAGIC, VERSION);
   if (r === null) return null;
   const header = JSON.parse(r.str()) as Header;
@@ -186,6 +192,7 @@ export async function decodeState(raw: Buffer, deploymentId: string): Promise<Pi
     if (base && census.remoteIsBase) remote.markEqual(base);
   }
   return {
+    generation: generationOf(header),
     base,
     remote: h && remote ? { digest: h.digest, requestKey: h.requestKey, snapshot: remote, symlinks, leftovers } : null,
   };
