@@ -312,8 +312,11 @@ describe('drift polls on a tree past the index cap', () => {
     const { root, cleanup, dep } = await bigProject(emu);
     const stateDir = deploymentStateDir(root, emu.baseUrl, dep.id);
     const tunables = { pollMs: 60, verifyIdleMs: 30 };
+    // Polls every 60 ms: on a slow run they would fill the client's 120 a minute and wait out
+    // the window; this test counts requests, it does not measure the budget.
+    const client = { rateLimit: { requests: 1_000_000, windowMs: 60_000, userRequests: 1_000_000 } };
 
-    const session = await watchSession(emu, root, dep.id);
+    const session = await watchSession(emu, root, dep.id, client);
     const rec = new Recorder();
     const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent, tunables });
     try {
@@ -358,7 +361,7 @@ describe('drift polls on a tree past the index cap', () => {
     // read of its own path (2 requests), and the polls find the remote edit.
     await writeFile(path.join(root, 'src/d/f4.js'), 'export const v = "edited while stopped";\n');
     await writeFile(path.join(dep.volume, 'src/b/f0.js'), 'theirs, while stopped\n');
-    const again = await watchSession(emu, root, dep.id);
+    const again = await watchSession(emu, root, dep.id, client);
     const rec2 = new Recorder();
     const d2 = await startWatch(again, { noApply: true, onEvent: rec2.onEvent, tunables });
     try {
