@@ -13,6 +13,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { entriesEqual } from '../model/snapshot.js';
+import { countBelow } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
@@ -123,13 +125,22 @@ const isNpmrc = (rel: string): boolean => rel === NPMRC || rel.endsWith(`/${NPMR
  * dropped. A path lstat cannot answer for (EACCES, EIO) is listed in `skipped` with a
  * warning, never thrown. Returns the whole updated snapshot; `previous` is not modified.
  */
-export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched: readonly string[]): Promise<ScanResult> {
+export async function rescanPaths(
+  opts: ScanOptions, previous: Snapshot, touched: readonly string[], how: { inPlace?: boolean } = {},
+): Promise<ScanResult & { changed: Map<string, Entry | undefined> }> {
   const t0 = performance.now();
   const root = path.resolve(opts.root);
   const { matcher, cache } = opts;
   // Files another matcher keeps may be recorded below: the cache no longer knows one key for all.
   if (cache && (matcher.key === undefined || cache.keptBy !== matcher.key)) cache.markKept(undefined);
-  const next: Snapshot = new Map(previous);
+  // In place (watch mode's own snapshot): no copy of the whole tree per batch.
+  const next: Snapshot = how.inPlace ? previous : new Map(previous);
+  /** What each path this call removed or set held before (undefined: absent). */
+  const before = new Map<string, Entry | undefined>();
+  const forget = (rel: string): boolean => {
+    if (!before.has(rel)) before.set(rel, next.get(rel));
+    return next.delete(rel);
+  };
   const warnings: string[] = [];
   const skipped: string[] = [];
   const files: WalkedFile[] = [];
@@ -180,8 +191,8 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
       staleDirs.add('');
     } else {
       // A path that was not a file may have been a directory: drop what it held.
-      if (!previous.has(rel)) staleDirs.add(rel);
-      if (next.delete(rel)) removed.push(rel);
+      if (!next.has(rel)) staleDirs.add(rel);
+      if (forget(rel)) removed.push(rel);
       const slash = rel.lastIndexOf('/');
       if (!realDir(slash === -1 ? '' : rel.slice(0, slash))) continue;
     }
@@ -213,22 +224,32 @@ export async function rescanPaths(opts: ScanOptions, previous: Snapshot, touched
     }
   }
 
+  // Only folders with something beneath them need the pass over the tree (a snapshot that
+  // cannot say how much lies beneath a path is passed over whenever one is stale).
+  for (const d of staleDirs) if (countBelow(next, d) === 0) staleDirs.delete(d);
   if (staleDirs.size > 0) {
     for (const rel of next.keys()) {
       if (underAny(rel, staleDirs)) {
-        next.delete(rel);
+        forget(rel);
         removed.push(rel);
       }
     }
   }
 
   const resolved = await resolveEntries(files, opts);
-  for (const e of resolved.entries) if (e !== null) next.set(e.path, e);
+  for (const e of resolved.entries) {
+    if (e === null) continue;
+    if (!before.has(e.path)) before.set(e.path, next.get(e.path));
+    next.set(e.path, e);
+  }
+  const changed = new Map<string, Entry | undefined>();
+  for (const [p, was] of before) if (!entriesEqual(was, next.get(p))) changed.set(p, was);
   // After re-adding: a file that is still there keeps its cache entry (a re-walked
   // directory after a branch switch is mostly unchanged files).
   if (cache) for (const rel of removed) if (!next.has(rel)) cache.delete(rel);
   return {
     snapshot: next,
+    changed,
     warnings: [...warnings, ...resolved.warnings],
     skipped: [...skipped, ...resolved.skipped],
     stats: { files: next.size, hashed: resolved.hashed, cached: resolved.cached, dirs, ms: performance.now() - t0 },

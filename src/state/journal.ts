@@ -5,11 +5,14 @@
  * finished stays `pending`: undo treats each of its paths by what the remote holds
  * (before: nothing to do, after: undo it, anything else: refused).
  *
- * Invariant: written (fsync + rename) before the first remote change of its push.
+ * Invariant: written (fsync + rename) before the first remote change of its push. A watch
+ * cycle's journal skips the fsync (`durable: false`): it rides on the save-to-live path of
+ * every save, and what an OS crash could cost is undo of that one cycle (files.history
+ * still holds what it replaced); a killed process loses nothing (the page cache outlives it).
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../local/atomic-write.js';
+import { writeFileAtomic, type AtomicWriteOptions } from '../local/atomic-write.js';
 import type { Entry } from '../model/types.js';
 import { JOURNAL_KEEP } from './tunables.js';
 
@@ -65,15 +68,15 @@ export class JournalStore {
   }
 
   /** Writes a new pending journal; returns it and the journals pruned to make room (their archives may go). */
-  async begin(records: JournalRecord[], archives: JournalArchive[], startedAt: Date): Promise<{ journal: Journal; pruned: Journal[] }> {
+  async begin(records: JournalRecord[], archives: JournalArchive[], startedAt: Date, opts: AtomicWriteOptions = {}): Promise<{ journal: Journal; pruned: Journal[] }> {
     const journal: Journal = { id: this.newId(), startedAt: startedAt.toISOString(), finishedAt: null, undoneAt: null, state: 'pending', records, archives };
-    await this.write(journal);
+    await this.write(journal, opts);
     return { journal, pruned: await this.prune() };
   }
 
-  async write(j: Journal): Promise<void> {
+  async write(j: Journal, opts: AtomicWriteOptions = {}): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    await writeFileAtomic(this.file(j.id), JSON.stringify({ version: VERSION, ...j }));
+    await writeFileAtomic(this.file(j.id), JSON.stringify({ version: VERSION, ...j }), opts);
   }
 
   /** Newest first. Unreadable files are skipped: a journal is a help, never a reason to fail. */

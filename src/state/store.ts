@@ -1,9 +1,11 @@
 import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Entry, Snapshot } from '../model/types.js';
 import { writeFileAtomic } from '../local/atomic-write.js';
 import { PackedReader, PackedWriter } from '../local/packed-file.js';
 import { comparePaths } from '../model/paths.js';
+import { BaseJournal } from './base-journal.js';
 
 /**
  * What hostsync remembers per deployment, in `.hostsync/<deployment>/state.bin`:
@@ -59,6 +61,8 @@ const REMOTE_NO_HASH = 64;
 interface Header {
   deploymentId: string;
   savedAt: string;
+  /** Names this file: the base journal (base-journal.ts) applies only to the state.bin of its generation. */
+  generation?: string;
   base: boolean;
   remote: { digest: string; requestKey: string; symlinks: string[]; leftovers: string[] } | null;
 }
@@ -75,11 +79,12 @@ function readEntry(r: PackedReader, p: string, noHash: boolean, executable: bool
   return { path: p, hash, size: r.f64(), executable };
 }
 
-async function encode(deploymentId: string, state: Pick<SyncState, 'base' | 'remote'>): Promise<Buffer> {
+async function encode(deploymentId: string, state: Pick<SyncState, 'base' | 'remote'>, generation: string): Promise<Buffer> {
   const { base, remote } = state;
   const header: Header = {
     deploymentId,
     savedAt: new Date().toISOString(),
+    generation,
     base: base !== null,
     remote: remote ? { digest: remote.digest, requestKey: remote.requestKey, symlinks: remote.symlinks, leftovers: remote.leftovers } : null,
   };
@@ -104,8 +109,11 @@ async function encode(deploymentId: string, state: Pick<SyncState, 'base' | 'rem
   return w.finish(MAGIC, VERSION);
 }
 
+/** A state.bin written by a release before the journal has no generation: its save time names it. */
+const generationOf = (h: Header): string => h.generation ?? `saved ${h.savedAt}`;
+
 /** The state in `raw`, or null when it is not an intact state of this deployment and version. */
-async function decode(raw: Buffer, deploymentId: string): Promise<Pick<SyncState, 'base' | 'remote'> | null> {
+async function decode(raw: Buffer, deploymentId: string): Promise<(Pick<SyncState, 'base' | 'remote'> & { generation: string }) | null> {
   const r = await PackedReader.open(raw, MAGIC, VERSION);
   if (r === null) return null;
   const header = JSON.parse(r.str()) as Header;
@@ -130,6 +138,7 @@ async function decode(raw: Buffer, deploymentId: string): Promise<Pick<SyncState
   if (!r.done) return null;
   const h = header.remote;
   return {
+    generation: generationOf(header),
     base,
     remote: h && remote ? { digest: h.digest, requestKey: h.requestKey, snapshot: remote, symlinks: strings(h.symlinks), leftovers: strings(h.leftovers) } : null,
   };
@@ -151,10 +160,15 @@ function strings(v: unknown): string[] {
 }
 
 export class StateStore {
+  /** Base changes since state.bin was written (watch cycles append there; load replays it). */
+  readonly journal: BaseJournal;
+
   constructor(
     readonly dir: string,
     readonly deploymentId: string,
-  ) {}
+  ) {
+    this.journal = new BaseJournal(path.join(dir, 'state.journal'), deploymentId);
+  }
 
   get file(): string {
     return path.join(this.dir, 'state.bin');
@@ -188,15 +202,20 @@ export class StateStore {
    * A watch cycle loads the state each time; re-parsing megabytes of JSON when the file
    * is still the one we wrote is waste. Another process writing it changes mtime/size.
    */
-  private memo: { key: string; base: Snapshot | null; remote: RemoteCache | null } | null = null;
+  private memo: { key: string; base: Snapshot | null; remote: RemoteCache | null; generation: string | null } | null = null;
 
+  /** state.bin's and the journal's identities: either one changing means another process wrote. */
   private async fileKey(): Promise<string | null> {
-    try {
-      const st = await stat(this.file, { bigint: true });
-      return `${st.ino}:${st.size}:${st.mtimeNs}`;
-    } catch {
-      return null;
-    }
+    const id = async (file: string): Promise<string | null> => {
+      try {
+        const st = await stat(file, { bigint: true });
+        return `${st.ino}:${st.size}:${st.mtimeNs}`;
+      } catch {
+        return null;
+      }
+    };
+    const [bin, journal] = await Promise.all([id(this.file), id(this.journal.file)]);
+    return bin === null ? null : `${bin}/${journal ?? '-'}`;
   }
 
   async load(): Promise<SyncState> {
@@ -204,41 +223,77 @@ export class StateStore {
     if (key !== null && this.memo?.key === key) {
       return { base: this.memo.base, remote: this.memo.remote, applyPending: await this.applyPending() };
     }
-    const state = await this.parse();
-    if (key !== null) this.memo = { key, base: state.base, remote: state.remote };
+    const { generation, ...state } = await this.parse();
+    if (key !== null) this.memo = { key, base: state.base, remote: state.remote, generation };
     return state;
   }
 
-  private async parse(): Promise<SyncState> {
+  private async parse(): Promise<SyncState & { generation: string | null }> {
     const applyPending = await this.applyPending();
+    const empty = { ...EMPTY, applyPending, generation: null };
     let raw: Buffer;
     try {
       raw = await readFile(this.file);
     } catch {
-      return { ...EMPTY, applyPending };
+      return empty;
     }
     try {
       const state = await decode(raw, this.deploymentId);
-      return state ? { ...state, applyPending } : { ...EMPTY, applyPending };
+      if (state === null) return empty;
+      const journal = state.base === null ? null : await this.journal.load(state.generation);
+      if (journal !== null && state.base !== null) applyDelta(state.base, journal.delta);
+      return { ...state, applyPending };
     } catch {
-      return { ...EMPTY, applyPending };
+      return empty;
     }
   }
 
-  /** Saves base and remote cache (applyPending has its own marker: setApplyPending). */
+  /** Saves base and remote cache whole, and drops the journal it takes in (applyPending has its own marker: setApplyPending). */
   async save(state: Pick<SyncState, 'base' | 'remote'>): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     await ignoreFromGit(path.dirname(this.dir));
-    await writeFileAtomic(this.file, await encode(this.deploymentId, state));
+    const generation = randomBytes(8).toString('hex');
+    await writeFileAtomic(this.file, await encode(this.deploymentId, state, generation));
+    // A kill here leaves a journal of the former generation: stale, never replayed.
+    await this.journal.remove();
     for (const former of FORMER_FILES) await rm(path.join(this.dir, former), { force: true });
     const key = await this.fileKey();
-    this.memo = key === null ? null : { key, base: state.base, remote: state.remote };
+    this.memo = key === null ? null : { key, base: state.base, remote: state.remote, generation };
+  }
+
+  /**
+   * Persists the base entries at `paths` (absent in `base`: removed) by appending them to
+   * the journal, in O(paths). `base` must be the whole base this process holds (the one
+   * load() returned, changed in place); it becomes what load() returns. Returns the
+   * journal's size: past a bound the caller compacts with save(). Without a state.bin
+   * of this process's knowledge (none loaded or saved), it saves whole instead.
+   */
+  async saveBaseEntries(base: Snapshot, paths: Iterable<string>): Promise<number> {
+    const memo = this.memo;
+    if (memo === null || memo.generation === null || (await this.fileKey()) !== memo.key) {
+      await this.save({ base, remote: (await this.load()).remote });
+      return 0;
+    }
+    const delta = new Map<string, Entry | null>();
+    for (const p of paths) delta.set(p, base.get(p) ?? null);
+    const bytes = await this.journal.append(memo.generation, delta);
+    const key = await this.fileKey();
+    this.memo = key === null ? null : { ...memo, key, base };
+    return bytes;
   }
 
   /** One JSON line per push or watch cycle: an audit trail a human can grep. */
   async appendLog(record: Record<string, unknown>): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     await appendFile(path.join(this.dir, 'push.log'), `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
+  }
+}
+
+/** Replays journal changes onto a base read from state.bin. */
+function applyDelta(base: Snapshot, delta: ReadonlyMap<string, Entry | null>): void {
+  for (const [p, e] of delta) {
+    if (e === null) base.delete(p);
+    else base.set(p, e);
   }
 }
 

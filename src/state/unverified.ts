@@ -10,6 +10,9 @@
  * edit made since is a plain push, not a conflict with ourselves); anything else -> the
  * base stays as it was and the three-way merge decides (conflict, never an overwrite).
  * A missing or unreadable file is an empty record: the merge alone is still safe.
+ * That is also why it is written without fsync (atomic-write.ts, `durable: false`): it
+ * sits on the save-to-live path before every write, and the only thing an OS crash can
+ * cost by losing it is a conflict reported against our own bytes, never an overwrite.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
@@ -68,6 +71,6 @@ export class UnverifiedStore {
     const packed: Record<string, Packed> = {};
     for (const [p, e] of writes) packed[p] = e === null ? null : [e.hash, e.size, e.executable ? 1 : 0];
     await mkdir(this.dir, { recursive: true });
-    await writeFileAtomic(this.file, JSON.stringify({ version: VERSION, deploymentId: this.deploymentId, writes: packed }));
+    await writeFileAtomic(this.file, JSON.stringify({ version: VERSION, deploymentId: this.deploymentId, writes: packed }), { durable: false });
   }
 }

@@ -76,7 +76,9 @@ export function watchStatusFile(stateDir: string): string {
 }
 
 export async function writeWatchStatus(stateDir: string, record: WatchStatusRecord): Promise<void> {
-  await writeFileAtomic(watchStatusFile(stateDir), `${JSON.stringify(record)}\n`);
+  // Not durable: a live view rewritten on every event, removed on stop; an fsync here would
+  // compete with the cycle's own I/O for the thread pool and the disk.
+  await writeFileAtomic(watchStatusFile(stateDir), `${JSON.stringify(record)}\n`, { durable: false });
 }
 
 export async function removeWatchStatus(stateDir: string): Promise<void> {

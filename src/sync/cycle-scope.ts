@@ -11,6 +11,7 @@
  * listings, whatever the size of the tree around it.
  */
 import { ancestors, comparePaths, parentDir } from '../model/paths.js';
+import { countBelow } from '../model/tree-snapshot.js';
 import type { Snapshot } from '../model/types.js';
 
 export interface Scope {
@@ -61,13 +62,14 @@ export function restrict(snapshot: Snapshot | null, scope: Scope): Snapshot {
   const out: Snapshot = new Map();
   if (!snapshot) return out;
   if (scope.roots.length * 8 < snapshot.size) {
-    // Few roots, big tree: probe the roots' prefixes instead of testing every entry.
+    // Few roots, big tree: probe the roots, then pass over the tree only for roots with
+    // something beneath them (a TreeSnapshot knows; for a file root it is nothing).
     for (const r of scope.roots) {
       const e = snapshot.get(r);
       if (e) out.set(r, e);
     }
-    const prefixes = scope.roots.map((r) => `${r}/`);
-    for (const [p, e] of snapshot) if (prefixes.some((x) => p.startsWith(x))) out.set(p, e);
+    const prefixes = scope.roots.filter((r) => countBelow(snapshot, r) !== 0).map((r) => `${r}/`);
+    if (prefixes.length > 0) for (const [p, e] of snapshot) if (prefixes.some((x) => p.startsWith(x))) out.set(p, e);
     return out;
   }
   for (const [p, e] of snapshot) if (inScope(scope, p)) out.set(p, e);

@@ -19,6 +19,8 @@ export interface RecordOptions {
   /** --force or --mirror: replaced content the base does not hold gets a safety copy. */
   destructive: boolean;
   copies: CopyPolicy;
+  /** False for a watch cycle's journal (state/journal.ts says why). */
+  durable?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function recordPush(
   const covered = new Set(safety);
   const unversioned = opts.copies === 'all' ? unversionedPaths(plan, remote).filter((p) => !covered.has(p)) : [];
   if (unversioned.length > 0) archives.push({ kind: 'undo', archive: await takeCopy(session.client, unversioned), paths: unversioned });
-  const { journal, pruned } = await journalStore(session).begin(journalRecords(changes, remote, base), archives, startedAt);
+  const { journal, pruned } = await journalStore(session).begin(journalRecords(changes, remote, base), archives, startedAt, { durable: opts.durable ?? true });
   const stale = pruned.flatMap((j) => j.archives.filter((a) => a.kind === 'undo').map((a) => a.archive));
   if (stale.length > 0) await session.client.files.delete(stale).catch(() => undefined);
   return journal;

@@ -19,8 +19,10 @@
  *   or drift, never overwritten. A remote edit arriving between this cycle's read and its
  *   write is overwritten like in push (the same window, a round trip wide); files.history
  *   keeps what it replaced (README, "Decisions").
- * - The base on disk is saved at flush() (idle, before a full push, on stop), not every
- *   cycle: at 100k files it is megabytes of JSON, and the record makes it safe to lag.
+ * - The base on disk follows each cycle by a journal append of the entries the cycle
+ *   changed (state/base-journal.ts), after the cycle's requests: O(its paths), never a
+ *   rewrite of state.bin, which happens only past the journal's bound and when watch stops
+ *   (compact()). A kill before the append loses nothing: the record still names the writes.
  */
 import { refusal } from '../errors.js';
 import { pathsOf, changedPaths, targetOf } from '../model/change.js';
@@ -35,7 +37,8 @@ import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader } from './scoped-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';
-import { UNSAVED_BASE_MAX_ENTRIES } from './tunables.js';
+import { STATE_JOURNAL_COMPACT_BYTES } from '../state/tunables.js';
+import { TreeSnapshot } from '../model/tree-snapshot.js';
 
 export interface ScopedCycleOptions {
   /** The whole local snapshot (watch keeps it up to date incrementally). */
@@ -63,11 +66,15 @@ export class ScopedSync {
   private readonly record: UnverifiedStore;
   /** Sent, not yet seen on the remote. */
   private readonly unverified = new Map<string, Expectation>();
-  /** Verified into `base` in memory, not yet saved to state.bin. */
+  /** Verified into `base` in memory, not yet saved (journaled) to disk. */
   private readonly unsaved = new Map<string, Expectation>();
-  /** The working base; null until loaded (a daemon loads it after its first full push). */
-  private base: Snapshot | null = null;
-  private dirty = false;
+  /**
+   * The working base; null until loaded (a daemon loads it after its first full push). A
+   * TreeSnapshot, so the part of it inside a cycle's scope is found in O(depth).
+   */
+  private base: TreeSnapshot | null = null;
+  /** Paths whose base entry changed in memory since the base on disk last took them. */
+  private readonly changedBase = new Set<string>();
 
   constructor(private readonly session: Session) {
     this.reader = new ScopedReader(session.client, session.matcher);
@@ -95,8 +102,9 @@ export class ScopedSync {
 
   /** Takes the base from state.bin (after a full push saved one). */
   async reload(): Promise<void> {
-    this.base = (await this.session.store.load()).base;
-    this.dirty = false;
+    const { base } = await this.session.store.load();
+    this.base = base === null ? null : base instanceof TreeSnapshot ? base : new TreeSnapshot(base);
+    this.changedBase.clear();
   }
 
   /** True when a scoped cycle can run (a base exists to merge against). */
@@ -123,17 +131,41 @@ export class ScopedSync {
     return report;
   }
 
-  /** Saves the working base to state.bin and trims the record to what is still unverified. */
+  /** Saves the working base's changes (persist()) and trims the record to what is still unverified. */
   async flush(): Promise<void> {
-    if (this.dirty && this.base) {
-      const state = await this.session.store.load();
-      await this.session.store.save({ base: this.base, remote: state.remote });
-      this.dirty = false;
-    }
+    await this.persist();
     if (this.unsaved.size > 0 || this.unverified.size === 0) {
       this.unsaved.clear();
       await this.record.save(this.unverified);
     }
+  }
+
+  /** flush(), then state.bin rewritten whole with the journal folded in (watch stops). */
+  async compact(): Promise<void> {
+    await this.flush();
+    const { store } = this.session;
+    if (this.base !== null && (await store.journal.size()) > 0) await store.save({ base: this.base, remote: (await store.load()).remote });
+  }
+
+  /**
+   * The base entries changed since the last call go to disk: appended to the journal
+   * (O(paths)); past its bound, state.bin is rewritten whole (compaction).
+   */
+  private async persist(): Promise<void> {
+    if (this.base === null || this.changedBase.size === 0) return;
+    const { store } = this.session;
+    const paths = [...this.changedBase];
+    this.changedBase.clear();
+    let bytes: number;
+    try {
+      bytes = await store.saveBaseEntries(this.base, paths);
+    } catch (err) {
+      for (const p of paths) this.changedBase.add(p);
+      throw err;
+    }
+    // Verified writes are on disk now; the record may forget them at its next save.
+    this.unsaved.clear();
+    if (bytes > STATE_JOURNAL_COMPACT_BYTES) await store.save({ base: this.base, remote: (await store.load()).remote });
   }
 
   /** One scoped cycle over the batch's paths and every unverified write. */
@@ -148,7 +180,8 @@ export class ScopedSync {
 
     // Earlier writes inside this read are now verified (or found replaced: the base keeps
     // its entry, and the merge below calls a foreign change a conflict, never overwrites it).
-    const base: Snapshot = this.base ?? new Map();
+    this.base ??= new TreeSnapshot();
+    const base = this.base;
     for (const [p, exp] of this.unverified) {
       if (!inScope(scope, p)) continue;
       const r = remote.snapshot.get(p);
@@ -156,7 +189,7 @@ export class ScopedSync {
         if (exp === null) base.delete(p);
         else base.set(p, { path: p, hash: r!.hash ?? exp.hash, size: r!.size, executable: exp.executable });
         this.unsaved.set(p, exp);
-        this.dirty = true;
+        this.changedBase.add(p);
       }
       this.unverified.delete(p);
     }
@@ -203,22 +236,30 @@ export class ScopedSync {
     // Inside the scope the base becomes what the merge settled (L = R adopted; a change
     // keeps its old entry until a later read verifies it).
     const settled = settleBase(baseIn, rec);
-    for (const p of baseIn.keys()) if (!settled.has(p)) base.delete(p);
-    for (const [p, e] of settled) base.set(p, e);
-    if (settled.size !== baseIn.size || [...settled].some(([p, e]) => baseIn.get(p) !== e)) this.dirty = true;
-    this.base = base;
+    for (const p of baseIn.keys()) {
+      if (settled.has(p)) continue;
+      base.delete(p);
+      this.changedBase.add(p);
+    }
+    for (const [p, e] of settled) {
+      if (baseIn.get(p) === e) continue;
+      base.set(p, e);
+      this.changedBase.add(p);
+    }
 
     let applyPending = await store.applyPending();
     const vanished: string[] = [];
     if (plan.steps.length > 0) {
       for (const c of rec.changes) this.expect(c);
-      await this.record.save(new Map([...this.unsaved, ...this.unverified]));
-      // Journaled like a push (left pending: a later read verifies it), so undo can take the cycle back.
-      await recordPush(session, rec.changes, plan, remote.snapshot, baseIn, { destructive: false, copies: 'safety' });
-      if (!applyPending) {
-        await store.setApplyPending(true);
-        applyPending = true;
-      }
+      // Three independent files, each needed before the first byte is sent: written side by
+      // side, so the cycle waits for the slowest, not their sum.
+      await Promise.all([
+        this.record.save(new Map([...this.unsaved, ...this.unverified])),
+        // Journaled like a push (left pending: a later read verifies it), so undo can take the cycle back.
+        recordPush(session, rec.changes, plan, remote.snapshot, baseIn, { destructive: false, copies: 'safety', durable: false }),
+        applyPending ? undefined : store.setApplyPending(true),
+      ]);
+      applyPending = true;
       // No re-check or files.history check here (push makes them): the read is the last
       // request before the write, and a save-to-live cycle stays a read and a write.
       const result = await executePlan(plan, { client, root: config.root, remote: remote.snapshot });
@@ -247,7 +288,8 @@ export class ScopedSync {
       report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...vanished])].sort();
     }
     report.applyPending = applyPending && report.apply === null;
-    if (this.unsaved.size > UNSAVED_BASE_MAX_ENTRIES) await this.flush();
+    // After the cycle's requests: the base on disk catches up in O(paths), off the save-to-live path.
+    await this.persist();
     report.durationMs = Date.now() - started;
     if (plan.steps.length > 0 || report.apply) {
       await store.appendLog(logLineOf('watch', report, client.stats().total));

@@ -77,14 +77,6 @@ export const INDEX_GROUP_MAX_PATTERNS = 500;
 export const SCOPED_READ_CACHE_ENTRIES = 64;
 
 /**
- * Watch mode: verified writes held in memory (and in the small unverified record) before
- * the base is saved to state.bin anyway. Saving the base costs a full rewrite of
- * state.bin (megabytes at 100k files), so it waits for idle; this bounds the record
- * (and the re-reads a restart would make) during hours of continuous saving.
- */
-export const UNSAVED_BASE_MAX_ENTRIES = 500;
-
-/**
  * While waiting for a web app's answer or a worker's ready line, the first re-read comes
  * this soon after the apply, then the gap doubles up to HEALTH_POLL_MAX_MS: a bot that
  * logs in within a few seconds is seen quickly, and a 30 s wait costs about 7 requests

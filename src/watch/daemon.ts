@@ -15,11 +15,11 @@
  *   a cycle that failed after its files landed is push's own apply-pending marker.)
  */
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { FS_TIMESTAMP_SLACK_MS, WATCH_CACHE_SAVE_MS, WATCH_CHOKIDAR_LOOK_AGAIN_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
-import { rescanPaths, scanTree } from '../local/scan.js';
-import type { Watcher } from '../local/watcher.js';
+import { lstatOrGone, type Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
 import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
@@ -28,12 +28,12 @@ import type { StepFailure } from '../sync/execute.js';
 import { push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import { ScopedSync } from '../sync/scoped-sync.js';
 import type { Session } from '../sync/session.js';
-import { snapshotsEqual } from '../model/snapshot.js';
-import type { Change, Conflict, Drift, Snapshot } from '../model/types.js';
+import type { Change, Conflict, Drift } from '../model/types.js';
 import { Backoff } from './backoff.js';
+import { LocalTree } from './local-tree.js';
 import { classifyFailure } from './failure.js';
 import type { Batch } from './schedule.js';
-import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
+import { CycleScheduler, systemClock, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
 import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
 import { WatchStatusWriter } from './status-writer.js';
 import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
@@ -153,16 +153,6 @@ function diffOps(before: ClientStats, after: ClientStats): Record<string, number
   return out;
 }
 
-/** Drops `touched` paths, and whatever lies beneath them, from `set`. */
-function forgetUnder(set: Set<string>, touched: readonly string[]): void {
-  if (set.size === 0) return;
-  for (const t of touched) {
-    set.delete(t);
-    const prefix = `${t}/`;
-    for (const p of set) if (p.startsWith(prefix)) set.delete(p);
-  }
-}
-
 /** A push report that also tells what the cycle's verification step (a scoped cycle before it) sent. */
 function withEarlier(report: PushReport, earlier: PushReport): PushReport {
   const counts = { ...report.counts };
@@ -211,11 +201,8 @@ class Daemon implements WatchDaemon {
   /** Change cycles: scoped reads, verification folded into the next read (scoped-sync.ts). */
   private readonly scoped: ScopedSync;
   private watcher: Watcher | null = null;
-  private local: Snapshot | null = null;
-  /** The local snapshot of the last push that left nothing to retry: an identical rescan needs no request. */
-  private lastPushed: Snapshot | null = null;
-  /** Unreadable files of the local snapshot: push must not take their absence for a deletion. */
-  private skipped = new Set<string>();
+  /** The local snapshot, and whether it is as last pushed: an identical rescan needs no request. */
+  private readonly tree = new LocalTree();
   private lastSignature = '';
   private lastRefusal = '';
   private scanStarted = false;
@@ -331,9 +318,10 @@ class Daemon implements WatchDaemon {
     }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
     await this.session.cache.save().catch(() => undefined);
-    // Verified writes into state.bin; unverified ones stay in the record for the next start.
-    // Not after an abandoned cycle: it may still be between its record and its writes.
-    if (result !== 'abandoned') await this.scoped.flush().catch(() => undefined);
+    // Verified writes into state.bin (the journal folded in); unverified ones stay in the
+    // record for the next start. Not after an abandoned cycle: it may still be between its
+    // record and its writes.
+    if (result !== 'abandoned') await this.scoped.compact().catch(() => undefined);
     await this.status.remove();
     await this.lock.release();
     this.emit({ type: 'stopped', result });
@@ -352,38 +340,35 @@ class Daemon implements WatchDaemon {
     this.status.update();
     try {
       const scanOpts = { root: config.root, matcher: session.matcher, cache: session.cache };
-      if (batch.full || this.local === null) {
+      const { tree } = this;
+      if (batch.full || tree.snapshot === null) {
         this.scanStarted = true;
-        const scanned = await scanTree(scanOpts);
-        this.local = scanned.snapshot;
-        this.skipped = new Set(scanned.skipped);
-        warnings.push(...scanned.warnings);
+        warnings.push(...(await tree.scanAll(scanOpts)));
       } else if (batch.paths.length > 0) {
-        const scanned = await rescanPaths(scanOpts, this.local, batch.paths);
-        this.local = scanned.snapshot;
-        forgetUnder(this.skipped, batch.paths);
-        for (const p of scanned.skipped) this.skipped.add(p);
-        warnings.push(...scanned.warnings);
+        warnings.push(...(await tree.rescan(scanOpts, batch.paths)));
+        this.lookAgainLater(batch.paths);
       }
-      await this.maybeSaveCache();
+      const local = tree.snapshot!;
+      const skipped = [...tree.skipped];
       const noApply = this.opts.noApply ?? false;
       const { scoped } = this;
-      const settled = this.lastPushed !== null && snapshotsEqual(this.local, this.lastPushed);
-      if ((trigger === 'change' || trigger === 'rescan') && settled && scoped.pendingVerification === 0) {
-        // Saved with the same content (editors' temp-and-rename), or a rescan (the look again
-        // once the watcher is ready, a watcher error) that found the tree as last pushed:
-        // rescans are about missed local events; remote drift is the poll's to find.
+      const settled = tree.settled;
+      if ((trigger === 'change' || trigger === 'rescan') && settled) {
+        // Saved with the same content (editors' temp-and-rename, chokidar's look-again), or a
+        // rescan (the look again once the watcher is ready, a watcher error) that found the
+        // tree as last pushed: rescans are about missed local events; remote drift is the
+        // poll's to find. Writes still unverified keep their idle check.
         this.cycles++;
-        return { kind: 'done', reachedService: false };
+        return { kind: 'done', reachedService: false, ...this.verifyDelay(0) };
       }
       const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
       const guarded = this.deleteGuard();
       let report: PushReport;
       let wholeRemote = false;
       if (scope !== null && !batch.verify) {
-        report = await scoped.cycle({ local: this.local, skipped: [...this.skipped], paths: batch.paths, noApply, ...guarded });
+        report = await scoped.cycle({ local, skipped, paths: batch.paths, noApply, ...guarded });
       } else if (batch.verify) {
-        const verified = await scoped.verifyNow({ local: this.local, skipped: [...this.skipped], noApply, ...guarded });
+        const verified = await scoped.verifyNow({ local, skipped, noApply, ...guarded });
         if (verified === null) {
           this.cycles++;
           return { kind: 'done', reachedService: false };
@@ -397,8 +382,8 @@ class Daemon implements WatchDaemon {
           await scoped.reload();
           if (!scoped.ready) await scoped.forget();
         }
-        const pre = await scoped.verifyNow({ local: this.local, skipped: [...this.skipped], noApply: true });
-        report = await push(session, { local: this.local, skipped: [...this.skipped], noApply, ...guarded });
+        const pre = await scoped.verifyNow({ local, skipped, noApply: true });
+        report = await push(session, { local, skipped, noApply, ...guarded });
         if (pre) report = withEarlier(report, pre);
         // push() read the whole remote after its writes and saved the base from it: every
         // earlier write is settled there (landed: L = R adopted; lost: planned again).
@@ -413,7 +398,8 @@ class Daemon implements WatchDaemon {
       // backing off if it keeps failing, rather than waiting for the next save or poll.
       const retryInMs = failed ? this.backoff.next() : 0;
       if (!failed) this.recovered();
-      this.lastPushed = failed ? null : this.local;
+      if (failed) tree.unsettle();
+      else tree.pushed();
       this.lastRefusal = '';
       this.synced = true;
       this.cycles++;
@@ -452,7 +438,7 @@ class Daemon implements WatchDaemon {
       return failed ? { kind: 'retry', afterMs: retryInMs, ...verifyInMs } : { kind: 'done', reachedService: wholeRemote, ...verifyInMs };
     } catch (err) {
       this.cycles++;
-      this.lastPushed = null;
+      this.tree.unsettle();
       const failure = classifyFailure(err, config.apiKey);
       switch (failure.kind) {
         case 'refused':
@@ -477,6 +463,8 @@ class Daemon implements WatchDaemon {
         }
       }
     } finally {
+      // After the cycle's event, so the save it carried is not kept waiting by a cache write.
+      await this.maybeSaveCache();
       this.runningBatch = null;
       // Written after the scheduler has re-queued a failed batch, so its paths still show as pending.
       setImmediate(() => this.status.update());
@@ -512,9 +500,27 @@ class Daemon implements WatchDaemon {
   confirmDeletes(): boolean {
     if (this.held.length === 0 || this.stopping) return false;
     this.deletesConfirmed = true;
-    this.lastPushed = null;
+    this.tree.unsettle();
     this.scheduler.touch(this.held);
     return true;
+  }
+
+  /**
+   * See WATCH_CHOKIDAR_LOOK_AGAIN_MS: files the cycle read that were modified within that
+   * window (chokidar may drop their next change) come back once it has passed. A file met
+   * again is older by then, so this ends after a look or two.
+   */
+  private lookAgainLater(paths: readonly string[]): void {
+    if (this.backend !== 'chokidar' || paths.length === 0 || paths.length > WATCH_STORM_PATHS) return;
+    const { root } = this.session.config;
+    const now = Date.now();
+    const young = paths.filter((p) => {
+      const st = lstatOrGone(path.join(root, p));
+      return st !== undefined && st.isFile() && now - st.mtimeMs < WATCH_CHOKIDAR_LOOK_AGAIN_MS + FS_TIMESTAMP_SLACK_MS;
+    });
+    if (young.length === 0) return;
+    const timer = (this.opts.clock ?? systemClock).setTimeout(() => this.scheduler.touch(young), WATCH_CHOKIDAR_LOOK_AGAIN_MS);
+    (timer as { unref?: () => void } | null)?.unref?.();
   }
 
   /** When writes are still unverified: the idle check, never before a retry's backoff ends. */

@@ -11,8 +11,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { HostingClient } from '../../src/remote/client.js';
+import { xxh64Bytes } from '../../src/local/hash.js';
 import { deploymentStateDir } from '../../src/state/paths.js';
-import { startWatch, type CycleEvent } from '../../src/watch/daemon.js';
+import { StateStore } from '../../src/state/store.js';
+import { startWatch, type CycleEvent, type WatchDaemon } from '../../src/watch/daemon.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { converged, Recorder, WatchProcess, watchSession } from './harness.js';
 
@@ -36,6 +38,41 @@ async function bigProject(on: RunningEmulator = emu) {
 }
 
 const isCycle = (trigger: CycleEvent['trigger']) => (e: { type: string; trigger?: string }) => e.type === 'cycle' && e.trigger === trigger;
+
+/**
+ * Edits `rel` in a watch process once its watcher is ready and waits for the change cycle
+ * that writes it; returns the text written. An edit the look-again rescan took (a whole
+ * push, verified at once) is made again, so a change cycle writes it.
+ */
+async function editInChangeCycle(w: WatchProcess, root: string, rel: string, text: string): Promise<string> {
+  await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
+  await w.waitFor((e) => e.type === 'ready');
+  await writeFile(path.join(root, rel), text);
+  const cycle = await w.waitFor((e) => e.type === 'cycle' && (e.trigger === 'change' || e.trigger === 'rescan') && (e.paths as string[]).includes(rel));
+  if (cycle.trigger === 'change') return text;
+  const again = `${text.trimEnd()}, after the rescan\n`;
+  await writeFile(path.join(root, rel), again);
+  await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'change' && (e.paths as string[]).includes(rel));
+  return again;
+}
+
+/** A daemon started on `p` after a kill: runs until converged, then `check` sees its cycles before everything is closed. */
+async function restartConverged(own: RunningEmulator, p: Awaited<ReturnType<typeof bigProject>>, check: (cycles: CycleEvent[], daemon: WatchDaemon) => Promise<void>): Promise<void> {
+  const session = await watchSession(own, p.root, p.dep.id);
+  const rec = new Recorder();
+  const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+  try {
+    await converged(daemon, p.root, p.dep.volume);
+    const all = rec.cycles();
+    expect(all.flatMap((c) => c.conflicts)).toEqual([]);
+    await check(all, daemon);
+  } finally {
+    await daemon.stop();
+    await session.close();
+    await p.cleanup();
+    await own.close();
+  }
+}
 
 describe('scoped cycles', () => {
   it('a one-file edit on a tree past the index cap costs a read and a write; one idle read verifies it', async () => {
@@ -201,11 +238,9 @@ describe('scoped cycles', () => {
     const p = await bigProject(own);
     const stateDir = deploymentStateDir(p.root, own.baseUrl, p.dep.id);
     const w = new WatchProcess(own, p.root, p.dep.id, ['--no-apply']);
+    let first = '';
     try {
-      await w.waitFor((e) => e.type === 'cycle' && e.trigger === 'start');
-      await writeFile(path.join(p.root, 'src/b/f5.js'), 'first edit\n');
-      // A change cycle, or the look-again rescan when the watcher was not ready yet at the write.
-      await w.waitFor((e) => e.type === 'cycle' && (e.trigger === 'change' || e.trigger === 'rescan') && (e.paths as string[]).includes('src/b/f5.js'));
+      first = await editInChangeCycle(w, p.root, 'src/b/f5.js', 'first edit\n');
       // Written, and the idle verification (1 s by default) has not run: kill now.
       w.child.kill('SIGKILL');
       await w.exited;
@@ -214,24 +249,48 @@ describe('scoped cycles', () => {
     }
     expect(w.events.some((e) => e.type === 'cycle' && e.trigger === 'verify')).toBe(false);
     expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(true);
-    expect(await readFile(path.join(p.dep.volume, 'src/b/f5.js'), 'utf8')).toBe('first edit\n');
+    expect(await readFile(path.join(p.dep.volume, 'src/b/f5.js'), 'utf8')).toBe(first);
     // Edited again while no daemon runs: base (old) != local != remote (our first edit).
     await writeFile(path.join(p.root, 'src/b/f5.js'), 'second edit, while stopped\n');
 
-    const session = await watchSession(own, p.root, p.dep.id);
-    const rec = new Recorder();
-    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
-    try {
-      await converged(daemon, p.root, p.dep.volume);
-      const all = rec.cycles();
-      expect(all.flatMap((c) => c.conflicts)).toEqual([]);
+    await restartConverged(own, p, async (all) => {
       expect(all.reduce((n, c) => n + c.counts.written, 0)).toBe(1);
       expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(false);
+    });
+  });
+
+  it('SIGKILL right after a verified cycle: the base on disk is state.bin plus the journal, and the restart converges with no write', async () => {
+    const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000, indexMaxEntries: INDEX_CAP });
+    const p = await bigProject(own);
+    const stateDir = deploymentStateDir(p.root, own.baseUrl, p.dep.id);
+    const rel = 'src/d/f3.js';
+    const w = new WatchProcess(own, p.root, p.dep.id, ['--no-apply']);
+    let text = '';
+    let binAtChange: Buffer;
+    try {
+      text = await editInChangeCycle(w, p.root, rel, 'journaled edit\n');
+      binAtChange = await readFile(path.join(stateDir, 'state.bin'));
+      // A later read (the idle verification, or the next cycle's) verifies the write and puts
+      // it into the base on disk: kill as soon as it is there.
+      const hash = await xxh64Bytes(text);
+      while ((await new StateStore(stateDir, p.dep.id).load()).base?.get(rel)?.hash !== hash) await sleep(20);
+      w.child.kill('SIGKILL');
+      await w.exited;
     } finally {
-      await daemon.stop();
-      await session.close();
-      await p.cleanup();
-      await own.close();
+      if (w.child.exitCode === null) w.child.kill('SIGKILL');
     }
+    // Persisted by an append, not by rewriting state.bin whole.
+    expect(await readFile(path.join(stateDir, 'state.bin'))).toEqual(binAtChange);
+    expect(existsSync(path.join(stateDir, 'state.journal'))).toBe(true);
+    expect((await new StateStore(stateDir, p.dep.id).load()).base!.get(rel)).toMatchObject({ hash: await xxh64Bytes(text), size: Buffer.byteLength(text) });
+
+    await restartConverged(own, p, async (all, daemon) => {
+      expect(all.reduce((n, c) => n + c.counts.written + c.counts.deleted, 0)).toBe(0);
+      expect(all.flatMap((c) => Object.keys(c.byOperation)).filter((op) => op !== 'files.index')).toEqual([]);
+      await daemon.stop();
+      // A clean stop folds the journal into state.bin.
+      expect(existsSync(path.join(stateDir, 'state.journal'))).toBe(false);
+      expect((await new StateStore(stateDir, p.dep.id).load()).base!.get(rel)?.hash).toBe(await xxh64Bytes(text));
+    });
   });
 });
