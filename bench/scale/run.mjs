@@ -3,7 +3,7 @@
  * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
  * named baseline measured in the same run. Prints figures, asserts nothing about speed.
  *
- *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only]
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only] [--compare DIST]
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
@@ -17,6 +17,8 @@
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
  * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
  * --push-only measures the initial push row alone. Rows carry the 1-minute load average.
+ * --compare DIST also times the status rows with another build's dist/ (an older commit's),
+ * on the same tree and deployment, so before and after come from one run.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     'push-only': { type: 'boolean', default: false },
+    compare: { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -114,9 +117,12 @@ try {
 
 /** The status rows (warm and cold) against their baselines, under the table's head. */
 async function statusRows(env) {
-  const status = () => timed(process.execPath, [CLI, 'status'], { env });
+  const statusOf = (cli) => () => timed(process.execPath, [cli, 'status'], { env });
+  const status = statusOf(CLI);
+  const before = args.compare ? statusOf(path.resolve(args.compare, 'cli/main.js')) : null;
   await status(); // settles the stat cache past its racy window on a fresh tree
   const warm = await best('status (warm)', status);
+  const warmBefore = before && (await before(), await best('status (warm, --compare)', before));
   const gitStatus = { name: '`git status --porcelain`', ...(await best('git status', () => gitRun('status', '--porcelain'))) };
   const stateDir = path.join(tree, '.hostsync');
   const dropStatCache = () => {
@@ -124,6 +130,7 @@ async function statusRows(env) {
   };
   if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof']), CLI, 'status'], { env });
   const cold = await best('status (cold)', () => (dropStatCache(), status()));
+  const coldBefore = before && (await best('status (cold, --compare)', () => (dropStatCache(), before())));
   await status(); // leave a warm cache behind (--keep)
   const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
 
@@ -132,4 +139,6 @@ async function statusRows(env) {
   console.log('|---|---|---|---|');
   row('`hostsync status`, no-op, warm', warm, gitStatus);
   row('`hostsync status`, cold (no stat cache)', cold, xx);
+  if (warmBefore) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmBefore, gitStatus);
+  if (coldBefore) row(`\`hostsync status\`, cold (${args.compare})`, coldBefore, xx);
 }

@@ -123,6 +123,8 @@ export class PackedReader {
   private prev = '';
   /** When `prev` is ASCII: its bytes, so the next path is built as ONE flat string (see path()). */
   private prevBytes: Buffer | null = Buffer.allocUnsafe(256);
+  /** False after takePath(): `prevBytes` no longer holds `prev` (path() copies it in when it needs it). */
+  private prevBytesValid = true;
 
   private constructor(
     private readonly buf: Buffer,
@@ -178,6 +180,7 @@ export class PackedReader {
     r.pos = this.pos;
     r.prev = this.prev;
     r.prevBytes = this.prevBytes && Buffer.from(this.prevBytes);
+    r.prevBytesValid = this.prevBytesValid;
     return r;
   }
 
@@ -203,6 +206,10 @@ export class PackedReader {
     return this.buf.readUInt32LE(offset);
   }
 
+  u16At(offset: number): number {
+    return this.buf.readUInt16LE(offset);
+  }
+
   u8At(offset: number): number {
     return this.buf[offset]!;
   }
@@ -221,12 +228,56 @@ export class PackedReader {
     return this.buf.toString('utf8', at, at + n);
   }
 
+  /** Bytes the next path takes in the file (to find what follows it without reading it). */
+  pathBytes(): number {
+    if (this.pos + 6 > this.end) throw new RangeError('packed file ends early');
+    return 6 + this.buf.readUInt32LE(this.pos + 2);
+  }
+
+  /**
+   * Whether the next path is `rel`, compared in place: an ASCII path costs no string.
+   * Nothing is consumed (see takePath); a malformed path answers false (path() would throw).
+   */
+  pathIs(rel: string): boolean {
+    const buf = this.buf;
+    const at = this.pos;
+    if (at + 6 > this.end) return false;
+    const shared = buf.readUInt16LE(at);
+    const n = buf.readUInt32LE(at + 2);
+    const prev = this.prev;
+    if (shared > prev.length || at + 6 + n > this.end || rel.length < shared) return false;
+    for (let i = 0; i < shared; i++) if (rel.charCodeAt(i) !== prev.charCodeAt(i)) return false;
+    if (rel.length === shared + n) {
+      let i = 0;
+      for (; i < n; i++) {
+        const b = buf[at + 6 + i]!;
+        if (b >= 0x80 || b !== rel.charCodeAt(shared + i)) break;
+      }
+      if (i === n) return true;
+      if (buf[at + 6 + i]! < 0x80) return false;
+    } else {
+      let i = 0;
+      while (i < n && buf[at + 6 + i]! < 0x80) i++;
+      if (i === n) return false; // ASCII of another length
+    }
+    // Not ASCII (byte and UTF-16 lengths differ): decoded to compare.
+    return rel.slice(shared) === buf.toString('utf8', at + 6, at + 6 + n);
+  }
+
+  /** Consumes the next path, which pathIs(rel) just found equal to `rel`. */
+  takePath(rel: string): void {
+    this.take(this.pathBytes());
+    this.prev = rel;
+    this.prevBytesValid = false;
+  }
+
   path(): string {
     const shared = this.buf.readUInt16LE(this.take(2));
     if (shared > this.prev.length) throw new RangeError('bad path prefix');
     const n = this.u32();
     const at = this.take(n);
     const buf = this.buf;
+    if (!this.prevBytesValid) this.loadPrevBytes();
     // Nearly every path is ASCII, where UTF-16 units are bytes: the prefix and the rest
     // are joined as bytes and decoded once (no slice, no concatenation to flatten later).
     let bytes = this.prevBytes;
@@ -252,11 +303,19 @@ export class PackedReader {
     }
     const p = this.prev.slice(0, shared) + buf.toString('utf8', at, at + n);
     this.prev = p;
-    this.prevBytes = null;
-    if (!/[^\x00-\x7f]/.test(p)) {
-      this.prevBytes = Buffer.allocUnsafe(Math.max(256, p.length));
-      this.prevBytes.write(p, 0, 'latin1');
-    }
+    this.loadPrevBytes();
     return p;
+  }
+
+  /** `prevBytes` made to hold `prev` again (null when it is not ASCII). */
+  private loadPrevBytes(): void {
+    const p = this.prev;
+    this.prevBytesValid = true;
+    if (/[^\x00-\x7f]/.test(p)) {
+      this.prevBytes = null;
+      return;
+    }
+    if (this.prevBytes === null || this.prevBytes.length < p.length) this.prevBytes = Buffer.allocUnsafe(Math.max(256, p.length));
+    this.prevBytes.write(p, 0, 'latin1');
   }
 }

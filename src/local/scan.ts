@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { entriesEqual } from '../model/snapshot.js';
 import { countBelow } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
+import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
 import { digestLargeFile, digestSmallFileSync, xxhashApi, type FileDigest } from './hash.js';
@@ -33,6 +34,13 @@ export interface ScanOptions {
   hashConcurrency?: number;
   /** Called with each directory's relative path before it is read ('' is the root). */
   onDirectory?: (relDir: string) => void;
+  /**
+   * The tree this scan expects to find (the sync base). When its entries are still unmade
+   * (a LazySnapshot), every file the stat cache answers for is checked against its next
+   * entry in place, and no entry is made while they agree: a scan that finds exactly that
+   * tree returns a LazySnapshot known equal to it (see ScanResult.snapshot).
+   */
+  expect?: Snapshot | null;
 }
 
 export interface ScanStats {
@@ -48,7 +56,7 @@ export interface ScanStats {
 }
 
 export interface ScanResult {
-  /** Entries carry `text`. */
+  /** Entries carry `text`. A LazySnapshot (entries made when read) when it equals ScanOptions.expect. */
   snapshot: Snapshot;
   warnings: string[];
   /**
@@ -75,11 +83,41 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const toHash: WalkedFile[] = [];
   const npmrcs: WalkedFile[] = [];
   let cached = 0;
+  /** While every file found is the next one `opts.expect` holds: see ScanOptions.expect. */
+  let same = expectedTree(opts);
+  /** From here on entries are made: those met so far first (`opts.expect`'s first ones, with the text flags the cache gave). */
+  const leaveSame = (): void => {
+    const s = same!;
+    same = null;
+    let i = 0;
+    for (const e of s.expected()) {
+      if (i === s.cursor.met) break;
+      snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: s.flags.at(i++) });
+    }
+  };
   const walked = walkTree(root, matcher, '', {
     ...walkOptions(opts),
     ...(known ? { kept: (rel: string) => known.has(rel) } : {}),
     onFile: (rel, abs, stat) => {
       if (isNpmrc(rel)) npmrcs.push({ rel, abs, stat });
+      if (same !== null) {
+        const c = cache!;
+        const at = c.hitAt(rel, stat);
+        if (at >= 0 && same.cursor.next(rel, c.hashLoAt(at), c.hashHiAt(at), stat.size, isExecutableMode(stat.mode))) {
+          same.flags.push(c.textAt(at));
+          cached++;
+          return;
+        }
+        leaveSame();
+        if (at >= 0) {
+          snapshot.set(rel, { path: rel, hash: c.hashAt(at), size: stat.size, executable: isExecutableMode(stat.mode), text: c.textAt(at) });
+          cached++;
+        } else {
+          snapshot.set(rel, PENDING);
+          toHash.push({ rel, abs, stat });
+        }
+        return;
+      }
       const hit = cache?.lookup(rel, stat);
       if (hit === undefined) {
         snapshot.set(rel, PENDING);
@@ -90,6 +128,8 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
       cached++;
     },
   });
+  // Files expected but not found, or an .npmrc to read for credentials: entries are made.
+  if (same !== null && (!same.cursor.done || npmrcs.length > 0)) leaveSame();
   const read = await hashFiles(toHash, opts);
   for (let i = 0; i < toHash.length; i++) {
     const e = read.entries[i];
@@ -99,17 +139,56 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const npmrcEntries = npmrcs.map((f) => snapshot.get(f.rel) ?? null);
   withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
   npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
+  const result = same !== null ? sameAsExpected(opts.expect as LazySnapshot, same.expected, same.flags.view()) : snapshot;
   if (cache) {
-    cache.retain((rel) => snapshot.has(rel), { order: () => snapshot.keys(), hits: cached });
+    cache.retain((rel) => result.has(rel), { order: () => result.keys(), hits: cached });
     // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
     cache.markKept(matcher.key);
   }
   return {
-    snapshot,
+    snapshot: result,
     warnings: [...walked.warnings, ...read.warnings],
     skipped: [...walked.skipped, ...read.skipped],
-    stats: { files: snapshot.size, hashed: read.hashed, cached, dirs: walked.dirs, ms: performance.now() - t0 },
+    stats: { files: result.size, hashed: read.hashed, cached, dirs: walked.dirs, ms: performance.now() - t0 },
   };
+}
+
+/** The text flags of the files met while they equal the expected tree, one byte each. */
+class TextFlags {
+  private bytes = new Uint8Array(1024);
+  length = 0;
+  push(text: boolean): void {
+    if (this.length === this.bytes.length) {
+      const bigger = new Uint8Array(this.bytes.length * 2);
+      bigger.set(this.bytes);
+      this.bytes = bigger;
+    }
+    this.bytes[this.length++] = text ? 1 : 0;
+  }
+  at(i: number): boolean {
+    return this.bytes[i] === 1;
+  }
+  view(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+/** scanTree's check against ScanOptions.expect, when it can be made without making entries. */
+function expectedTree(opts: ScanOptions): { cursor: ExpectedCursor; expected: () => Iterable<Entry>; flags: TextFlags } | null {
+  const { expect, cache } = opts;
+  if (!(expect instanceof LazySnapshot) || !expect.lazy || expect.cursor === null || cache === undefined || !cache.onlyLoaded) return null;
+  // The entries as the cursor reads them, whatever happens to `expect` later.
+  return { cursor: expect.cursor(), expected: expect.entriesNow(), flags: new TextFlags() };
+}
+
+/** The local tree when it is exactly `expect`: its entries (with `text`) made when first read. */
+function sameAsExpected(expect: LazySnapshot, expected: () => Iterable<Entry>, text: Uint8Array): LazySnapshot {
+  const local = new LazySnapshot(expect.size, function* () {
+    let i = 0;
+    for (const e of expected()) yield { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: text[i++] === 1 };
+  });
+  local.markEqual(expect);
+  return local;
 }
 
 /** scanTree's placeholder for a file found but not read yet; never returned. */

@@ -45,6 +45,8 @@ export interface StatCacheEntry extends FileStat {
 
 /** One record after its path: mtimeNs, ctimeNs, ino (u64 each), size (f64), mode (u32), text (u8), hash (8 bytes). */
 const RECORD_BYTES = 8 + 8 + 8 + 8 + 4 + 1 + 8;
+const TEXT_AT = 36;
+const HASH_AT = 37;
 
 export class StatCache {
   /** Entries recorded in this process (or changed since load). */
@@ -55,10 +57,13 @@ export class StatCache {
   /**
    * Until `stored` is needed: the loaded entries in file order, one step per lookup. The
    * file is written in the order the walk finds files, so the scan of an unchanged tree
-   * asks for exactly the entry at the cursor every time, and no index of 100k paths is built.
-   * `body` reads from the first entry (to build the index); `path` is null at the end.
+   * asks for exactly the entry at the cursor every time (compared in place, no string
+   * made), and no index of 100k paths is built. `body` reads from the first entry (to
+   * build the index); `peeked` is a path has() found at the cursor (not consumed).
    */
-  private cursor: { r: PackedReader; body: PackedReader; path: string | null; at: number } | null = null;
+  private cursor: { r: PackedReader; body: PackedReader; peeked: string | null } | null = null;
+  /** A lookup did not find its entry at the cursor (the file's order is not the scan's). */
+  private outOfOrder = false;
   /** Every lookup the cursor answered was a hit, and how many there were. */
   private cursorAllHits = true;
   private cursorHits = 0;
@@ -100,8 +105,7 @@ export class StatCache {
       cache.kept = r.str() || null;
       cache.loaded = r;
       cache.stored = null;
-      cache.cursor = { r, body: r.copy(), path: null, at: 0 };
-      cache.advance();
+      cache.cursor = { r, body: r.copy(), peeked: null };
     } catch {
       cache.dropLoaded();
     }
@@ -115,21 +119,6 @@ export class StatCache {
     this.cursor = null;
     this.kept = null;
     this.dirty = true;
-  }
-
-  private advance(): void {
-    const c = this.cursor!;
-    try {
-      if (c.r.done) {
-        c.path = null;
-        return;
-      }
-      c.path = c.r.path();
-      c.at = c.r.offset;
-      c.r.skip(RECORD_BYTES);
-    } catch {
-      this.dropLoaded();
-    }
   }
 
   /** path -> offset of every loaded entry still held (built from the file the first time). */
@@ -156,11 +145,16 @@ export class StatCache {
   /** Where `rel`'s loaded record is. `take`: a lookup, after which the cursor moves on. */
   private storedAt(rel: string, take: boolean): number | undefined {
     const c = this.cursor;
-    if (c !== null && c.path === rel) {
-      const at = c.at;
-      if (take) this.advance();
+    if (c !== null && (c.peeked === rel || c.r.pathIs(rel))) {
+      const at = c.r.offset + c.r.pathBytes();
+      if (take) {
+        c.r.takePath(rel);
+        c.r.skip(RECORD_BYTES);
+        c.peeked = null;
+      } else c.peeked = rel;
       return at;
     }
+    if (c !== null) this.outOfOrder = true;
     return this.index().get(rel);
   }
 
@@ -190,20 +184,52 @@ export class StatCache {
   lookup(relPath: string, stat: FileStat): { hash: string; text: boolean } | undefined {
     const e = this.fresh.size > 0 ? this.fresh.get(relPath) : undefined;
     if (e !== undefined) return !sameFileStat(e, stat) || isRacy(e.mtimeNs, e.recordedNs) ? undefined : { hash: e.hash, text: e.text };
+    const at = this.hitAt(relPath, stat);
+    return at < 0 ? undefined : { hash: this.hashAt(at), text: this.textAt(at) };
+  }
+
+  /** Nothing was recorded in this process: every entry is a loaded record (hitAt answers for all). */
+  get onlyLoaded(): boolean {
+    return this.fresh.size === 0;
+  }
+
+  /**
+   * lookup() without making its answer: where the loaded record that answers for
+   * `relPath` is (read it with hashAt, hashLoAt, hashHiAt, textAt), or -1. Entries
+   * recorded in this process are not seen (see onlyLoaded).
+   */
+  hitAt(relPath: string, stat: FileStat): number {
     const fromCursor = this.cursor !== null;
     const at = this.storedAt(relPath, true);
     const r = this.loaded;
-    if (at === undefined || r === null) return undefined;
+    if (at === undefined || r === null) return -1;
     const mtimeNs = r.u64At(at);
     if (
       mtimeNs !== stat.mtimeNs || r.u64At(at + 8) !== stat.ctimeNs || r.u64At(at + 16) !== stat.ino ||
       r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || isRacy(mtimeNs, this.loadedAtNs)
     ) {
       if (fromCursor) this.cursorAllHits = false;
-      return undefined;
+      return -1;
     }
     if (fromCursor) this.cursorHits++;
-    return { hash: r.hashAt(at + 37), text: r.u8At(at + 36) === 1 };
+    return at;
+  }
+
+  hashAt(at: number): string {
+    return this.loaded!.hashAt(at + HASH_AT);
+  }
+
+  /** The hash's 8 bytes as two little-endian u32, as every packed file stores a hash. */
+  hashLoAt(at: number): number {
+    return this.loaded!.u32At(at + HASH_AT);
+  }
+
+  hashHiAt(at: number): number {
+    return this.loaded!.u32At(at + HASH_AT + 4);
+  }
+
+  textAt(at: number): boolean {
+    return this.loaded!.u8At(at + TEXT_AT) === 1;
   }
 
   /** Records what was read; `recordedNs` is when the stat data was taken (default: now). */
@@ -235,7 +261,10 @@ export class StatCache {
   retain(keep: (relPath: string) => boolean, scan?: { order: () => Iterable<string>; hits: number }): void {
     if (scan) this.order = { paths: scan.order, has: keep };
     const c = this.cursor;
-    if (scan && c !== null && c.path === null && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
+    if (scan && c !== null && c.r.done && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
+    // Met out of the file's order: saved again even when nothing else changed, so the next
+    // scan meets the entries in order.
+    if (scan && this.outOfOrder) this.dirty = true;
     for (const map of [this.fresh, this.index()]) {
       for (const rel of map.keys()) {
         if (!keep(rel)) {

@@ -13,7 +13,12 @@
  * - Relative paths are POSIX, joined from names exactly as readdir returns them: no
  *   Unicode normalisation (Linux keeps bytes; macOS APFS also returns names as created,
  *   so two spellings of "é" are two paths, as they are to the remote).
- * - Names within a directory are visited in code-unit order, so results are deterministic.
+ * - Files are met in path order (model/paths.ts comparePaths: code units of the whole
+ *   relative path): a folder's contents come where its name plus "/" sorts among its
+ *   siblings. The sync base and the stat cache are stored in that order, so a scan of an
+ *   unchanged tree meets their records one after the other, with no lookups. (A file
+ *   system that reports no type in readdir sorts a folder as a file: order then differs,
+ *   which costs lookups, never correctness.)
  */
 import fs, { type Dirent } from 'node:fs';
 import path from 'node:path';
@@ -60,7 +65,7 @@ export interface TreeVisitor {
   /** A directory that could not be read (ENOENT and ENOTDIR, a race with a deletion, are not reported). */
   unreadable?(relDir: string, code: string): void;
   /**
-   * One entry of a directory, in code-unit order of names. Return 'descend' (only for a
+   * One entry of a directory, in path order (see the invariants). Return 'descend' (only for a
    * real directory) to read it next, 'stop' to end the whole walk.
    */
   entry(d: Dirent, rel: string, abs: string): Visit;
@@ -68,14 +73,14 @@ export interface TreeVisitor {
 
 /**
  * THE directory walk every module uses (scan, watcher set-up, backend choice): depth
- * first, names in code-unit order, never following a symlink (a Dirent of a link is
- * never a directory), never reading a directory its visitor did not ask for.
+ * first in path order (see the invariants), never following a symlink (a Dirent of a link
+ * is never a directory), never reading a directory its visitor did not ask for.
  */
 export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { dirs: number } {
   let dirs = 0;
-  const stack: string[] = [startRel];
-  while (stack.length > 0) {
-    const dirRel = stack.pop()!;
+  /** The folders being read, innermost last: a descended folder is read to its end before its parent goes on. */
+  const open: { rel: string; abs: string; dirents: Dirent[]; next: number }[] = [];
+  const enter = (dirRel: string): void => {
     const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
     visitor.directory?.(dirRel);
     let dirents: Dirent[];
@@ -85,19 +90,24 @@ export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { 
       const code = (err as NodeJS.ErrnoException).code;
       // Removed (or replaced by a file) since its parent was read: nothing to report.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') visitor.unreadable?.(dirRel, code ?? String(err));
-      continue;
+      return;
     }
     dirs++;
-    dirents.sort(byName);
-    const subdirs: string[] = [];
-    for (const d of dirents) {
-      const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
-      const next = visitor.entry(d, rel, dirAbs + path.sep + d.name);
-      if (next === 'stop') return { dirs };
-      if (next === 'descend') subdirs.push(rel);
+    dirents.sort(inPathOrder);
+    open.push({ rel: dirRel, abs: dirAbs, dirents, next: 0 });
+  };
+  enter(startRel);
+  while (open.length > 0) {
+    const dir = open[open.length - 1]!;
+    if (dir.next === dir.dirents.length) {
+      open.pop();
+      continue;
     }
-    // Reverse so the stack pops them in name order.
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+    const d = dir.dirents[dir.next++]!;
+    const rel = dir.rel === '' ? d.name : `${dir.rel}/${d.name}`;
+    const next = visitor.entry(d, rel, dir.abs + path.sep + d.name);
+    if (next === 'stop') return { dirs };
+    if (next === 'descend') enter(rel);
   }
   return { dirs };
 }
@@ -199,6 +209,19 @@ function direntKind(d: Dirent, abs: string): { kind: EntryKind; code?: string } 
   return lstatKind(abs);
 }
 
-function byName(a: Dirent, b: Dirent): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+/** Names in the order of the paths they start: a folder's name sorts as if it ended in "/". */
+function inPathOrder(a: Dirent, b: Dirent): number {
+  const x = a.name;
+  const y = b.name;
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) {
+    const d = x.charCodeAt(i) - y.charCodeAt(i);
+    if (d !== 0) return d;
+  }
+  // One name starts the other: what follows it in its path decides ('/' after a folder's name, nothing after a file's).
+  const nextX = x.length > n ? x.charCodeAt(n) : a.isDirectory() ? SLASH : -1;
+  const nextY = y.length > n ? y.charCodeAt(n) : b.isDirectory() ? SLASH : -1;
+  return nextX - nextY;
 }
+
+const SLASH = 0x2f;

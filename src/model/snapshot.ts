@@ -5,6 +5,7 @@
  * executable bit is. Other mode bits never travel, so they never make entries differ.
  */
 import type { Entry, Snapshot } from './types.js';
+import { knownEqual } from './lazy-snapshot.js';
 
 /**
  * Same bytes. Size is the cheap pre-check (different sizes prove different content); a null
@@ -45,6 +46,7 @@ export function resolveRemote(remote: Entry, base: Entry | undefined): Entry {
 export function snapshotsEqual(a: Snapshot | null, b: Snapshot | null): boolean {
   if (a === null || b === null) return a === b;
   if (a.size !== b.size) return false;
+  if (knownEqual(a, b)) return true;
   for (const [p, e] of a) {
     const o = b.get(p);
     if (!o || o.size !== e.size || !entriesEqual(e, o)) return false;

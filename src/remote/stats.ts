@@ -53,7 +53,8 @@ export class StatsCounter {
   snapshot(time: { waitedMs: number; pacedMs: number }): ClientStats {
     return {
       total: this.total,
-      byOperation: Object.fromEntries([...this.byOperation].sort(([a], [b]) => a.localeCompare(b))),
+      // Code-unit order (the same as the locale's for operation names): localeCompare's first call loads ICU's collator, ~30 ms of every command.
+      byOperation: Object.fromEntries([...this.byOperation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       rateLimited: this.rateLimited,
       waitedMs: time.waitedMs,
       retries: this.retries,

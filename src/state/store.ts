@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Entry, Snapshot } from '../model/types.js';
 import { writeFileAtomic } from '../local/atomic-write.js';
-import { PackedReader, PackedWriter } from '../local/packed-file.js';
-import { comparePaths } from '../model/paths.js';
+import { decodeState, encodeState } from './state-file.js';
 import { BaseJournal } from './base-journal.js';
 
 /**
@@ -39,110 +38,8 @@ export interface SyncState {
 
 const EMPTY: SyncState = { base: null, remote: null, applyPending: false };
 
-/**
- * state.bin, a packed file (local/packed-file.ts): a JSON header, then one record per path
- * of base or remote, sorted. A path whose remote entry equals its base entry (nearly all of
- * them after a sync) stores it once and loads as ONE shared Entry object. At 100k files the
- * JSON of former releases was 9.5 MB and took 0.44 s to parse; this is about 2 MB.
- */
-const MAGIC = 'HSST';
-const VERSION = 3;
 /** The file names of older releases: read as absent, removed when the new file is written. */
 const FORMER_FILES = ['state.json'];
-
-const IN_BASE = 1;
-const IN_REMOTE = 2;
-const REMOTE_IS_BASE = 4;
-const BASE_EXEC = 8;
-const REMOTE_EXEC = 16;
-const BASE_NO_HASH = 32;
-const REMOTE_NO_HASH = 64;
-
-interface Header {
-  deploymentId: string;
-  savedAt: string;
-  /** Names this file: the base journal (base-journal.ts) applies only to the state.bin of its generation. */
-  generation?: string;
-  base: boolean;
-  remote: { digest: string; requestKey: string; symlinks: string[]; leftovers: string[] } | null;
-}
-
-const sameEntry = (a: Entry, b: Entry): boolean => a.hash === b.hash && a.size === b.size && a.executable === b.executable;
-
-function writeEntry(w: PackedWriter, e: Entry): void {
-  if (e.hash !== null) w.hash(e.hash);
-  w.f64(e.size);
-}
-
-function readEntry(r: PackedReader, p: string, noHash: boolean, executable: boolean): Entry {
-  const hash = noHash ? null : r.hash();
-  return { path: p, hash, size: r.f64(), executable };
-}
-
-async function encode(deploymentId: string, state: Pick<SyncState, 'base' | 'remote'>, generation: string): Promise<Buffer> {
-  const { base, remote } = state;
-  const header: Header = {
-    deploymentId,
-    savedAt: new Date().toISOString(),
-    generation,
-    base: base !== null,
-    remote: remote ? { digest: remote.digest, requestKey: remote.requestKey, symlinks: remote.symlinks, leftovers: remote.leftovers } : null,
-  };
-  const paths = new Set<string>(base?.keys());
-  if (remote) for (const p of remote.snapshot.keys()) paths.add(p);
-  const sorted = [...paths].sort(comparePaths);
-  const w = new PackedWriter();
-  w.str(JSON.stringify(header));
-  w.u32(sorted.length);
-  for (const p of sorted) {
-    const b = base?.get(p);
-    const r = remote?.snapshot.get(p);
-    const same = b !== undefined && r !== undefined && sameEntry(b, r);
-    let flags = 0;
-    if (b) flags |= IN_BASE | (b.executable ? BASE_EXEC : 0) | (b.hash === null ? BASE_NO_HASH : 0);
-    if (r) flags |= IN_REMOTE | (same ? REMOTE_IS_BASE : (r.executable ? REMOTE_EXEC : 0) | (r.hash === null ? REMOTE_NO_HASH : 0));
-    w.path(p);
-    w.u8(flags);
-    if (b) writeEntry(w, b);
-    if (r && !same) writeEntry(w, r);
-  }
-  return w.finish(MAGIC, VERSION);
-}
-
-/** A state.bin written by a release before the journal has no generation: its save time names it. */
-const generationOf = (h: Header): string => h.generation ?? `saved ${h.savedAt}`;
-
-/** The state in `raw`, or null when it is not an intact state of this deployment and version. */
-async function decode(raw: Buffer, deploymentId: string): Promise<(Pick<SyncState, 'base' | 'remote'> & { generation: string }) | null> {
-  const r = await PackedReader.open(raw, MAGIC, VERSION);
-  if (r === null) return null;
-  const header = JSON.parse(r.str()) as Header;
-  if (header.deploymentId !== deploymentId) return null;
-  const base: Snapshot | null = header.base ? new Map() : null;
-  const remote: Snapshot | null = header.remote ? new Map() : null;
-  for (let n = r.u32(); n > 0; n--) {
-    const p = r.path();
-    const flags = r.u8();
-    let b: Entry | undefined;
-    if (flags & IN_BASE) {
-      b = readEntry(r, p, (flags & BASE_NO_HASH) !== 0, (flags & BASE_EXEC) !== 0);
-      base?.set(p, b);
-    }
-    if (flags & IN_REMOTE) {
-      if (flags & REMOTE_IS_BASE) {
-        if (b === undefined) return null;
-        remote?.set(p, b);
-      } else remote?.set(p, readEntry(r, p, (flags & REMOTE_NO_HASH) !== 0, (flags & REMOTE_EXEC) !== 0));
-    }
-  }
-  if (!r.done) return null;
-  const h = header.remote;
-  return {
-    generation: generationOf(header),
-    base,
-    remote: h && remote ? { digest: h.digest, requestKey: h.requestKey, snapshot: remote, symlinks: strings(h.symlinks), leftovers: strings(h.leftovers) } : null,
-  };
-}
 
 /**
  * `.hostsync/` keeps itself out of git (as a virtualenv does), so `git stash` or a branch
@@ -152,11 +49,6 @@ async function ignoreFromGit(stateRoot: string): Promise<void> {
   await writeFile(path.join(stateRoot, '.gitignore'), '*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EEXIST') throw err;
   });
-}
-
-function strings(v: unknown): string[] {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error('bad list');
-  return v as string[];
 }
 
 export class StateStore {
@@ -238,7 +130,7 @@ export class StateStore {
       return empty;
     }
     try {
-      const state = await decode(raw, this.deploymentId);
+      const state = await decodeState(raw, this.deploymentId);
       if (state === null) return empty;
       const journal = state.base === null ? null : await this.journal.load(state.generation);
       if (journal !== null && state.base !== null) applyDelta(state.base, journal.delta);
@@ -253,7 +145,7 @@ export class StateStore {
     await mkdir(this.dir, { recursive: true });
     await ignoreFromGit(path.dirname(this.dir));
     const generation = randomBytes(8).toString('hex');
-    await writeFileAtomic(this.file, await encode(this.deploymentId, state, generation));
+    await writeFileAtomic(this.file, await encodeState(this.deploymentId, state, generation));
     // A kill here leaves a journal of the former generation: stale, never replayed.
     await this.journal.remove();
     for (const former of FORMER_FILES) await rm(path.join(this.dir, former), { force: true });

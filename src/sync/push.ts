@@ -121,10 +121,11 @@ const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod:
 
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
-async function localTree(session: Session, opts: PushOptions): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
+async function localTree(session: Session, opts: PushOptions, base: Snapshot | null): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
   if (opts.local) return { scanned: opts.local, skipped: opts.skipped ?? [], warnings: [] };
   opts.onProgress?.({ phase: 'scan', done: 0, total: 0 });
-  const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache });
+  // Checked against the base as it is found: an unchanged tree makes no entries (ScanOptions.expect).
+  const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache, expect: base });
   await session.cache.save();
   return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings] };
 }
@@ -239,9 +240,9 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
 async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
-  const tree = await localTree(session, opts);
-  const { skipped, warnings } = tree;
   const state = await store.load();
+  const tree = await localTree(session, opts, state.base);
+  const { skipped, warnings } = tree;
   const scanned = state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });

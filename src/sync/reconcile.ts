@@ -24,6 +24,7 @@
 import { comparePaths } from '../model/paths.js';
 import { detectRenames } from './renames.js';
 import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from '../model/snapshot.js';
+import { knownEqual, LazySnapshot } from '../model/lazy-snapshot.js';
 import type {
   Change,
   Conflict,
@@ -47,8 +48,11 @@ export function reconcile(
   const remoteOnly: string[] = [];
   const overridden: Reconciliation['overridden'] = { conflicts: [], drift: [] };
   // Nothing changed anywhere (a no-op status or watch poll): every path would take the
-  // "L = R" branch below, with L = B, so nextBase is the base. Skips sorting 100k paths.
-  if (base !== null && allEqual(base, local, remote)) return { changes, conflicts, drift, remoteOnly, overridden, nextBase: new Map(base) };
+  // "L = R" branch below, with L = B, so nextBase is the base. Skips sorting 100k paths,
+  // and when the scan and the state file already know it (knownEqual), making any entry.
+  if (base !== null && ((knownEqual(local, base) && knownEqual(remote, base)) || allEqual(base, local, remote))) {
+    return { changes, conflicts, drift, remoteOnly, overridden, nextBase: base instanceof LazySnapshot ? base.copy() : new Map(base) };
+  }
   const nextBase: Snapshot = new Map();
 
   const paths = new Set<string>([...local.keys(), ...remote.keys(), ...(base ? base.keys() : [])]);

@@ -35,6 +35,28 @@ describe('packed paths', () => {
     expect(await roundTrip(paths)).toEqual(paths);
   });
 
+  it('pathIs compares the next path in place (ASCII or not) and takePath moves on; path() reads on after it', async () => {
+    const paths = ['a/b.txt', 'a/b/c.txt', 'caf\u00e9/x', 'caf\u00e9/y', 'd/\u{1f600}.txt', 'e/plain', 'e/plain2'];
+    const w = new PackedWriter();
+    for (const p of paths) {
+      w.path(p);
+      w.u8(7);
+    }
+    const r = (await PackedReader.open(await w.finish('TEST', 1), 'TEST', 1))!;
+    for (const [i, p] of paths.entries()) {
+      if (i % 2 === 1) {
+        expect(r.path()).toBe(p);
+      } else {
+        for (const other of ['', 'a', `${p}x`, p.slice(0, -1), `${p.slice(0, -1)}?`, 'zzz']) expect(r.pathIs(other), other).toBe(false);
+        expect(r.pathIs(p)).toBe(true);
+        expect(r.pathIs(p)).toBe(true); // nothing consumed
+        r.takePath(p);
+      }
+      expect(r.u8()).toBe(7);
+    }
+    expect(r.done).toBe(true);
+  });
+
   it('numbers and strings read back as written (u64 modulo 2^64, UTF-8 strings)', async () => {
     const w = new PackedWriter();
     const big = (1n << 64n) - 5n;

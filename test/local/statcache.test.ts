@@ -1,4 +1,6 @@
-import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { fileStatOf } from '../../src/local/filestat.js';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, type IgnoreMatcher } from '../../src/local/ignore.js';
@@ -152,6 +154,31 @@ describe('StatCache', () => {
     await settle('dir/b.txt', 'dir/z.txt');
     const changed = await StatCache.load(cacheFile);
     expect((await scanTree({ root, matcher, cache: changed })).stats).toMatchObject({ files: 2, hashed: 2, cached: 0 });
+  });
+
+  it('a cache written in another order than the walk is saved again in walk order, once', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const hashes = (await scanTree({ root, matcher, cache: StatCache.inMemory() })).snapshot;
+    // The entries recorded in reverse walk order (as an older walk order saved them).
+    const reversed = await StatCache.load(cacheFile);
+    for (const rel of ['dir/sub/c.bin', 'dir/b.txt', 'a.txt']) {
+      const e = hashes.get(rel)!;
+      reversed.update(rel, fileStatOf(lstatSync(path.join(root, rel), { bigint: true })), e.hash!, e.text!);
+    }
+    await reversed.save();
+    const ino = async (): Promise<bigint> => (await stat(cacheFile, { bigint: true })).ino;
+    const before = await ino();
+
+    const warm = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: warm })).stats).toMatchObject({ hashed: 0, cached: 3 });
+    await warm.save();
+    const rewritten = await ino();
+    expect(rewritten).not.toBe(before); // saved again (atomic replace: a new inode)
+
+    const again = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: again })).stats).toMatchObject({ hashed: 0, cached: 3 });
+    await again.save();
+    expect(await ino()).toBe(rewritten); // in order now: nothing to save
   });
 
   it('writes a versioned packed file atomically, leaving no temp file and no former JSON cache behind', async () => {

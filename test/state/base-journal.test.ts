@@ -28,8 +28,11 @@ async function saved(): Promise<{ store: StateStore; base: TreeSnapshot }> {
   return { store, base };
 }
 
-/** What a fresh process loads. */
-const reloaded = async () => (await new StateStore(dir, 'd1').load()).base;
+/** What a fresh process loads (as a plain Map: the store hands out lazy snapshots). */
+const reloaded = async () => {
+  const base = (await new StateStore(dir, 'd1').load()).base;
+  return base && new Map(base);
+};
 
 describe('base journal', () => {
   it('appends the changed entries only, and a fresh load replays them in order over state.bin', async () => {

@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StateStore, type RemoteCache } from '../../src/state/store.js';
+import { StateStore, type RemoteCache, type SyncState } from '../../src/state/store.js';
+import { knownEqual, LazySnapshot } from '../../src/model/lazy-snapshot.js';
+import { PackedWriter } from '../../src/local/packed-file.js';
 import { file, snap } from '../sync/fixtures.js';
 import { tempDir } from '../helpers/tree.js';
 
@@ -16,6 +18,13 @@ afterEach(async () => {
   await work.cleanup();
 });
 
+/** The loaded state with its (lazy) snapshots made plain Maps, to compare with what was saved. */
+const plain = (s: SyncState): SyncState => ({
+  ...s,
+  base: s.base && new Map(s.base),
+  remote: s.remote && { ...s.remote, snapshot: new Map(s.remote.snapshot) },
+});
+
 const base = () => snap(file('a.txt', 'a'), file('bin/run', 'x', { x: true }));
 const remote = (): RemoteCache => ({ digest: 'dg1', requestKey: 'rk1', snapshot: snap(file('a.txt', 'a')), symlinks: ['l'], leftovers: [] });
 
@@ -26,7 +35,7 @@ describe('StateStore', () => {
 
   it('saves and loads base and remote cache, also from a fresh store (another process)', async () => {
     await new StateStore(dir, 'd1').save({ base: base(), remote: remote() });
-    const loaded = await new StateStore(dir, 'd1').load();
+    const loaded = plain(await new StateStore(dir, 'd1').load());
     expect(loaded.base).toEqual(base());
     expect(loaded.remote).toEqual(remote());
     // .hostsync/ keeps itself out of git.
@@ -63,11 +72,62 @@ describe('StateStore', () => {
     r.set('big.bin', { path: 'big.bin', hash: null, size: 5e9, executable: false });
     const cache: RemoteCache = { digest: 'd', requestKey: 'k', snapshot: r, symlinks: [], leftovers: ['.hostsync-upload-1-a.tar.gz'] };
     await new StateStore(dir, 'd1').save({ base: b, remote: cache });
-    const loaded = await new StateStore(dir, 'd1').load();
+    const loaded = plain(await new StateStore(dir, 'd1').load());
     expect(loaded.base).toEqual(b);
     expect(loaded.remote).toEqual(cache);
     await new StateStore(dir, 'd1').save({ base: null, remote: cache });
-    expect(await new StateStore(dir, 'd1').load()).toMatchObject({ base: null, remote: cache });
+    expect(plain(await new StateStore(dir, 'd1').load())).toMatchObject({ base: null, remote: cache });
+  });
+
+  it('loads base and remote without making their entries, and knows when the cached remote equals the base', async () => {
+    const b = snap(file('a.txt', 'a'), file('bin/run', 'x', { x: true }), file('c.txt', 'c'));
+    await new StateStore(dir, 'd1').save({ base: b, remote: { digest: 'd', requestKey: 'k', snapshot: new Map(b), symlinks: [], leftovers: [] } });
+    const loaded = await new StateStore(dir, 'd1').load();
+    const lb = loaded.base as LazySnapshot;
+    const lr = loaded.remote!.snapshot as LazySnapshot;
+    expect(lb).toBeInstanceOf(LazySnapshot);
+    expect([lb.lazy, lr.lazy, lb.size, lr.size]).toEqual([true, true, 3, 3]);
+    expect(knownEqual(lr, lb)).toBe(true);
+    expect(new Map(lr)).toEqual(b);
+    expect(new Map(lb)).toEqual(b);
+    // A change to either ends what was known.
+    lr.delete('c.txt');
+    expect(knownEqual(lr, lb)).toBe(false);
+
+    const differs: [string, (r: Map<string, ReturnType<typeof file>>) => void][] = [
+      ['one remote entry differs', (r) => r.set('c.txt', file('c.txt', 'C'))],
+      ['a remote-only file', (r) => r.set('d.txt', file('d.txt', 'd'))],
+      ['a base-only file', (r) => r.delete('c.txt')],
+      ['a file without a hash', (r) => r.set('c.txt', { ...file('c.txt', 'c'), hash: null })],
+    ];
+    for (const [what, change] of differs) {
+      const r = new Map(b);
+      const bb = new Map(b);
+      change(r);
+      if (what === 'a file without a hash') bb.set('c.txt', { ...file('c.txt', 'c'), hash: null });
+      await new StateStore(dir, 'd1').save({ base: bb, remote: { digest: 'd', requestKey: 'k', snapshot: r, symlinks: [], leftovers: [] } });
+      const again = await new StateStore(dir, 'd1').load();
+      expect(knownEqual(again.remote!.snapshot, again.base), what).toBe(false);
+      expect(plain(again).remote!.snapshot, what).toEqual(r);
+      expect(plain(again).base, what).toEqual(bb);
+    }
+  });
+
+  it('treats records that would not decode as absent, even under a good checksum (a path prefix longer than the path before it)', async () => {
+    const w = new PackedWriter();
+    w.str(JSON.stringify({ deploymentId: 'd1', savedAt: 'x', base: true, remote: null }));
+    w.u32(1);
+    // A front-coded path claiming 5 shared units with no path before it.
+    w.u8(5);
+    w.u8(0);
+    w.u32(1);
+    w.u8(0x61);
+    w.u8(1);
+    w.hash('0000000000000001');
+    w.f64(1);
+    await new StateStore(dir, 'd1').save({ base: base(), remote: null });
+    await writeFile(path.join(dir, 'state.bin'), await w.finish('HSST', 3));
+    expect(await new StateStore(dir, 'd1').load()).toEqual({ base: null, remote: null, applyPending: false });
   });
 
   it('replaces the JSON state of an older release when it saves', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/sync/reconcile.js';
+import { LazySnapshot } from '../../src/model/lazy-snapshot.js';
 import type { Entry, ReconcileOptions } from '../../src/model/types.js';
 import { file, show, sized, snap } from './fixtures.js';
 
@@ -202,6 +203,25 @@ describe('reconcile: what it reports', () => {
     const unsorted = snap(R('b', '3'), R('a', '1'));
     const again = reconcile(unsorted, snap(L('a', '1'), L('b', '3')), snap(R('a', '1'), R('b', '3')), none);
     expect([...again.nextBase.keys()]).toEqual(['a', 'b']);
+  });
+
+  it('trees known equal without their entries (LazySnapshot) give what the full comparison gives, and make no entry', () => {
+    const entries = [R('a', '1'), R('a/b', '2', true), R('b', '3')];
+    const lazy = (xs: Entry[]) => new LazySnapshot(xs.length, () => xs.map((x) => ({ ...x })));
+    const base = lazy(entries);
+    const local = lazy(entries.map((x) => ({ ...x, text: true })));
+    const remote = lazy(entries);
+    local.markEqual(base);
+    remote.markEqual(base);
+    const rec = reconcile(base, local, remote, none);
+    expect([base.lazy, local.lazy, remote.lazy]).toEqual([true, true, true]);
+    const full = reconcile(new Map(base), new Map(local), new Map(remote), none);
+    expect({ ...rec, nextBase: new Map(rec.nextBase) }).toEqual(full);
+    expect([...rec.nextBase.keys()]).toEqual([...full.nextBase.keys()]);
+    // Not known equal: compared entry by entry, as always.
+    const changed = lazy([R('a', '1'), R('a/b', '2', true), R('b', '4')]);
+    changed.markEqual(lazy(entries));
+    expect(reconcile(base, changed, remote, none).changes.map(show)).toEqual(['write b']);
   });
 
   it('is independent of map insertion order', () => {

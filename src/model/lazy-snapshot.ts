@@ -1,0 +1,142 @@
+/**
+ * A Snapshot whose entries are made only when someone reads them. At 100k files a warm
+ * no-op `status` compares the local tree with the sync base and the cached remote without
+ * building a Map of 100k entries for any of them: the state file and the scan know, while
+ * reading, that two trees are equal, and say so here (`knownEqual`).
+ *
+ * Invariants:
+ * - Observably a Map: every Map method (and iteration) first fills it from its source, in
+ *   the source's order; `size` alone is answered without filling.
+ * - A fact "equal to `other`" holds for the entries as made, and only while neither
+ *   snapshot has been changed since (any set, delete or clear ends it).
+ */
+import type { Entry } from './types.js';
+
+/** A tree in path order that a scan can check the files it finds against, one by one (see scanTree). */
+export interface ExpectedCursor {
+  /**
+   * Whether the next expected file is `rel` with this content (the hash as the two
+   * little-endian u32 of its 8 bytes, as packed files store it). Moves past it when it is;
+   * entries not part of the tree (remote-only records of the state file) are passed over.
+   */
+  next(rel: string, hashLo: number, hashHi: number, size: number, executable: boolean): boolean;
+  /** Every expected file was met. */
+  readonly done: boolean;
+  /** How many files were met. */
+  readonly met: number;
+}
+
+export class LazySnapshot extends Map<string, Entry> {
+  private source: (() => Iterable<Entry>) | null;
+  private readonly count: number;
+  private equalTo: { other: LazySnapshot; generation: number } | null = null;
+  private generation = 0;
+
+  /**
+   * `source` yields the entries (in path order), once; `count` is how many it yields.
+   * `cursor`, when given, walks the same entries for a scan without making them.
+   */
+  constructor(
+    count: number,
+    source: () => Iterable<Entry>,
+    readonly cursor: (() => ExpectedCursor) | null = null,
+  ) {
+    super();
+    this.count = count;
+    this.source = source;
+  }
+
+  /** Whether the entries are still unmade. */
+  get lazy(): boolean {
+    return this.source !== null;
+  }
+
+  /** Makes every entry (idempotent). */
+  fill(): this {
+    const source = this.source;
+    if (source === null) return this;
+    this.source = null; // before iterating: the Map methods used below must not fill again
+    for (const e of source()) super.set(e.path, e);
+    return this;
+  }
+
+  /**
+   * The entries as they are now, in order, to read later without making them part of this
+   * snapshot: the source itself while unmade (it reads what cannot change), else a copy.
+   */
+  entriesNow(): () => Iterable<Entry> {
+    const source = this.source;
+    if (source !== null) return source;
+    const values = [...super.values()];
+    return () => values;
+  }
+
+  /** Records that this snapshot's entries equal `other`'s, as they are now (see knownEqual). */
+  markEqual(other: LazySnapshot): void {
+    this.equalTo = { other, generation: other.generation };
+  }
+
+  /** A copy (still unmade when this one is), known equal to this one as it is now. */
+  copy(): LazySnapshot {
+    const source = this.source;
+    const out = source !== null ? new LazySnapshot(this.count, source, this.cursor) : new LazySnapshot(super.size, () => super.values()).fill();
+    out.markEqual(this);
+    return out;
+  }
+
+  /** Whether this snapshot is known to hold `other`'s entries (see markEqual). */
+  isKnownEqual(other: LazySnapshot): boolean {
+    const f = this.equalTo;
+    return f !== null && f.other === other && f.generation === other.generation;
+  }
+
+  private changed(): void {
+    this.fill();
+    this.generation++;
+    this.equalTo = null;
+  }
+
+  override get size(): number {
+    return this.source !== null ? this.count : super.size;
+  }
+  override get(key: string): Entry | undefined {
+    return this.fill(), super.get(key);
+  }
+  override has(key: string): boolean {
+    return this.fill(), super.has(key);
+  }
+  override set(key: string, value: Entry): this {
+    this.changed();
+    return super.set(key, value);
+  }
+  override delete(key: string): boolean {
+    this.changed();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.changed();
+    super.clear();
+  }
+  override forEach(fn: (value: Entry, key: string, map: Map<string, Entry>) => void, thisArg?: unknown): void {
+    this.fill();
+    super.forEach(fn, thisArg);
+  }
+  override keys(): MapIterator<string> {
+    return this.fill(), super.keys();
+  }
+  override values(): MapIterator<Entry> {
+    return this.fill(), super.values();
+  }
+  override entries(): MapIterator<[string, Entry]> {
+    return this.fill(), super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[string, Entry]> {
+    return this.entries();
+  }
+}
+
+/** `a` and `b` are known to hold equal entries (a fact recorded by whoever made them; false when unknown). */
+export function knownEqual(a: Map<string, Entry> | null, b: Map<string, Entry> | null): boolean {
+  if (!(a instanceof LazySnapshot) || !(b instanceof LazySnapshot)) return false;
+  return a === b || a.isKnownEqual(b) || b.isKnownEqual(a);
+}

@@ -1,0 +1,117 @@
+import { rm, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
+import { scanTree } from '../../src/local/scan.js';
+import { StatCache } from '../../src/local/statcache.js';
+import { knownEqual, LazySnapshot } from '../../src/model/lazy-snapshot.js';
+import { toBaseEntry } from '../../src/model/snapshot.js';
+import type { Snapshot } from '../../src/model/types.js';
+import { StateStore } from '../../src/state/store.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+
+const matcher = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
+const HOUR_AGO = new Date(Date.now() - 3_600_000);
+const TREE = {
+  'a.txt': 'alpha\n',
+  'b-x.txt': 'dash',
+  'b/c.txt': 'in b',
+  'b/d/e.bin': Buffer.from([0, 1, 2]),
+  'b0.txt': 'after b/',
+  'run.sh': '#!/bin/sh\n',
+};
+
+let root: string;
+let cacheFile: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir: root, cleanup } = await tempDir('hostsync-scan-expect-'));
+  cacheFile = path.join(root, '.hostsync', 'statcache.bin');
+  await writeTree(root, TREE);
+  await settle(...Object.keys(TREE));
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+async function settle(...rels: string[]): Promise<void> {
+  for (const rel of rels) await utimes(path.join(root, rel), HOUR_AGO, HOUR_AGO);
+}
+
+/** A warm stat cache, and a state file whose base (and remote) is `base` (default: the tree as scanned). */
+async function synced(edit?: (base: Snapshot) => void): Promise<{ base: Snapshot; plain: Snapshot }> {
+  const cache = await StatCache.load(cacheFile);
+  const cold = await scanTree({ root, matcher, cache });
+  await cache.save();
+  const base: Snapshot = new Map([...cold.snapshot].map(([p, e]) => [p, toBaseEntry(e)]));
+  edit?.(base);
+  const dir = path.join(root, '.hostsync', 'd1');
+  await new StateStore(dir, 'd1').save({ base, remote: { digest: 'd', requestKey: 'k', snapshot: base, symlinks: [], leftovers: [] } });
+  // As another process loads it (the saving store remembers the Maps it saved).
+  return { base: (await new StateStore(dir, 'd1').load()).base!, plain: cold.snapshot };
+}
+
+/** The scan as it was before ScanOptions.expect (a plain Map), for comparison. */
+async function plainScan(): Promise<Snapshot> {
+  return (await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) })).snapshot;
+}
+
+describe('scanTree against an expected tree (ScanOptions.expect)', () => {
+  it('meets files in path order: a folder where its name plus "/" sorts', async () => {
+    const { plain } = await synced();
+    expect([...plain.keys()]).toEqual(['a.txt', 'b-x.txt', 'b/c.txt', 'b/d/e.bin', 'b0.txt', 'run.sh']);
+    expect([...plain.keys()]).toEqual([...plain.keys()].sort());
+  });
+
+  it('an unchanged tree makes no entries: a LazySnapshot known equal to the base, with the same entries (text flags too)', async () => {
+    const { base, plain } = await synced();
+    const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    const local = scan.snapshot as LazySnapshot;
+    expect(local).toBeInstanceOf(LazySnapshot);
+    expect(local.lazy).toBe(true);
+    expect((base as LazySnapshot).lazy).toBe(true);
+    expect(scan.stats).toMatchObject({ files: 6, hashed: 0, cached: 6 });
+    expect(knownEqual(local, base)).toBe(true);
+    expect(new Map(local)).toEqual(plain);
+    expect([...local.keys()]).toEqual([...plain.keys()]);
+  });
+
+  it('the local tree so found keeps its entries when the base is changed afterwards', async () => {
+    const { base, plain } = await synced();
+    const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    base.delete('a.txt');
+    expect(knownEqual(scan.snapshot, base)).toBe(false);
+    expect(new Map(scan.snapshot)).toEqual(plain);
+  });
+
+  const changes: [string, () => Promise<void>, ((base: Snapshot) => void)?][] = [
+    ['a file changed', async () => { await writeFile(path.join(root, 'b/c.txt'), 'changed'); await settle('b/c.txt'); }],
+    ['a file added', async () => { await writeFile(path.join(root, 'b/d/f.txt'), 'new'); await settle('b/d/f.txt'); }],
+    ['a file added last', async () => { await writeFile(path.join(root, 'z.txt'), 'new'); await settle('z.txt'); }],
+    ['a file deleted', () => rm(path.join(root, 'b0.txt'))],
+    ['the last file deleted', () => rm(path.join(root, 'run.sh'))],
+    ['the base holds a file the tree never had', async () => {}, (b) => b.set('b/zz.txt', { path: 'b/zz.txt', hash: '0000000000000001', size: 1, executable: false })],
+    ['the base has another hash', async () => {}, (b) => b.set('b0.txt', { ...b.get('b0.txt')!, hash: '0000000000000002' })],
+    ['the base has no hash', async () => {}, (b) => b.set('b0.txt', { ...b.get('b0.txt')!, hash: null })],
+    ['the base has another executable bit', async () => {}, (b) => b.set('a.txt', { ...b.get('a.txt')!, executable: true })],
+    ['an .npmrc (read for credentials on every scan)', async () => { await writeFile(path.join(root, 'b/.npmrc'), '//r/:_authToken=${T}\n'); await settle('b/.npmrc'); }],
+  ];
+  it.each(changes)('%s: entries are made, exactly as a plain scan makes them', async (_what, change, edit) => {
+    const { base } = await synced(edit);
+    await change();
+    const expected = await plainScan();
+    const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    expect(knownEqual(scan.snapshot, base)).toBe(false);
+    expect(scan.snapshot).not.toBeInstanceOf(LazySnapshot);
+    expect(scan.snapshot).toEqual(expected);
+    expect([...scan.snapshot.keys()]).toEqual([...expected.keys()]);
+  });
+
+  it('a base that was read already (entries made) is compared the plain way', async () => {
+    const { base, plain } = await synced();
+    base.get('a.txt');
+    const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    expect(scan.snapshot).not.toBeInstanceOf(LazySnapshot);
+    expect(scan.snapshot).toEqual(plain);
+  });
+});
