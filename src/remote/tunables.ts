@@ -106,5 +106,14 @@ export const LEDGER_MAX_SLEEP_MS = 1_000;
  */
 export const LEDGER_LOCK_STALE_MS = 5_000;
 
+/**
+ * An answered request's entry is written to the ledger with the next reservation's pass,
+ * or after this long when none comes. A watch cycle's next request follows its previous
+ * answer within a few ms, so this saves a locked pass per request on the save-to-live
+ * path; other processes see the answer at most this late (as in flight meanwhile: they
+ * count it either way, and only one that waits for it to expire waits this much longer).
+ */
+export const LEDGER_ANSWER_WRITE_MS = 50;
+
 /** Cap of the lock's retry backoff: contention lasts milliseconds, so retry often. */
 export const LEDGER_LOCK_RETRY_MAX_MS = 20;
