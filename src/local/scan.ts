@@ -85,12 +85,17 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   let cached = 0;
   /** While every file found is the next one `opts.expect` holds: see ScanOptions.expect. */
   let same = expectedTree(opts);
-  /** From here on entries are made: those met so far first (`opts.expect`'s first ones, with the text flags the cache gave). */
+  /**
+   * From here on entries are made: those met so far first (`opts.expect`'s first ones, with
+   * the text flags the cache gave). Called before the scan's first await, so `opts.expect`
+   * is as it was; its entries are made (reconcile needs them now), once.
+   */
   const leaveSame = (): void => {
     const s = same!;
     same = null;
+    if (s.cursor.met === 0) return; // a cold cache, or a difference at once: nothing to make yet
     let i = 0;
-    for (const e of s.expected()) {
+    for (const e of (opts.expect as LazySnapshot).values()) {
       if (i === s.cursor.met) break;
       snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: s.flags.at(i++) });
     }

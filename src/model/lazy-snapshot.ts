@@ -32,18 +32,23 @@ export class LazySnapshot extends Map<string, Entry> {
   private equalTo: { other: LazySnapshot; generation: number } | null = null;
   private generation = 0;
 
+  /** See the constructor; dropped once the entries are made (it holds what the source reads). */
+  private cursorOf: (() => ExpectedCursor) | null;
+
   /**
-   * `source` yields the entries (in path order), once; `count` is how many it yields.
+   * `source` yields the entries (in path order) each time it is called; `count` is how many.
    * `cursor`, when given, walks the same entries for a scan without making them.
    */
-  constructor(
-    count: number,
-    source: () => Iterable<Entry>,
-    readonly cursor: (() => ExpectedCursor) | null = null,
-  ) {
+  constructor(count: number, source: () => Iterable<Entry>, cursor: (() => ExpectedCursor) | null = null) {
     super();
     this.count = count;
     this.source = source;
+    this.cursorOf = cursor;
+  }
+
+  /** A scan's cursor over the entries while they are unmade (null once made, or when there is none). */
+  get cursor(): (() => ExpectedCursor) | null {
+    return this.cursorOf;
   }
 
   /** Whether the entries are still unmade. */
@@ -56,6 +61,7 @@ export class LazySnapshot extends Map<string, Entry> {
     const source = this.source;
     if (source === null) return this;
     this.source = null; // before iterating: the Map methods used below must not fill again
+    this.cursorOf = null;
     for (const e of source()) super.set(e.path, e);
     return this;
   }

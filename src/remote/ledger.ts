@@ -33,7 +33,7 @@ import path from 'node:path';
 import { lock } from 'proper-lockfile';
 import { processAlive } from '../state/lock.js';
 import { abortableSleep } from './retry.js';
-import { LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS } from './tunables.js';
+import { LEDGER_ANSWER_WRITE_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS } from './tunables.js';
 
 export interface LedgerEntry {
   /** keyIdOf(key): never the key. */
@@ -143,6 +143,8 @@ export class BudgetLedger {
   private waiters: Waiter[] = [];
   /** Answers not yet written: [sentAt, expiresAt]. Until written they count as in flight (the safe side). */
   private finished: Array<[number, number]> = [];
+  /** Writes pending answers when no reservation's pass does it first. */
+  private answerTimer: NodeJS.Timeout | null = null;
   /** The pump's run while it has work; null when idle. */
   private pumpRun: Promise<void> | null = null;
   private again = false;
@@ -200,7 +202,16 @@ export class BudgetLedger {
 
   private finish(sentAt: number): void {
     this.finished.push([sentAt, this.now() + this.opts.windowMs + this.opts.marginMs]);
-    this.kick();
+    // Written by the next pass, which is usually the next reservation of the same cycle a
+    // few ms later: one locked pass per request instead of two, and a reservation never
+    // waits behind an answer's pass. Until written the answer counts as in flight (the
+    // safe side), and a timer writes it before long when no reservation comes.
+    if (this.answerTimer !== null) return;
+    this.answerTimer = setTimeout(() => {
+      this.answerTimer = null;
+      this.kick();
+    }, LEDGER_ANSWER_WRITE_MS);
+    this.answerTimer.unref();
   }
 
   private kick(): void {

@@ -12,7 +12,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { constants as zlibConstants, createGzip } from 'node:zlib';
 import { FormData } from 'undici';
 import * as tar from 'tar';
-import { ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES } from './tunables.js';
+import { ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
 
 export interface UploadFile {
   /** Remote name: only the basename is used; the URL fixes the directory. */
@@ -141,17 +141,22 @@ export interface ArchivePart extends ArchiveStream {
 /**
  * A gzip'd tar of the leading files of `files` that fit `budget` by their COMPRESSED
  * size, as a stream: the files go in, in order, while the worst case of what is left to
- * compress still fits after what has come out. When the worst case no longer fits, the
- * tar and gzip streams are brought level (every admitted byte compressed, then a zlib
- * sync flush, so the output so far is exact and complete) and the check is made again
- * from there; when it still fails, the part ends. A compressible tree thus fills a part
- * to near the limit, while incompressible bytes are cut by the worst case, as before.
+ * compress still fits after what has come out. When the worst case no longer fits, tar
+ * and gzip are brought level (every admitted byte handed to gzip, then a zlib sync
+ * flush, so the output so far is exact and complete) and the check is made again from
+ * there; when it still fails, the part ends. A compressible tree thus fills a part to
+ * near the limit, while incompressible bytes are cut by the worst case, as before.
  *
- * tar uses the given lstat results (`statCache`), so an entry is exactly as large as
- * the budget counted. The first file must fit an empty part (the caller checks); gzip
- * runs on libuv's thread pool, beside tar's reads. Same strictness as tarGzStream.
+ * tar uses the given lstat results (`statCache`), so an entry is exactly as large as the
+ * budget counted. The first file must fit an empty part (the caller checks). gzip runs on
+ * libuv's thread pool, beside tar, and gets tar's output in ARCHIVE_GZIP_WRITE_BYTES
+ * pieces (a write per tar header costs more than compressing it). When no file is over
+ * ARCHIVE_SYNC_MAX_FILE_BYTES, tar reads synchronously, a file at a time between waits
+ * for gzip (a third of the CPU of tar's asynchronous reads on many small files, and never
+ * more than that much of a file in memory); otherwise it streams as tarGzStream does.
+ * Same strictness as tarGzStream.
  */
-export function tarGzPart(root: string, files: readonly PartFile[], budget: PartBudget): ArchivePart {
+export function tarGzPart(root: string, files: readonly PartFile[], budget: PartBudget, syncMaxFileBytes = ARCHIVE_SYNC_MAX_FILE_BYTES): ArchivePart {
   let produced = 0;
   let admitted = 0;
   let ended = 0;
@@ -163,7 +168,8 @@ export function tarGzPart(root: string, files: readonly PartFile[], budget: Part
     w?.();
   };
   const live = new Set<tar.WriteEntry>();
-  const pack = new tar.Pack({
+  const sync = files.every((f) => !f.stat.isFile() || f.stat.size <= syncMaxFileBytes);
+  const options: tar.TarOptionsWithAliasesAsync = {
     cwd: root, portable: true, noDirRecurse: true, strict: true, maxReadSize: ARCHIVE_READ_CHUNK_BYTES,
     statCache: new Map(files.map((f) => [resolve(root, f.path), f.stat])),
     onWriteEntry: (entry) => {
@@ -179,7 +185,8 @@ export function tarGzPart(root: string, files: readonly PartFile[], budget: Part
         poke();
       });
     },
-  });
+  };
+  const pack = sync ? new tar.PackSync(options) : new tar.Pack(options);
   const gz = createGzip();
   const out = new PassThrough({ highWaterMark: 1 << 16 });
   const fail = (err: unknown): void => {
@@ -191,22 +198,51 @@ export function tarGzPart(root: string, files: readonly PartFile[], budget: Part
     produced += chunk.length;
     if (produced > budget.maxBytes) fail(new Error(`archive part passed the ${budget.maxBytes}-byte upload limit while being built: not sent`));
   });
-  gz.on('drain', poke);
+  gz.on('drain', () => {
+    if (!stopped) pack.resume();
+    poke();
+  });
   pack.on('error', fail);
   gz.on('error', fail);
   out.on('error', () => {});
-  pack.pipe(gz);
   gz.pipe(out);
 
-  const level = (): boolean => ended === admitted && pack.bufferLength === 0;
+  // tar's output, gathered into pieces for gzip.
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let queued = 0; // pieces gzip has not finished with
+  const handOver = (): void => {
+    if (heldBytes === 0 || stopped) return;
+    const piece = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+    held = [];
+    heldBytes = 0;
+    queued++;
+    const taken = gz.write(piece, () => {
+      queued--;
+      poke();
+    });
+    // Backed up: an asynchronous tar pauses (its entries wait); a synchronous one is waited for between files.
+    if (!taken && !sync) pack.pause();
+  };
+  pack.on('data', (chunk: Buffer) => {
+    held.push(chunk);
+    heldBytes += chunk.length;
+    if (heldBytes >= ARCHIVE_GZIP_WRITE_BYTES) handOver();
+  });
+  pack.on('end', () => {
+    handOver();
+    gz.end();
+  });
+
+  const nextEvent = (): Promise<void> =>
+    new Promise<void>((r) => {
+      wake = r;
+      // Belt and braces: a missed wake-up costs one poll, never a hang.
+      setTimeout(r, ARCHIVE_PART_WAIT_POLL_MS).unref();
+    });
   const untilLevel = async (): Promise<void> => {
-    while (!stopped && !level()) {
-      await new Promise<void>((r) => {
-        wake = r;
-        // Belt and braces: a missed wake-up costs one poll, never a hang.
-        setTimeout(r, ARCHIVE_PART_WAIT_POLL_MS).unref();
-      });
-    }
+    while (!stopped && !(ended === admitted && pack.bufferLength === 0)) await nextEvent();
+    handOver();
   };
   /** Compressed bytes produced once everything given to gzip so far is out (sync flush). */
   const flush = (): Promise<number> =>
@@ -234,8 +270,10 @@ export function tarGzPart(root: string, files: readonly PartFile[], budget: Part
       pack.write(f.path);
       admitted++;
       pending += more;
+      // A few pieces queued keep gzip busy while tar reads the next files.
+      while (sync && !stopped && queued >= ARCHIVE_GZIP_QUEUE_PIECES) await nextEvent();
     }
-    pack.end();
+    if (!stopped) pack.end();
   };
   feed().catch(fail);
 
@@ -243,7 +281,6 @@ export function tarGzPart(root: string, files: readonly PartFile[], budget: Part
     if (stopped) return;
     stopped = true;
     poke();
-    pack.unpipe(gz);
     gz.unpipe(out);
     gz.destroy();
     for (const entry of live) stopEntry(entry);

@@ -1,11 +1,10 @@
-import { createWriteStream } from 'node:fs';
-import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { createWriteStream, lstatSync, type Stats } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ARCHIVE_PART_MARGIN_FRACTION, DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, VANISHED_CHECK_CONCURRENCY, WRITE_MANY_ATTEMPTS } from './tunables.js';
+import { ARCHIVE_PART_MARGIN_FRACTION, DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, VANISHED_CHECK_SLICE, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
 import { tarGzStream, type PartBudget } from '../remote/upload.js';
@@ -422,25 +421,26 @@ async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: Exec
 
 /**
  * The files still there locally; the others go to `result.vanished` (a folder removed, or
- * replaced by a file). `stats` receives each present file's lstat.
+ * replaced by a file). `stats` receives each present file's lstat. Synchronous lstat in
+ * slices, yielding between them: on 100k files that is about a fifth of the CPU of
+ * promises (README, Scale: 0.5 s against 2.6 s), and an initial push's archive lists them all.
  */
 async function dropVanished(files: Entry[], root: string, result: ExecResult, stats?: Map<string, Stats>): Promise<Entry[]> {
-  const gone = async (f: Entry): Promise<boolean> => {
-    try {
-      const st = await lstat(localPath(root, f.path));
-      stats?.set(f.path, st);
-      return false;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      return code === 'ENOENT' || code === 'ENOTDIR'; // unreadable for another reason: the send reports it
-    }
-  };
   const present: Entry[] = [];
-  // In slices, concurrently: an initial push's archive carries tens of thousands of files.
-  for (let i = 0; i < files.length; i += VANISHED_CHECK_CONCURRENCY) {
-    const slice = files.slice(i, i + VANISHED_CHECK_CONCURRENCY);
-    const verdicts = await Promise.all(slice.map(gone));
-    slice.forEach((f, j) => (verdicts[j] ? result.vanished.push(f.path) : present.push(f)));
+  for (let i = 0; i < files.length; i += VANISHED_CHECK_SLICE) {
+    if (i > 0) await new Promise((r) => setImmediate(r));
+    for (const f of files.slice(i, i + VANISHED_CHECK_SLICE)) {
+      try {
+        const st = lstatSync(localPath(root, f.path));
+        stats?.set(f.path, st);
+        present.push(f);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        // Unreadable for another reason: kept, and the send reports it.
+        if (code === 'ENOENT' || code === 'ENOTDIR') result.vanished.push(f.path);
+        else present.push(f);
+      }
+    }
   }
   return present;
 }

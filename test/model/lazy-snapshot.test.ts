@@ -26,6 +26,14 @@ describe('LazySnapshot', () => {
     expect(snap).toBeInstanceOf(Map);
   });
 
+  it('offers its cursor only while its entries are unmade (then nothing holds what the source reads)', () => {
+    const cursor = () => ({ next: () => false, done: true, met: 0 });
+    const snap = new LazySnapshot(1, () => [e('a')], cursor);
+    expect(snap.cursor).toBe(cursor);
+    snap.fill();
+    expect(snap.cursor).toBeNull();
+  });
+
   it('is a Map for every reader: spread, new Map, forEach, entries, values', () => {
     const entries = [e('a'), e('b')];
     const plain = new Map(entries.map((x) => [x.path, x]));
