@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import {
-  ANSWER_TIMEOUT_FACTOR, ANSWER_TIMEOUT_MS, MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, RETRY_AFTER_FALLBACK_MS,
+  ANSWER_TIMEOUT_FACTOR, ANSWER_TIMEOUT_MS, UNPACK_MIN_FILES_PER_SECOND, MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, RETRY_AFTER_FALLBACK_MS,
   RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS, TIMEOUT_MAX_ATTEMPTS, UPLOAD_MIN_BYTES_PER_SECOND,
 } from './tunables.js';
 import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS, SHELL_DEFAULT_TIMEOUT_S } from '../api/limits.js';
@@ -192,7 +192,8 @@ export class HostingClient {
     chmod(file: string, mode: string, root?: string): Promise<OkResult>;
     /** Archives files on the deployment (undo's copies of what a push replaces); not repeated once sent. */
     compress(files: string[], root?: string): Promise<CompressResult>;
-    decompress(file: string, opts?: { root?: string; removeArchive?: boolean }): Promise<DecompressResult>;
+    /** `files`: how many files the archive holds, when known; the wait for the answer grows with it. */
+    decompress(file: string, opts?: { root?: string; removeArchive?: boolean; files?: number }): Promise<DecompressResult>;
     uploadUrl(path?: string): Promise<UploadUrlResult>;
     upload(dir: string, files: UploadFile[]): Promise<void>;
     /**
@@ -333,7 +334,11 @@ export class HostingClient {
       chmod: (file, mode, root) => this.call<OkResult>(O.filesChmod, { schema: S.OkResult, json: { file, mode, root } }),
       compress: (files, root) => this.call<CompressResult>(O.filesCompress, { schema: S.CompressResult, json: root === undefined ? { files } : { files, root } }),
       decompress: (file, o = {}) =>
-        this.call<DecompressResult>(O.filesDecompress, { schema: S.DecompressResult, json: { file, root: o.root, removeArchive: o.removeArchive } }),
+        this.call<DecompressResult>(O.filesDecompress, {
+          schema: S.DecompressResult,
+          json: { file, root: o.root, removeArchive: o.removeArchive },
+          extraTimeoutMs: Math.ceil(((o.files ?? 0) / UNPACK_MIN_FILES_PER_SECOND) * 1000),
+        }),
       uploadUrl: (path) => this.call<UploadUrlResult>(O.filesUploadUrl, { schema: S.UploadUrlResult, json: path === undefined ? {} : { path } }),
       upload: (dir, files) => this.upload(dir, files),
       uploadArchive: (root, relPaths, dir, name, cut) => this.uploadArchive(root, relPaths, dir, name, cut),

@@ -37,6 +37,14 @@ export const ANSWER_TIMEOUT_FACTOR: Readonly<Record<string, number>> = {
 };
 
 /**
+ * files.decompress of an archive of known file count waits this on top, per file: a node
+ * unpacks thousands of small files a second, so 250 is a floor a loaded node stays above;
+ * a 100k-file archive gets 400 s more than the factor's 300 s (one bench run at load 20
+ * timed out at 300 s and the push had to re-read an unknown outcome).
+ */
+export const UNPACK_MIN_FILES_PER_SECOND = 250;
+
+/**
  * Uploads to a signed node URL: the answer timeout plus the body's size at this rate
  * (a floor no working link is below), so a 200 MB upload is not cut at 30 s. undici
  * restarts the wait while the body streams, so this bounds the time after the last byte.

@@ -16,7 +16,7 @@ import type { Snapshot } from '../model/types.js';
 import type { IndexResult } from '../api/types.js';
 import { completeTruncated, indexRequestKey, RemoteTree } from './remote-read.js';
 import {
-  freshDriftState, nextDriftStep, onOwnWrite, onRegionAnswer, onRootAnswer, planDriftRegions, regionHas, setRegions,
+  freshDriftState, nextDriftStep, onOwnWrite, onRegionAnswer, onRootAnswer, onRootMerged, planDriftRegions, regionHas, setRegions,
   type DriftRegion, type DriftState,
 } from './drift-rotation.js';
 import type { PushReport } from './push.js';
@@ -121,6 +121,7 @@ export class DriftPoll {
       result = { report: null, news: false, read: 'root' };
       if (next === 'merge') {
         result = await this.merge('root', everything, res, user, opts);
+        onRootMerged(s, res.digest);
       } else if (next === 'plan') {
         const planned = planDriftRegions(new Set([...this.scoped.basePaths(), ...local.keys()]), s.cap!);
         if (planned === null) {

@@ -81,9 +81,10 @@ export function onRootAnswer(s: DriftState, sentTrusted: boolean, a: IndexAnswer
   s.lastRoot = a.digest;
   s.trusted = null;
   if (!a.unchanged && !a.truncated) {
-    // The whole tree in one answer: merged by the caller, nothing left unseen.
-    s.trusted = a.digest;
-    s.candidate = null;
+    // The whole tree in one answer: nothing left unseen once the caller has merged it
+    // (onRootMerged). Trusted only then: a merge that fails must not make the next poll
+    // answer "unchanged" over the drift it did not report.
+    s.candidate = a.digest;
     s.regions = [];
     s.cursor = 0;
     return 'merge';
@@ -98,6 +99,13 @@ export function onRootAnswer(s: DriftState, sentTrusted: boolean, a: IndexAnswer
   // regions were not all read since; this round reads them.
   if (s.cap === null) return 'round';
   return s.replan || s.regions.length === 0 ? 'plan' : 'round';
+}
+
+/** The whole-tree root answer that onRootAnswer sent to 'merge' was merged: its digest is trusted. */
+export function onRootMerged(s: DriftState, digest: string): void {
+  if (s.candidate !== digest) return; // a write of ours came between: nothing to trust
+  s.trusted = digest;
+  s.candidate = null;
 }
 
 /** After a region read. */

@@ -306,7 +306,7 @@ async function sendArchive(files: Entry[], opts: ExecuteOptions, result: ExecRes
     rest = present.slice(carried.length);
     if (!uploaded) continue; // measured and sent otherwise, or failed: uploadMeasured reported it
     try {
-      await opts.client.files.decompress((uploaded as { path: string }).path, { removeArchive: true });
+      await opts.client.files.decompress((uploaded as { path: string }).path, { removeArchive: true, files: carried.length });
     } catch (err) {
       // A refused decompress leaves our archive behind: remove it (an unknown outcome
       // leaves it to the re-read, which finds it by name).

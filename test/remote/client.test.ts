@@ -244,6 +244,19 @@ describe('timeouts', () => {
   });
 });
 
+describe('a decompress of many files', () => {
+  it('waits longer for the answer the more files the archive holds', async () => {
+    // Base 30 ms x the factor 10: 300 ms (undici's timers fire up to a second late); the node takes 2 s to unpack.
+    const { client } = await setup(async () => {
+      await new Promise((r) => setTimeout(r, 2000));
+      return { json: WELL_FORMED };
+    }, { timeoutMs: 30 });
+    await expect(client.files.decompress('a.tar.gz')).rejects.toBeInstanceOf(OutcomeUnknownError);
+    // 1,000 files at UNPACK_MIN_FILES_PER_SECOND add 4 s.
+    await expect(client.files.decompress('a.tar.gz', { files: 1000 })).resolves.toMatchObject({ ok: true });
+  });
+});
+
 describe('the queue against the service', () => {
   it('starts requests in submission order', async () => {
     const { service, client } = await setup((r) => ({ json: { ...WELL_FORMED, n: r.n } }), { maxInFlight: 1 });

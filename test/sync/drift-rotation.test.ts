@@ -1,7 +1,7 @@
 /** Issue 10 (drift at any tree size): the drift poll's rotation, pure. */
 import { describe, expect, it } from 'vitest';
 import {
-  freshDriftState, nextDriftStep, onOwnWrite, onRegionAnswer, onRootAnswer, planDriftRegions, regionHas, setRegions, type DriftState,
+  freshDriftState, nextDriftStep, onOwnWrite, onRegionAnswer, onRootAnswer, onRootMerged, planDriftRegions, regionHas, setRegions, type DriftState,
 } from '../../src/sync/drift-rotation.js';
 
 /** A tree of `folders` x `files` files under src/, plus a few at the root. */
@@ -126,8 +126,21 @@ describe('the rotation', () => {
     onOwnWrite(s);
     expect(nextDriftStep(s)).toEqual({ kind: 'root', digest: null, trusted: false });
     expect(onRootAnswer(s, false, answer({ digest: 'R1' }))).toBe('merge');
+    // Not trusted until merged: a merge that throws leaves the next poll reading entries again.
+    expect(s.trusted).toBeNull();
+    expect(nextDriftStep(s)).toEqual({ kind: 'root', digest: null, trusted: false });
+    onRootMerged(s, 'R1');
     expect(s.trusted).toBe('R1');
     expect(nextDriftStep(s)).toEqual({ kind: 'root', digest: 'R1', trusted: true });
+  });
+
+  it('a write of ours between the whole-tree answer and its merge leaves the digest untrusted', () => {
+    const s = freshDriftState('k', 'R0');
+    onOwnWrite(s);
+    expect(onRootAnswer(s, false, answer({ digest: 'R1' }))).toBe('merge');
+    onOwnWrite(s);
+    onRootMerged(s, 'R1');
+    expect(s.trusted).toBeNull();
   });
 
   it('a region that comes back truncated, or a new cap, plans the partition again at the next round', () => {
