@@ -162,10 +162,12 @@ describe('undo', () => {
   });
 });
 
-describe('undo of a watch cycle', () => {
-  // An emulator of its own, for the reason given below: the daemon paces itself against the
-  // budget ledger, and after the tests above it waited for the window to slide (a 60 s
-  // timeout in a loaded full run).
+/**
+ * The enclosing describe runs on an emulator of its own: the tests of the first block spend
+ * about 115 of the key's 120 requests a minute, and the shared budget ledger rightly holds
+ * the next requests until the window slides.
+ */
+function withOwnEmulator(): void {
   let outer: RunningEmulator;
   beforeAll(async () => {
     outer = emu;
@@ -175,6 +177,12 @@ describe('undo of a watch cycle', () => {
     await emu.close();
     emu = outer;
   });
+}
+
+describe('undo of a watch cycle', () => {
+  // The daemon paces itself against the budget ledger: after the tests above it waited for
+  // the window to slide (a 60 s timeout in a loaded full run).
+  withOwnEmulator();
 
   it('takes back a watch cycle', async () => {
     await writeTree(work.dir, { 'a.txt': 'a1\n' });
@@ -198,17 +206,7 @@ describe('undo of a watch cycle', () => {
 });
 
 describe('safety copy before a destructive push', () => {
-  // An emulator of its own: the tests above spend about 115 of the key's 120 requests a
-  // minute, and the shared budget ledger rightly holds the next push until the window slides.
-  let outer: RunningEmulator;
-  beforeAll(async () => {
-    outer = emu;
-    emu = await startEmulator({});
-  });
-  afterAll(async () => {
-    await emu.close();
-    emu = outer;
-  });
+  withOwnEmulator();
 
   it('--force keeps a copy of the remote edit it overwrites, prints its path, and undo brings the edit back', async () => {
     await writeTree(work.dir, { 'a.txt': 'a1\n', 'b.txt': 'b1\n' });
