@@ -328,7 +328,10 @@ describe('drift polls on a tree past the index cap', () => {
 
       // A local edit in src/a: the root digest no longer holds (our own write).
       await writeFile(path.join(root, 'src/a/f1.js'), 'export const v = "ours";\n');
-      await rec.waitFor((e) => e.type === 'cycle' && e.trigger === 'verify', mark);
+      // Verified by the idle check or by a poll reading that region, whichever comes first
+      // (waiting for the idle check alone hung when a poll verified the write first).
+      const wrote = await rec.waitFor((e) => e.type === 'cycle' && (e as CycleEvent).counts.written > 0, mark);
+      await rec.waitFor((e) => e.type === 'cycle' && (e.trigger === 'verify' || isPoll(e)), rec.events.indexOf(wrote) + 1);
       mark = rec.events.length;
       // Someone edits the deployment: one file in the region we wrote to, one in a region we did not.
       await writeFile(path.join(dep.volume, 'src/a/f2.js'), 'theirs, beside ours\n');
