@@ -34,3 +34,11 @@ export const HASH_STABLE_MAX_ATTEMPTS = 3;
  * same mtime; git's exact "mtime >= index time" rule is widened to cover that.
  */
 export const STAT_CACHE_RACY_WINDOW_MS = 2_000;
+
+/**
+ * chokidar reports a path's change and then drops further change events of that path for
+ * 50 ms (its `_throttle('change', path, 50)`, with no trailing event): a file saved again
+ * inside that window would never be reported. So the watcher looks at a reported file
+ * once more this long after its last report (a stat), and reports it again if it changed.
+ */
+export const CHOKIDAR_LOOK_AGAIN_MS = 60;

@@ -12,11 +12,17 @@
  *   `ignored` callback asks the same matcher the scan uses.
  * - Symlinks are not followed. A watcher error (or the root itself going away) is passed
  *   to onError: the caller can no longer trust the event stream and must rescan fully.
+ * - A file written again inside chokidar's change throttle is still reported: each
+ *   reported file is looked at CHOKIDAR_LOOK_AGAIN_MS after its last report and reported
+ *   again when its stat moved. (A consumer reads a file at least its debounce after the
+ *   report, so a write it could miss is at least that much younger than the reported one:
+ *   their mtimes differ even on a coarse kernel clock.)
  */
 import fs, { type Stats } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { IgnoreMatcher } from './ignore.js';
+import { CHOKIDAR_LOOK_AGAIN_MS } from './tunables.js';
 
 /** The unit a watch daemon works in after coalescing what onEvents reported. */
 export interface WatchBatchEvent {
@@ -122,7 +128,29 @@ export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
     }
   };
 
-  for (const ev of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) fsw.on(ev, report);
+  /** Reported files, with their stat at the report, until their look-again. */
+  const looks = new Map<string, { timer: NodeJS.Timeout; stat: string | null }>();
+  const statKey = (p: string): string | null => {
+    const st = lstatOrGone(p);
+    return st?.isFile() ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : null;
+  };
+  const lookAgainLater = (p: string): void => {
+    clearTimeout(looks.get(p)?.timer);
+    const timer = setTimeout(() => {
+      const seen = looks.get(p);
+      looks.delete(p);
+      if (!closed && seen !== undefined && statKey(p) !== seen.stat) fileEvent(p);
+    }, CHOKIDAR_LOOK_AGAIN_MS);
+    timer.unref();
+    looks.set(p, { timer, stat: statKey(p) });
+  };
+  const fileEvent = (p: string): void => {
+    report(p);
+    lookAgainLater(p);
+  };
+
+  for (const ev of ['add', 'change'] as const) fsw.on(ev, fileEvent);
+  for (const ev of ['unlink', 'addDir', 'unlinkDir'] as const) fsw.on(ev, report);
   fsw.on('error', (err: unknown) => {
     if (!closed) opts.onError(err instanceof Error ? err : new Error(String(err)));
   });
@@ -134,6 +162,8 @@ export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      for (const { timer } of looks.values()) clearTimeout(timer);
+      looks.clear();
       await fsw.close();
     },
   };

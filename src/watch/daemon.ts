@@ -17,9 +17,9 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { FS_TIMESTAMP_SLACK_MS, WATCH_CACHE_SAVE_MS, WATCH_CHOKIDAR_LOOK_AGAIN_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
-import { lstatOrGone, type Watcher } from '../local/watcher.js';
+import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
 import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
@@ -34,7 +34,7 @@ import { Backoff } from './backoff.js';
 import { LocalTree } from './local-tree.js';
 import { classifyFailure } from './failure.js';
 import type { Batch } from './schedule.js';
-import { CycleScheduler, systemClock, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
+import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
 import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
 import { WatchStatusWriter } from './status-writer.js';
 import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
@@ -350,7 +350,6 @@ class Daemon implements WatchDaemon {
         warnings.push(...(await tree.scanAll(scanOpts)));
       } else if (batch.paths.length > 0) {
         warnings.push(...(await tree.rescan(scanOpts, batch.paths)));
-        this.lookAgainLater(batch.paths);
       }
       const local = tree.snapshot!;
       const skipped = [...tree.skipped];
@@ -536,24 +535,6 @@ class Daemon implements WatchDaemon {
     this.tree.unsettle();
     this.scheduler.touch(this.held);
     return true;
-  }
-
-  /**
-   * See WATCH_CHOKIDAR_LOOK_AGAIN_MS: files the cycle read that were modified within that
-   * window (chokidar may drop their next change) come back once it has passed. A file met
-   * again is older by then, so this ends after a look or two.
-   */
-  private lookAgainLater(paths: readonly string[]): void {
-    if (this.backend !== 'chokidar' || paths.length === 0 || paths.length > WATCH_STORM_PATHS) return;
-    const { root } = this.session.config;
-    const now = Date.now();
-    const young = paths.filter((p) => {
-      const st = lstatOrGone(path.join(root, p));
-      return st !== undefined && st.isFile() && now - st.mtimeMs < WATCH_CHOKIDAR_LOOK_AGAIN_MS + FS_TIMESTAMP_SLACK_MS;
-    });
-    if (young.length === 0) return;
-    const timer = (this.opts.clock ?? systemClock).setTimeout(() => this.scheduler.touch(young), WATCH_CHOKIDAR_LOOK_AGAIN_MS);
-    (timer as { unref?: () => void } | null)?.unref?.();
   }
 
   /** When writes are still unverified: the idle check, never before a retry's backoff ends. */

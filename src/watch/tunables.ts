@@ -6,20 +6,11 @@
  * (chokidar reports each after one stat; the native watcher already waits for 50 ms of
  * quiet before it reports anything). Every ms here is a ms of save-to-live, so it is kept
  * just above that spread; a save whose events straggle past it costs one more cycle, and
- * chokidar's dropped repeats are covered by the look-again below, not by a longer wait.
+ * chokidar's dropped repeats are covered by the watcher's look-again (local/tunables.ts).
  */
 export const WATCH_DEBOUNCE_MS = 15;
 /** Watch mode: the longest a burst of events may defer its cycle (a file saved every 100 ms forever still syncs). */
 export const WATCH_MAX_WAIT_MS = 400;
-
-/**
- * chokidar reports a path's change and then drops further change events of that path for
- * 50 ms (its `_throttle('change', path, 50)`, with no trailing event). A file still being
- * written when a cycle read it, or saved again within that window, would then never be
- * reported. So after a chokidar cycle its paths are looked at once more this long after
- * their last event: a stat each, and no request when nothing changed.
- */
-export const WATCH_CHOKIDAR_LOOK_AGAIN_MS = 60;
 
 /** Watch mode: how often the remote digest is polled for drift (one request when nothing changed). */
 export const WATCH_REMOTE_POLL_MS = 30_000;

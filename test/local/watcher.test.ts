@@ -107,6 +107,19 @@ describe('startWatcher', () => {
     expect(rec.seen.filter((p) => /node_modules|dist|\.env|\.log|\.hostsync/.test(p))).toEqual([]);
   });
 
+  it('reports a file saved again inside chokidar\'s 50 ms change throttle', async () => {
+    // chokidar drops a path's change events for 50 ms after reporting one, with no trailing
+    // event: without the watcher's look-again the second save below is never reported.
+    const file = path.join(root, 'src', 'app.js');
+    const first = rec.next('src/app.js');
+    await writeFile(file, 'console.log(2)\n');
+    await first;
+    const second = rec.next('src/app.js');
+    await writeFile(file, 'console.log("saved again, longer")\n');
+    await second;
+    expect(rec.seen.filter((p) => p === 'src/app.js').length).toBeGreaterThanOrEqual(2);
+  });
+
   it('stops reporting after close', async () => {
     await watcher!.close();
     await writeFile(path.join(root, 'after-close.txt'), 'x\n');
