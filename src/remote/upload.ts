@@ -10,7 +10,7 @@ import { openAsBlob, type Stats } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { constants as zlibConstants, createGzip } from 'node:zlib';
-import { FormData } from 'undici';
+import type { FormData } from 'undici';
 import * as tar from 'tar';
 import { ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
 
@@ -21,9 +21,18 @@ export interface UploadFile {
   size: number;
 }
 
+/**
+ * undici's FormData, whose module is undici's index (see undici-agent.ts): loaded on the
+ * first upload, so a command that uploads nothing does not pay for it.
+ */
+async function newForm(): Promise<FormData> {
+  const { FormData } = await import('undici');
+  return new FormData();
+}
+
 /** A multipart form with one `field` part per file, each read lazily from disk. Build it fresh per attempt. */
 export async function filesForm(field: string, files: UploadFile[]): Promise<FormData> {
-  const form = new FormData();
+  const form = await newForm();
   for (const f of files) {
     const blob = await openAsBlob(f.localPath);
     form.append(field, blob, basename(f.name));
@@ -46,8 +55,8 @@ class StreamedFile extends File {
 }
 
 /** A form with one part whose bytes are `source`, streamed as they are produced. Single use. */
-export function streamForm(field: string, fileName: string, source: AsyncIterable<Uint8Array>, type: string): FormData {
-  const form = new FormData();
+export async function streamForm(field: string, fileName: string, source: AsyncIterable<Uint8Array>, type: string): Promise<FormData> {
+  const form = await newForm();
   form.append(field, new StreamedFile(source, fileName, type));
   return form;
 }
