@@ -75,6 +75,24 @@ describe('packed paths', () => {
     expect(r.done).toBe(true);
   });
 
+  it('reads in place at any offset give what the reads in order gave, in a buffer that starts inside a larger one', async () => {
+    const w = new PackedWriter();
+    w.u8(7); // every later field at an odd offset
+    w.u64((1n << 64n) - 5n);
+    w.f64(-0.25);
+    w.u32(0xfffffffe);
+    w.path('dir/file.txt');
+    const file = await w.finish('TEST', 1);
+    const inside = Buffer.concat([Buffer.from('junk!'), file]).subarray(5); // byteOffset 5 into its ArrayBuffer
+    const r = (await PackedReader.open(inside, 'TEST', 1))!;
+    expect(r.u8()).toBe(7);
+    const at = r.offset;
+    expect([r.u64At(at), r.f64At(at + 8), r.u32At(at + 16), r.u16At(at + 20)]).toEqual([(1n << 64n) - 5n, -0.25, 0xfffffffe, 0]);
+    r.skip(20);
+    expect(r.pathBytes()).toBe(6 + 'dir/file.txt'.length);
+    expect([r.pathIs('dir/file.txt'), r.pathIs('dir/file.txu')]).toEqual([true, false]);
+  });
+
   it('a copy reads on from the same place, independently', async () => {
     const w = new PackedWriter();
     for (const p of ['x/a', 'x/b', 'x/\u00e9', 'x/f']) w.path(p);
