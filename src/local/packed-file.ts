@@ -273,6 +273,29 @@ export class PackedReader {
     return rel.slice(shared) === buf.toString('utf8', at + 6, at + 6 + n);
   }
 
+  /** Whether the next path starts with `prefix`, compared in place as pathIs (false at the end, or when malformed). */
+  pathStartsWith(prefix: string): boolean {
+    const buf = this.buf;
+    const at = this.pos;
+    if (at + 6 > this.end) return false;
+    const shared = this.view.getUint16(at, true);
+    const n = this.view.getUint32(at + 2, true);
+    const prev = this.prev;
+    if (shared > prev.length || at + 6 + n > this.end) return false;
+    const k = Math.min(shared, prefix.length);
+    for (let i = 0; i < k; i++) if (prefix.charCodeAt(i) !== prev.charCodeAt(i)) return false;
+    let i = 0;
+    for (; shared + i < prefix.length && i < n; i++) {
+      const b = buf[at + 6 + i]!;
+      if (b >= 0x80) break;
+      if (b !== prefix.charCodeAt(shared + i)) return false;
+    }
+    if (shared + i === prefix.length) return true;
+    if (i === n) return false; // an ASCII path shorter than the prefix
+    // Not ASCII: decoded to compare.
+    return buf.toString('utf8', at + 6, at + 6 + n).startsWith(prefix.slice(shared));
+  }
+
   /** Consumes the next path, which pathIs(rel) just found equal to `rel`. */
   takePath(rel: string): void {
     this.take(this.pathBytes());

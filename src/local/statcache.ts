@@ -179,6 +179,16 @@ export class StatCache {
     return (this.fresh.size > 0 && this.fresh.has(relPath)) || this.storedAt(relPath, false) !== undefined;
   }
 
+  /**
+   * Whether the cache holds a path under the folder `relDir`, as far as its cursor can tell
+   * (false once it cannot: the caller asks the matcher). With keptBy: the matcher keeps
+   * that file, so it keeps the folder (gitignore: a file in an ignored folder is ignored).
+   */
+  holdsUnder(relDir: string): boolean {
+    const c = this.cursor;
+    return c !== null && c.r.pathStartsWith(`${relDir}/`);
+  }
+
   get size(): number {
     return this.fresh.size + this.index().size;
   }

@@ -93,6 +93,23 @@ describe('packed paths', () => {
     expect([r.pathIs('dir/file.txt'), r.pathIs('dir/file.txu')]).toEqual([true, false]);
   });
 
+  it('pathStartsWith looks at the next path in place, across the shared prefix, ASCII or not', async () => {
+    const w = new PackedWriter();
+    for (const p of ['src/a/one.js', 'src/a/two.js', 'src/caf\u00e9/x.js', 'src/cab']) w.path(p);
+    const r = (await PackedReader.open(await w.finish('TEST', 1), 'TEST', 1))!;
+    const starts = (...prefixes: string[]): boolean[] => prefixes.map((p) => r.pathStartsWith(p));
+    expect(starts('src/', 'src/a/', 'src/a/one.js', 'src/b/', 'src/a/one.jsx', 'lib/')).toEqual([true, true, true, false, false, false]);
+    r.path();
+    // 'src/a/two.js' is stored as 'two.js' after a 6-unit shared prefix.
+    expect(starts('src/a/', 'src/a/t', 'src/ab', 'src/a/one', 'src/a/two.js/')).toEqual([true, true, false, false, false]);
+    r.path();
+    expect(starts('src/caf\u00e9/', 'src/caf\u00e9', 'src/cafe/', 'src/caf\u00e9/x.js', 'src/caf\u00e9/y')).toEqual([true, true, false, true, false]);
+    r.path();
+    expect(starts('src/cab', 'src/cab/', 'src/ca')).toEqual([true, false, true]);
+    r.path();
+    expect(starts('', 'src/')).toEqual([false, false]); // at the end
+  });
+
   it('a copy reads on from the same place, independently', async () => {
     const w = new PackedWriter();
     for (const p of ['x/a', 'x/b', 'x/\u00e9', 'x/f']) w.path(p);

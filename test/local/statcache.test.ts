@@ -59,7 +59,9 @@ describe('StatCache', () => {
     const same = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
     const warm = await scanTree({ root, matcher: counting(same), cache: await StatCache.load(cacheFile) });
     expect(warm.stats).toMatchObject({ files: 3, cached: 3 });
-    expect(asked.sort()).toEqual(['.hostsync/', 'dir/', 'dir/sub/']); // folders only
+    // Not even the folders it holds files under (a file kept means its folders are kept):
+    // only the one it holds nothing under.
+    expect(asked.sort()).toEqual(['.hostsync/']);
 
     // Other rules (a new .syncignore line): every file is asked again, and the rule holds.
     asked.length = 0;
@@ -70,6 +72,15 @@ describe('StatCache', () => {
     expect([...r.snapshot.keys()].sort()).toEqual(['a.txt', 'dir/b.txt']);
     expect(asked).toContain('a.txt');
     expect(c3.keptBy).toBe(other.key);
+
+    // A new folder, and a folder whose only file is new, are asked; an ignored one still holds.
+    // (After the first file the cache does not hold, its records are no longer met in order:
+    // folders after it are asked, dir/sub/ here.)
+    await writeTree(root, { 'new/d.txt': 'delta\n', 'dir/fresh/e.txt': 'echo\n', 'dir/node_modules/m.js': 'x' });
+    asked.length = 0;
+    const more = await scanTree({ root, matcher: counting(same), cache: await StatCache.load(cacheFile) }); // c1's file: kept by `same`
+    expect([...more.snapshot.keys()].sort()).toEqual(['a.txt', 'dir/b.txt', 'dir/fresh/e.txt', 'dir/sub/c.bin', 'new/d.txt']);
+    expect(asked.sort()).toEqual(['.hostsync/', 'dir/fresh/', 'dir/fresh/e.txt', 'dir/node_modules/', 'dir/sub/', 'new/', 'new/d.txt']);
   });
 
   it('a matcher without a key (a scoped one) is always asked, and a rescan through one forgets the key', async () => {
