@@ -270,7 +270,7 @@ async function perEdit(impl, edits, salt) {
       await sleep(1_500); // the idle verification of the switch's writes
       await d.daemon.whenIdle();
       const s1 = d.session.client.stats();
-      const cycles = d.cycles.slice(mark).map((c) => `${c.e.trigger} ${c.e.requests}`).join(', ');
+      const cycles = d.cycles.slice(mark).map((c) => `${c.e.trigger} ${c.e.requests} req (${c.e.counts?.written ?? 0} written, ${c.e.counts?.deleted ?? 0} deleted)`).join(', ');
       return { requests: s1.total - s0.total, cycles: d.cycles.length - mark, detail: `${opsOf(s1, s0)}; cycles: ${cycles}` };
     };
   });

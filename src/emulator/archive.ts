@@ -9,7 +9,7 @@
  * hard links are skipped, never extracted.
  */
 import { createWriteStream, lstatSync, statSync } from 'node:fs';
-import { chmod, mkdir, rename, rm, utimes } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
@@ -199,8 +199,7 @@ async function decompress(ctx: Ctx, dep: EmulatedDeployment): Promise<Decompress
     if (code && code.startsWith('E') && code !== 'EOF') throw fromFsError(err, file);
     throw badRequest(`${file} is not a readable ${kind} archive: ${(err as Error).message}`, 'invalid_archive');
   }
-  // `force`: a client that gave up waiting (timeout) may have removed the archive itself.
-  if (removeArchive) await rm(abs, { force: true });
+  if (removeArchive) await unlink(abs);
   return { ok: true, archiveRemoved: removeArchive };
 }
 

@@ -207,7 +207,8 @@ const isNpmrc = (rel: string): boolean => rel === NPMRC || rel.endsWith(`/${NPMR
  * `previous` held beneath it, a file is stat'ed and hashed (through the cache). A path
  * under an ignored directory, a symlink, or anything else not a real directory is
  * dropped. A path lstat cannot answer for (EACCES, EIO) is listed in `skipped` with a
- * warning, never thrown. Returns the whole updated snapshot; `previous` is not modified.
+ * warning, never thrown. Returns the whole updated snapshot: `previous` itself with
+ * `inPlace` (watch mode's own snapshot, no copy of the tree per batch), else a copy.
  */
 export async function rescanPaths(
   opts: ScanOptions, previous: Snapshot, touched: readonly string[], how: { inPlace?: boolean } = {},

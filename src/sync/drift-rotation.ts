@@ -22,7 +22,6 @@
  * Drift found late is never a safety issue: every write of a watch cycle is preceded by a
  * read of its own paths (the three-way merge); the rotation only finds what to report.
  */
-import { comparePaths } from '../model/paths.js';
 import type { DriftRecord } from '../state/drift.js';
 import { planIndexGroups } from './index-groups.js';
 
@@ -157,6 +156,3 @@ export function regionHas(region: Pick<DriftRegion, 'units' | 'kind'>, units: Re
   }
   return region.kind === 'only' ? under : !under;
 }
-
-/** Regions sorted for display and stable files (tests compare them). */
-export const sortedUnits = (units: readonly string[]): string[] => [...units].sort(comparePaths);

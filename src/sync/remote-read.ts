@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
 import type { FileIndexEntry, IndexResult } from '../api/types.js';
 import { ApiError } from '../remote/errors.js';
-import { INDEX_HASH_MAX_BYTES } from './tunables.js';
+import { INDEX_HASH_MAX_BYTES, LEFTOVER_MIN_AGE_MS } from './tunables.js';
 import { anchoredPath, planIndexGroups, type IndexGroupsPlan } from './index-groups.js';
 import { createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
@@ -20,6 +20,7 @@ export interface RemoteRead {
   /**
    * hostsync's own upload archives left behind by a push killed between upload and
    * decompress. They are ours by name, so a push removes them; never in the snapshot.
+   * One younger than LEFTOVER_MIN_AGE_MS is in neither: a push may still be using it.
    */
   leftovers: string[];
   digest: string;
@@ -106,7 +107,11 @@ export class RemoteTree {
   private readonly files: Snapshot = new Map();
   private readonly links = new Set<string>();
   private readonly leftovers = new Set<string>();
-  constructor(readonly matcher: IgnoreMatcher) {}
+  /** Our archives modified before this (ms since the epoch) are leftovers. */
+  private readonly leftoverBefore: number;
+  constructor(readonly matcher: IgnoreMatcher, now = Date.now()) {
+    this.leftoverBefore = now - LEFTOVER_MIN_AGE_MS;
+  }
 
   add(entries: FileIndexEntry[]): void {
     for (const raw of entries) {
@@ -117,8 +122,9 @@ export class RemoteTree {
         continue;
       }
       if (raw.type !== 'file' || this.matcher.ignores(rel, false)) continue;
-      if (LEFTOVER.test(rel)) this.leftovers.add(rel);
-      else this.files.set(rel, entryFromIndex(raw));
+      if (!LEFTOVER.test(rel)) this.files.set(rel, entryFromIndex(raw));
+      // A time the server did not give in a form we read: old enough, as before ages were read.
+      else if (!(Date.parse(raw.modifiedAt) >= this.leftoverBefore)) this.leftovers.add(rel);
     }
   }
 

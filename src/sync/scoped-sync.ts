@@ -82,6 +82,8 @@ export class ScopedSync {
   private base: TreeSnapshot | null = null;
   /** Paths whose base entry changed in memory since the base on disk last took them. */
   private readonly changedBase = new Set<string>();
+  /** The record on disk still names writes that are verified and in the base on disk: flush() trims it. */
+  private recordStale = false;
 
   constructor(private readonly session: Session) {
     this.reader = new ScopedReader(session.client, session.matcher);
@@ -159,9 +161,9 @@ export class ScopedSync {
   /** Saves the working base's changes (persist()) and trims the record to what is still unverified. */
   async flush(): Promise<void> {
     await this.persist();
-    if (this.unsaved.size > 0 || this.unverified.size === 0) {
-      this.unsaved.clear();
+    if (this.recordStale || this.unverified.size === 0) {
       await this.record.save(this.unverified);
+      this.recordStale = false;
     }
   }
 
@@ -189,6 +191,7 @@ export class ScopedSync {
       throw err;
     }
     // Verified writes are on disk now; the record may forget them at its next save.
+    if (this.unsaved.size > 0) this.recordStale = true;
     this.unsaved.clear();
     if (bytes > STATE_JOURNAL_COMPACT_BYTES) await store.save({ base: this.base, remote: (await store.load()).remote });
   }

@@ -7,6 +7,15 @@
  */
 export const WRITE_MANY_BATCH_BYTES = 4.5 * 1024 * 1024;
 
+/**
+ * One of our upload archives younger than this is not a leftover: its push may still be
+ * waiting for its decompress (a timed-out one may still be unpacking on the node: the
+ * longest wait, 300 s + 1 s per 250 files, is about 12 minutes at 100k files), or another
+ * machine's push (CI, a teammate) may be between upload and decompress. Deleting it then
+ * would cut that unpack short. Older ones are removed by the next read that sees them.
+ */
+export const LEFTOVER_MIN_AGE_MS = 30 * 60_000;
+
 /** A text file larger than this goes by upload: writeMany could carry it alone, but one request and no JSON escaping is cheaper. */
 export const TEXT_UPLOAD_THRESHOLD_BYTES = 4 * 1024 * 1024;
 

@@ -17,7 +17,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
@@ -41,6 +41,8 @@ import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status
 
 export interface WatchTunables {
   debounceMs: number;
+  bulkPaths: number;
+  bulkQuietMs: number;
   maxWaitMs: number;
   pollMs: number;
   retryMinMs: number;
@@ -57,6 +59,8 @@ export interface WatchTunables {
 
 export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
   debounceMs: WATCH_DEBOUNCE_MS,
+  bulkPaths: WATCH_BULK_PATHS,
+  bulkQuietMs: WATCH_BULK_QUIET_MS,
   maxWaitMs: WATCH_MAX_WAIT_MS,
   pollMs: WATCH_REMOTE_POLL_MS,
   retryMinMs: WATCH_RETRY_MIN_MS,
@@ -245,7 +249,7 @@ class Daemon implements WatchDaemon {
     this.drift = new DriftPoll(session, this.scoped);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.scheduler = new CycleScheduler({
-      tunables: { debounceMs: this.t.debounceMs, maxWaitMs: this.t.maxWaitMs, pollMs: this.t.pollMs },
+      tunables: { debounceMs: this.t.debounceMs, bulkPaths: this.t.bulkPaths, bulkQuietMs: this.t.bulkQuietMs, maxWaitMs: this.t.maxWaitMs, pollMs: this.t.pollMs },
       stormPaths: this.t.stormPaths,
       run: (batch) => this.cycle(batch),
       crashRetryMs: this.t.retryMaxMs,

@@ -5,8 +5,10 @@
  *
  * Rules:
  * - Debounce: a batch fires once the tree has been quiet for `debounceMs` after its LAST
- *   event, but never later than `maxWaitMs` after its FIRST event (a file saved every
- *   100 ms forever still syncs every maxWaitMs: the last content wins, nothing starves).
+ *   event (`bulkQuietMs` once it holds `bulkPaths` paths or is a full rescan: a bulk
+ *   change's deletions and additions come late), but never later than `maxWaitMs` after
+ *   its FIRST event (a file saved every 100 ms forever still syncs every maxWaitMs: the
+ *   last content wins, nothing starves).
  * - One cycle at a time: while one runs, nothing fires; what arrives meanwhile is the
  *   next batch, and its debounce clock started with its own first event.
  * - Backoff: after a transient failure nothing fires before `notBefore`.
@@ -23,6 +25,9 @@
 
 export interface ScheduleTunables {
   debounceMs: number;
+  /** A batch of at least `bulkPaths` paths, or a full one, waits `bulkQuietMs` of quiet instead. */
+  bulkPaths: number;
+  bulkQuietMs: number;
   maxWaitMs: number;
   /** 0 or Infinity: never poll. */
   pollMs: number;
@@ -75,7 +80,8 @@ export type Decision =
 
 /** The time a pending batch is due, ignoring backoff. */
 export function dueAt(pending: Pending, t: ScheduleTunables): number {
-  return Math.min(pending.lastAt + t.debounceMs, pending.firstAt + t.maxWaitMs);
+  const quiet = pending.full || pending.paths.size >= t.bulkPaths ? t.bulkQuietMs : t.debounceMs;
+  return Math.min(pending.lastAt + quiet, pending.firstAt + t.maxWaitMs);
 }
 
 export function decide(state: ScheduleState, now: number, t: ScheduleTunables): Decision {

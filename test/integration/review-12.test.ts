@@ -1,5 +1,5 @@
 /** Regressions for the adversarial review of issue #12: each test fails on the code before its fix. */
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -91,11 +91,27 @@ describe('upload archive (review 4)', () => {
     await writeTree(work.dir, files);
     await pushOnce(emu, work.dir);
     const leftovers = [archiveName(), '.hostsync-upload-4242-lq2x9a.tar.gz'];
-    for (const name of leftovers) await writeFile(path.join(emu.volume, name), 'project source');
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    for (const name of leftovers) {
+      await writeFile(path.join(emu.volume, name), 'project source');
+      await utimes(path.join(emu.volume, name), anHourAgo, anHourAgo);
+    }
     for (let i = 0; i < 25; i++) await rm(path.join(work.dir, `f${i}.txt`));
     await expect(pushOnce(emu, work.dir)).rejects.toThrow(/refusing to delete 25 of 30/);
     const names = await readdir(emu.volume);
     for (const name of leftovers) expect(names).not.toContain(name);
+  });
+
+  it('an archive of ours younger than 30 minutes is left alone: a push may still be unpacking it', async () => {
+    await writeTree(work.dir, { 'a.txt': 'a\n' });
+    await pushOnce(emu, work.dir);
+    const young = archiveName();
+    await writeFile(path.join(emu.volume, young), 'another push, still decompressing');
+    await writeFile(path.join(work.dir, 'a.txt'), 'a, edited\n');
+    const { report } = await pushOnce(emu, work.dir);
+    expect(report.counts.written).toBe(1);
+    expect(report.counts.deleted).toBe(0);
+    expect(await readdir(emu.volume)).toContain(young);
   });
 });
 

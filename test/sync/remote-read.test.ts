@@ -1,5 +1,5 @@
 /** readRemote against the emulator: what a read costs, and what it never takes for the tree. */
-import { symlink } from 'node:fs/promises';
+import { symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -28,6 +28,10 @@ async function fresh(files: Record<string, string>) {
 describe('readRemote', () => {
   it('reads files with hashes and exec bits, drops ignored paths, lists symlinks and our leftover archives apart', async () => {
     const { dep, client } = await fresh({ 'a.txt': 'a\n', 'secret/key.txt': 'k', '.env': 'X=1', '.hostsync-upload-12-abc.tar.gz': 'junk' });
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(path.join(dep.volume, '.hostsync-upload-12-abc.tar.gz'), anHourAgo, anHourAgo);
+    // Young: another push may be between its upload and its decompress.
+    await writeFile(path.join(dep.volume, '.hostsync-upload-13-abc.tar.gz'), 'in flight');
     await symlink('a.txt', path.join(dep.volume, 'link'));
     try {
       const r = await readRemote(client, matcher, null);

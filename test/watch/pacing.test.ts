@@ -135,7 +135,7 @@ function paced(cycleMs = 50) {
   const budget = new FakeBudget(() => clock.now());
   const runs: { at: number; batch: Batch; used: number }[] = [];
   const s = new CycleScheduler({
-    tunables: { debounceMs: 40, maxWaitMs: 400, pollMs: 30_000 },
+    tunables: { debounceMs: 40, bulkPaths: 8, bulkQuietMs: 150, maxWaitMs: 400, pollMs: 30_000 },
     stormPaths: 100,
     crashRetryMs: 5_000,
     clock,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addEvents, decide, dueAt, requeue, type Pending, type ScheduleState } from '../../src/watch/schedule.js';
 
-const t = { debounceMs: 40, maxWaitMs: 400, pollMs: 30_000 };
+const t = { debounceMs: 40, bulkPaths: 3, bulkQuietMs: 150, maxWaitMs: 400, pollMs: 30_000 };
 const pending = (firstAt: number, lastAt: number, paths: string[] = ['a'], full = false): Pending => ({ paths: new Set(paths), full, firstAt, lastAt });
 const state = (over: Partial<ScheduleState>): ScheduleState => ({ pending: null, running: false, notBefore: 0, lastSyncAt: 0, ...over });
 
@@ -15,7 +15,11 @@ describe('decide', () => {
     { name: 'a running cycle holds everything back', s: state({ pending: pending(0, 0), running: true }), now: 99_999, expect: { kind: 'busy' } },
     { name: 'backoff delays a due batch', s: state({ pending: pending(1000, 1000), notBefore: 5000 }), now: 1040, expect: { kind: 'wait', at: 5000 } },
     { name: 'backoff over', s: state({ pending: pending(1000, 1000), notBefore: 5000 }), now: 5000, expect: { kind: 'run', batch: { paths: ['a'], full: false, poll: false, firstAt: 1000 } } },
-    { name: 'full rescan batch', s: state({ pending: pending(0, 0, [], true) }), now: 40, expect: { kind: 'run', batch: { paths: [], full: true, poll: false, firstAt: 0 } } },
+    { name: 'a full rescan batch waits the bulk quiet period', s: state({ pending: pending(0, 0, [], true) }), now: 149, expect: { kind: 'wait', at: 150 } },
+    { name: 'full rescan batch', s: state({ pending: pending(0, 0, [], true) }), now: 150, expect: { kind: 'run', batch: { paths: [], full: true, poll: false, firstAt: 0 } } },
+    { name: 'below bulkPaths: the debounce', s: state({ pending: pending(1000, 1000, ['a', 'b']) }), now: 1040, expect: { kind: 'run', batch: { paths: ['a', 'b'], full: false, poll: false, firstAt: 1000 } } },
+    { name: 'a bulk batch waits the bulk quiet period after its last event', s: state({ pending: pending(1000, 1000, ['a', 'b', 'c']) }), now: 1040, expect: { kind: 'wait', at: 1150 } },
+    { name: 'a bulk batch is still bounded by max wait', s: state({ pending: pending(1000, 1300, ['a', 'b', 'c']) }), now: 1350, expect: { kind: 'wait', at: 1400 } },
     { name: 'idle: poll not due', s: state({ lastSyncAt: 1000 }), now: 30_999, expect: { kind: 'wait', at: 31_000 } },
     { name: 'idle: poll due', s: state({ lastSyncAt: 1000 }), now: 31_000, expect: { kind: 'run', batch: { paths: [], full: false, poll: true, firstAt: null } } },
     { name: 'idle: poll waits for backoff', s: state({ lastSyncAt: 1000, notBefore: 40_000 }), now: 31_000, expect: { kind: 'wait', at: 40_000 } },

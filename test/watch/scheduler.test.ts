@@ -9,7 +9,7 @@ function harness(outcomes: (batch: Batch) => CycleOutcome | Promise<CycleOutcome
   let release: (() => void) | null = null;
   let hold = false;
   const s = new CycleScheduler({
-    tunables: { debounceMs: 40, maxWaitMs: 400, pollMs: 30_000 },
+    tunables: { debounceMs: 40, bulkPaths: 8, bulkQuietMs: 150, maxWaitMs: 400, pollMs: 30_000 },
     stormPaths: 100,
     crashRetryMs: 5_000,
     clock,
@@ -134,7 +134,10 @@ describe('CycleScheduler', () => {
     const h = harness();
     h.s.start();
     h.s.touch(Array.from({ length: 150 }, (_, i) => `f${i}`));
+    // A storm is a bulk change: it waits the bulk quiet period, not the debounce.
     await h.clock.advance(40);
+    expect(h.runs).toEqual([]);
+    await h.clock.advance(110);
     expect(h.runs[0]!.batch.full).toBe(true);
     expect(h.runs[0]!.batch.paths).toEqual([]);
   });

@@ -59,7 +59,7 @@ async function editInChangeCycle(w: WatchProcess, root: string, rel: string, tex
 }
 
 /** A daemon started on `p` after a kill: runs until converged, then `check` sees its cycles before everything is closed. */
-async function restartConverged(own: RunningEmulator, p: Awaited<ReturnType<typeof bigProject>>, check: (cycles: CycleEvent[], daemon: WatchDaemon) => Promise<void>): Promise<void> {
+async function restartConverged(own: RunningEmulator, p: Awaited<ReturnType<typeof bigProject>>, check: (cycles: CycleEvent[], daemon: WatchDaemon, rec: Recorder) => Promise<void>): Promise<void> {
   const session = await watchSession(own, p.root, p.dep.id);
   const rec = new Recorder();
   const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
@@ -67,7 +67,7 @@ async function restartConverged(own: RunningEmulator, p: Awaited<ReturnType<type
     await converged(daemon, p.root, p.dep.volume);
     const all = rec.cycles();
     expect(all.flatMap((c) => c.conflicts)).toEqual([]);
-    await check(all, daemon);
+    await check(all, daemon, rec);
   } finally {
     await daemon.stop();
     await session.close();
@@ -255,13 +255,13 @@ describe('scoped cycles', () => {
     // Edited again while no daemon runs: base (old) != local != remote (our first edit).
     await writeFile(path.join(p.root, 'src/b/f5.js'), 'second edit, while stopped\n');
 
-    await restartConverged(own, p, async (all) => {
+    await restartConverged(own, p, async (all, _daemon, rec) => {
       // The restart syncs the edit made while stopped with a scoped cycle (its read also
       // verifies the record), not a read of the whole tree; the idle check verifies the write.
       expect(all[0]!.trigger).toBe('start');
       expect(all[0]!.byOperation).toEqual({ 'files.index': 1, 'files.writeMany': 1 });
-      while (existsSync(path.join(stateDir, 'unverified.json'))) await sleep(20);
-      expect(all.reduce((n, c) => n + c.counts.written, 0)).toBe(1);
+      await rec.waitFor((e) => e.type === 'cycle' && (e.trigger === 'verify' || e.trigger === 'poll'));
+      expect(rec.cycles().reduce((n, c) => n + c.counts.written, 0)).toBe(1);
       expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(false);
     });
   });
