@@ -244,18 +244,30 @@ export class PackedReader {
   }
 
   /**
+   * The next path's shared-prefix length, when its header is whole and `s` agrees with the
+   * previous path over that prefix (over all of `s` when shorter); otherwise -1.
+   */
+  private agreedPrefix(s: string): number {
+    const at = this.pos;
+    if (at + 6 > this.end) return -1;
+    const shared = this.view.getUint16(at, true);
+    const prev = this.prev;
+    if (shared > prev.length || at + 6 + this.view.getUint32(at + 2, true) > this.end) return -1;
+    const k = Math.min(shared, s.length);
+    for (let i = 0; i < k; i++) if (s.charCodeAt(i) !== prev.charCodeAt(i)) return -1;
+    return shared;
+  }
+
+  /**
    * Whether the next path is `rel`, compared in place: an ASCII path costs no string.
    * Nothing is consumed (see takePath); a malformed path answers false (path() would throw).
    */
   pathIs(rel: string): boolean {
+    const shared = this.agreedPrefix(rel);
+    if (shared < 0 || rel.length < shared) return false;
     const buf = this.buf;
     const at = this.pos;
-    if (at + 6 > this.end) return false;
-    const shared = this.view.getUint16(at, true);
     const n = this.view.getUint32(at + 2, true);
-    const prev = this.prev;
-    if (shared > prev.length || at + 6 + n > this.end || rel.length < shared) return false;
-    for (let i = 0; i < shared; i++) if (rel.charCodeAt(i) !== prev.charCodeAt(i)) return false;
     if (rel.length === shared + n) {
       let i = 0;
       for (; i < n; i++) {
@@ -275,15 +287,11 @@ export class PackedReader {
 
   /** Whether the next path starts with `prefix`, compared in place as pathIs (false at the end, or when malformed). */
   pathStartsWith(prefix: string): boolean {
+    const shared = this.agreedPrefix(prefix);
+    if (shared < 0) return false;
     const buf = this.buf;
     const at = this.pos;
-    if (at + 6 > this.end) return false;
-    const shared = this.view.getUint16(at, true);
     const n = this.view.getUint32(at + 2, true);
-    const prev = this.prev;
-    if (shared > prev.length || at + 6 + n > this.end) return false;
-    const k = Math.min(shared, prefix.length);
-    for (let i = 0; i < k; i++) if (prefix.charCodeAt(i) !== prev.charCodeAt(i)) return false;
     let i = 0;
     for (; shared + i < prefix.length && i < n; i++) {
       const b = buf[at + 6 + i]!;
