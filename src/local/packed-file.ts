@@ -126,11 +126,20 @@ export class PackedReader {
   /** False after takePath(): `prevBytes` no longer holds `prev` (path() copies it in when it needs it). */
   private prevBytesValid = true;
 
+  /**
+   * Over `buf`, for the reads a scan makes per file: DataView reads are inlined by the JIT,
+   * while Buffer#read* are calls with range checks, and readBigUInt64LE builds its answer
+   * from four BigInts (measured: a tenth of a warm scan's own CPU at 100k files).
+   */
+  private readonly view: DataView;
+
   private constructor(
     private readonly buf: Buffer,
     /** Where the body ends (the checksum starts). */
     private readonly end: number,
-  ) {}
+  ) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+  }
 
   /** The body of `buf`, or null when it is not a whole, intact file of this magic and version. */
   static async open(buf: Buffer, magic: string, version: number): Promise<PackedReader | null> {
@@ -195,19 +204,19 @@ export class PackedReader {
   }
 
   u64At(offset: number): bigint {
-    return this.buf.readBigUInt64LE(offset);
+    return this.view.getBigUint64(offset, true);
   }
 
   f64At(offset: number): number {
-    return this.buf.readDoubleLE(offset);
+    return this.view.getFloat64(offset, true);
   }
 
   u32At(offset: number): number {
-    return this.buf.readUInt32LE(offset);
+    return this.view.getUint32(offset, true);
   }
 
   u16At(offset: number): number {
-    return this.buf.readUInt16LE(offset);
+    return this.view.getUint16(offset, true);
   }
 
   u8At(offset: number): number {
@@ -231,7 +240,22 @@ export class PackedReader {
   /** Bytes the next path takes in the file (to find what follows it without reading it). */
   pathBytes(): number {
     if (this.pos + 6 > this.end) throw new RangeError('packed file ends early');
-    return 6 + this.buf.readUInt32LE(this.pos + 2);
+    return 6 + this.view.getUint32(this.pos + 2, true);
+  }
+
+  /**
+   * The next path's shared-prefix length, when its header is whole and `s` agrees with the
+   * previous path over that prefix (over all of `s` when shorter); otherwise -1.
+   */
+  private agreedPrefix(s: string): number {
+    const at = this.pos;
+    if (at + 6 > this.end) return -1;
+    const shared = this.view.getUint16(at, true);
+    const prev = this.prev;
+    if (shared > prev.length || at + 6 + this.view.getUint32(at + 2, true) > this.end) return -1;
+    const k = Math.min(shared, s.length);
+    for (let i = 0; i < k; i++) if (s.charCodeAt(i) !== prev.charCodeAt(i)) return -1;
+    return shared;
   }
 
   /**
@@ -239,14 +263,11 @@ export class PackedReader {
    * Nothing is consumed (see takePath); a malformed path answers false (path() would throw).
    */
   pathIs(rel: string): boolean {
+    const shared = this.agreedPrefix(rel);
+    if (shared < 0 || rel.length < shared) return false;
     const buf = this.buf;
     const at = this.pos;
-    if (at + 6 > this.end) return false;
-    const shared = buf.readUInt16LE(at);
-    const n = buf.readUInt32LE(at + 2);
-    const prev = this.prev;
-    if (shared > prev.length || at + 6 + n > this.end || rel.length < shared) return false;
-    for (let i = 0; i < shared; i++) if (rel.charCodeAt(i) !== prev.charCodeAt(i)) return false;
+    const n = this.view.getUint32(at + 2, true);
     if (rel.length === shared + n) {
       let i = 0;
       for (; i < n; i++) {
@@ -262,6 +283,25 @@ export class PackedReader {
     }
     // Not ASCII (byte and UTF-16 lengths differ): decoded to compare.
     return rel.slice(shared) === buf.toString('utf8', at + 6, at + 6 + n);
+  }
+
+  /** Whether the next path starts with `prefix`, compared in place as pathIs (false at the end, or when malformed). */
+  pathStartsWith(prefix: string): boolean {
+    const shared = this.agreedPrefix(prefix);
+    if (shared < 0) return false;
+    const buf = this.buf;
+    const at = this.pos;
+    const n = this.view.getUint32(at + 2, true);
+    let i = 0;
+    for (; shared + i < prefix.length && i < n; i++) {
+      const b = buf[at + 6 + i]!;
+      if (b >= 0x80) break;
+      if (b !== prefix.charCodeAt(shared + i)) return false;
+    }
+    if (shared + i === prefix.length) return true;
+    if (i === n) return false; // an ASCII path shorter than the prefix
+    // Not ASCII: decoded to compare.
+    return buf.toString('utf8', at + 6, at + 6 + n).startsWith(prefix.slice(shared));
   }
 
   /** Consumes the next path, which pathIs(rel) just found equal to `rel`. */

@@ -71,7 +71,7 @@ export interface ScanResult {
  * Snapshot of the whole tree under opts.root. Prunes cache entries of files no longer present.
  * A file the stat cache answers for becomes its entry as the walk finds it: at 100k files a
  * warm scan holds no list of walked files, and (StatCache.keptBy) asks the ignore matcher
- * only about folders and files the cache does not know.
+ * only about the files the cache does not know and the folders it holds no file under.
  */
 export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const t0 = performance.now();
@@ -102,7 +102,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   };
   const walked = walkTree(root, matcher, '', {
     ...walkOptions(opts),
-    ...(known ? { kept: (rel: string) => known.has(rel) } : {}),
+    ...(known ? { kept: (rel: string) => known.has(rel), keptDir: (rel: string) => known.holdsUnder(rel) } : {}),
     onFile: (rel, abs, stat) => {
       if (isNpmrc(rel)) npmrcs.push({ rel, abs, stat });
       if (same !== null) {

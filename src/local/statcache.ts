@@ -69,6 +69,8 @@ export class StatCache {
   private cursorHits = 0;
   /** The racy rule's "recorded" time of every loaded entry: when the file was written. */
   private loadedAtNs = 0n;
+  /** A loaded entry whose mtime is at or past this is racy: loadedAtNs - the window, once (no BigInt made per lookup). */
+  private racyFromNs = -RACY_WINDOW_NS;
   private dirty = false;
   private kept: string | null = null;
   /** The order of the last full scan's files: save() writes entries in it (see `cursor`). */
@@ -102,6 +104,7 @@ export class StatCache {
       // clock is the one mtimes come from; being later only makes more entries racy.
       const stored = r.u64();
       cache.loadedAtNs = stored > fileMtimeNs ? stored : fileMtimeNs;
+      cache.racyFromNs = cache.loadedAtNs - RACY_WINDOW_NS;
       cache.kept = r.str() || null;
       cache.loaded = r;
       cache.stored = null;
@@ -176,6 +179,16 @@ export class StatCache {
     return (this.fresh.size > 0 && this.fresh.has(relPath)) || this.storedAt(relPath, false) !== undefined;
   }
 
+  /**
+   * Whether the cache holds a path under the folder `relDir`, as far as its cursor can tell
+   * (false once it cannot: the caller asks the matcher). With keptBy: the matcher keeps
+   * that file, so it keeps the folder (gitignore: a file in an ignored folder is ignored).
+   */
+  holdsUnder(relDir: string): boolean {
+    const c = this.cursor;
+    return c !== null && c.r.pathStartsWith(`${relDir}/`);
+  }
+
   get size(): number {
     return this.fresh.size + this.index().size;
   }
@@ -206,7 +219,7 @@ export class StatCache {
     const mtimeNs = r.u64At(at);
     if (
       mtimeNs !== stat.mtimeNs || r.u64At(at + 8) !== stat.ctimeNs || r.u64At(at + 16) !== stat.ino ||
-      r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || isRacy(mtimeNs, this.loadedAtNs)
+      r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || mtimeNs >= this.racyFromNs
     ) {
       if (fromCursor) this.cursorAllHits = false;
       return -1;

@@ -49,9 +49,11 @@ export interface WalkOptions {
   onDirectory?: (relDir: string) => void;
   /**
    * True for a file path the matcher is known to keep (the stat cache remembers them, see
-   * StatCache.keptBy): the matcher is not asked again. Directories are always asked.
+   * StatCache.keptBy): the matcher is not asked again. (Folders: see keptDir.)
    */
   kept?: (rel: string) => boolean;
+  /** The same for a folder: true when the matcher is known to keep it (StatCache.holdsUnder). */
+  keptDir?: (rel: string) => boolean;
   /** Takes each file as it is found, instead of collecting them in the result's `files`. */
   onFile?: (rel: string, abs: string, stat: FileStat) => void;
 }
@@ -120,7 +122,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
   const files: WalkedFile[] = [];
   const warnings: string[] = [];
   const skipped: string[] = [];
-  const { kept, onFile = (rel: string, abs: string, stat: FileStat) => void files.push({ rel, abs, stat }) } = options;
+  const { kept, keptDir, onFile = (rel: string, abs: string, stat: FileStat) => void files.push({ rel, abs, stat }) } = options;
   const { dirs } = visitTree(
     root,
     {
@@ -132,7 +134,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
       entry: (d, rel, abs) => {
         const { kind, code } = direntKind(d, abs);
         if (kind === 'gone') return;
-        if (kind === 'dir') return matcher.ignores(rel, true) ? undefined : 'descend';
+        if (kind === 'dir') return keptDir?.(rel) || !matcher.ignores(rel, true) ? 'descend' : undefined;
         if (kind === 'file') {
           if (!kept?.(rel) && matcher.ignores(rel, false)) return;
           const now = lstatKind(abs);

@@ -14,10 +14,11 @@
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type FormData } from 'undici';
+import type { Agent, FormData } from 'undici';
 import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS } from './tunables.js';
 import { cancelledError, networkError } from './errors.js';
+import { undiciAgent, type RequestFn } from './undici-agent.js';
 import type { Operation } from './operations.js';
 import type { Redactor } from './redact.js';
 
@@ -88,9 +89,12 @@ export function hostOf(url: URL): string {
 
 export class Transport {
   private readonly agent: Agent;
+  private readonly request: RequestFn;
 
   constructor(private readonly opts: TransportOptions) {
-    this.agent = new Agent({
+    const undici = undiciAgent();
+    this.request = undici.request;
+    this.agent = new undici.Agent({
       connections: opts.connectionsPerOrigin,
       pipelining: 1,
       connect: { timeout: CONNECT_TIMEOUT_MS },
@@ -129,7 +133,7 @@ export class Transport {
     let bytesIn = 0;
     if (req.signal?.aborted) throw cancelledError(req.op.name, { sent: false, host });
     try {
-      const res = await this.agent.request({
+      const res = await this.request(this.agent, {
         origin: req.url.origin,
         path: req.url.pathname + req.url.search,
         method: req.op.method,

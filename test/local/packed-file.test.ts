@@ -75,6 +75,41 @@ describe('packed paths', () => {
     expect(r.done).toBe(true);
   });
 
+  it('reads in place at any offset give what the reads in order gave, in a buffer that starts inside a larger one', async () => {
+    const w = new PackedWriter();
+    w.u8(7); // every later field at an odd offset
+    w.u64((1n << 64n) - 5n);
+    w.f64(-0.25);
+    w.u32(0xfffffffe);
+    w.path('dir/file.txt');
+    const file = await w.finish('TEST', 1);
+    const inside = Buffer.concat([Buffer.from('junk!'), file]).subarray(5); // byteOffset 5 into its ArrayBuffer
+    const r = (await PackedReader.open(inside, 'TEST', 1))!;
+    expect(r.u8()).toBe(7);
+    const at = r.offset;
+    expect([r.u64At(at), r.f64At(at + 8), r.u32At(at + 16), r.u16At(at + 20)]).toEqual([(1n << 64n) - 5n, -0.25, 0xfffffffe, 0]);
+    r.skip(20);
+    expect(r.pathBytes()).toBe(6 + 'dir/file.txt'.length);
+    expect([r.pathIs('dir/file.txt'), r.pathIs('dir/file.txu')]).toEqual([true, false]);
+  });
+
+  it('pathStartsWith looks at the next path in place, across the shared prefix, ASCII or not', async () => {
+    const w = new PackedWriter();
+    for (const p of ['src/a/one.js', 'src/a/two.js', 'src/caf\u00e9/x.js', 'src/cab']) w.path(p);
+    const r = (await PackedReader.open(await w.finish('TEST', 1), 'TEST', 1))!;
+    const starts = (...prefixes: string[]): boolean[] => prefixes.map((p) => r.pathStartsWith(p));
+    expect(starts('src/', 'src/a/', 'src/a/one.js', 'src/b/', 'src/a/one.jsx', 'lib/')).toEqual([true, true, true, false, false, false]);
+    r.path();
+    // 'src/a/two.js' is stored as 'two.js' after a 6-unit shared prefix.
+    expect(starts('src/a/', 'src/a/t', 'src/ab', 'src/a/one', 'src/a/two.js/')).toEqual([true, true, false, false, false]);
+    r.path();
+    expect(starts('src/caf\u00e9/', 'src/caf\u00e9', 'src/cafe/', 'src/caf\u00e9/x.js', 'src/caf\u00e9/y')).toEqual([true, true, false, true, false]);
+    r.path();
+    expect(starts('src/cab', 'src/cab/', 'src/ca')).toEqual([true, false, true]);
+    r.path();
+    expect(starts('', 'src/')).toEqual([false, false]); // at the end
+  });
+
   it('a copy reads on from the same place, independently', async () => {
     const w = new PackedWriter();
     for (const p of ['x/a', 'x/b', 'x/\u00e9', 'x/f']) w.path(p);

@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, type IgnoreMatcher } from '../../src/local/ignore.js';
 import { rescanPaths, scanTree } from '../../src/local/scan.js';
 import { StatCache, STAT_CACHE_VERSION } from '../../src/local/statcache.js';
+import { xxhashApi } from '../../src/local/hash.js';
+import { STAT_CACHE_RACY_WINDOW_MS } from '../../src/local/tunables.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 const matcher = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
@@ -57,7 +59,9 @@ describe('StatCache', () => {
     const same = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
     const warm = await scanTree({ root, matcher: counting(same), cache: await StatCache.load(cacheFile) });
     expect(warm.stats).toMatchObject({ files: 3, cached: 3 });
-    expect(asked.sort()).toEqual(['.hostsync/', 'dir/', 'dir/sub/']); // folders only
+    // Not even the folders it holds files under (a file kept means its folders are kept):
+    // only the one it holds nothing under.
+    expect(asked.sort()).toEqual(['.hostsync/']);
 
     // Other rules (a new .syncignore line): every file is asked again, and the rule holds.
     asked.length = 0;
@@ -68,6 +72,15 @@ describe('StatCache', () => {
     expect([...r.snapshot.keys()].sort()).toEqual(['a.txt', 'dir/b.txt']);
     expect(asked).toContain('a.txt');
     expect(c3.keptBy).toBe(other.key);
+
+    // A new folder, and a folder whose only file is new, are asked; an ignored one still holds.
+    // (After the first file the cache does not hold, its records are no longer met in order:
+    // folders after it are asked, dir/sub/ here.)
+    await writeTree(root, { 'new/d.txt': 'delta\n', 'dir/fresh/e.txt': 'echo\n', 'dir/node_modules/m.js': 'x' });
+    asked.length = 0;
+    const more = await scanTree({ root, matcher: counting(same), cache: await StatCache.load(cacheFile) }); // c1's file: kept by `same`
+    expect([...more.snapshot.keys()].sort()).toEqual(['a.txt', 'dir/b.txt', 'dir/fresh/e.txt', 'dir/sub/c.bin', 'new/d.txt']);
+    expect(asked.sort()).toEqual(['.hostsync/', 'dir/fresh/', 'dir/fresh/e.txt', 'dir/node_modules/', 'dir/sub/', 'new/', 'new/d.txt']);
   });
 
   it('a matcher without a key (a scoped one) is always asked, and a rescan through one forgets the key', async () => {
@@ -113,6 +126,29 @@ describe('StatCache', () => {
     expect(loaded.size).toBe(2);
     const fromDisk = await scanTree({ root, matcher, cache: loaded });
     expect(fromDisk.stats).toMatchObject({ hashed: 1, cached: 2 });
+  });
+
+  it('a loaded entry is racy exactly when its mtime plus the window reaches the time the file was written', async () => {
+    const HALF_HOUR_AGO = new Date(Date.now() - 1_800_000);
+    for (const rel of ['a.txt', 'dir/b.txt', 'dir/sub/c.bin']) await utimes(path.join(root, rel), HALF_HOUR_AGO, HALF_HOUR_AGO);
+    const first = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache: first });
+    await first.save();
+    const mtimeNs = lstatSync(path.join(root, 'a.txt'), { bigint: true }).mtimeNs; // the three share it
+    const windowNs = BigInt(STAT_CACHE_RACY_WINDOW_MS) * 1_000_000n;
+    /** The cache as if written at `writtenNs` (the header's time, checksum redone; the file's own mtime older). */
+    const writtenAt = async (writtenNs: bigint): Promise<void> => {
+      const raw = await readFile(cacheFile);
+      raw.writeBigUInt64LE(writtenNs, 8);
+      const end = raw.length - 8;
+      raw.writeBigUInt64LE((await xxhashApi()).h64Raw(raw.subarray(0, end)), end);
+      await writeFile(cacheFile, raw);
+      await utimes(cacheFile, HOUR_AGO, HOUR_AGO);
+    };
+    await writtenAt(mtimeNs + windowNs);
+    expect((await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) })).stats).toMatchObject({ hashed: 3, cached: 0 });
+    await writtenAt(mtimeNs + windowNs + 1n);
+    expect((await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) })).stats).toMatchObject({ hashed: 0, cached: 3 });
   });
 
   it('drops entries of files that disappeared', async () => {
