@@ -37,9 +37,9 @@
  * archive also carrying chmod-only files) and keeps the cheapest; on a tie the earlier,
  * simpler candidate wins.
  */
-import { ARCHIVE_MIN_FILES, MASS_DELETE_FRACTION, MASS_DELETE_MIN_FILES, REQUEST_COST_BYTES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from './tunables.js';
+import { ARCHIVE_MIN_FILES, ARCHIVE_PART_MARGIN_FRACTION, MASS_DELETE_FRACTION, MASS_DELETE_MIN_FILES, REQUEST_COST_BYTES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from './tunables.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
-import { archiveBound, archiveBoundOf, tarEntryBytes } from './archive-bound.js';
+import { archiveBound, partFits, tarEntryBytes } from './archive-bound.js';
 import { baseName, comparePaths, parentDir } from '../model/paths.js';
 import type { Change, Entry, Plan, Snapshot, Step } from '../model/types.js';
 
@@ -230,17 +230,26 @@ function archiveSteps(files: Entry[], uploadMaxBytes: number): Entry[][] {
   return [...(together.length > 0 ? [together] : []), ...files.filter(alone).map((f) => [f])];
 }
 
+/** How far below the upload limit the executor closes an archive part (ARCHIVE_PART_MARGIN_FRACTION). */
+export const archivePartMargin = (uploadMaxBytes: number): number => Math.ceil(uploadMaxBytes * ARCHIVE_PART_MARGIN_FRACTION);
+
 /**
  * The archive parts `files` (in order) need when nothing compresses: consecutive parts
  * each within the limit by archiveBound, a file that cannot alone counting as one part.
- * The executor cuts by the real compressed size, so it never needs more.
+ * An upper bound of what the executor sends. It cuts by the real compressed size, which
+ * it counts exactly up to its last sync flush and at worst only for what is pending, and
+ * keeps its margin free; on data that does not compress it is stricter than one bound of
+ * the whole part only by that margin and about 5 bytes per sync flush. So the parts
+ * counted here keep TWICE the executor's margin free: the second covers 200k flushes a
+ * part at the 100 MB limit.
  */
 export function archivePartsAtWorst(files: readonly Entry[], uploadMaxBytes = NODE_UPLOAD_MAX_BYTES): number {
+  const margin = 2 * archivePartMargin(uploadMaxBytes);
   let parts = 0;
   let entryBytes = 0;
   for (const f of files) {
     const more = tarEntryBytes(f);
-    if (parts === 0 || archiveBoundOf(entryBytes + more) > uploadMaxBytes) {
+    if (parts === 0 || !partFits(uploadMaxBytes, 0, entryBytes + more, margin)) {
       parts++;
       entryBytes = 0;
     }
