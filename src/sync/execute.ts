@@ -4,12 +4,12 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ARCHIVE_PART_MARGIN_FRACTION, DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, VANISHED_CHECK_SLICE, WRITE_MANY_ATTEMPTS } from './tunables.js';
+import { DELETE_BATCH_PATHS, SLIP_CHECK_MAX_FILES, TRANSFER_VANISHED_ATTEMPTS, VANISHED_CHECK_SLICE, WRITE_MANY_ATTEMPTS } from './tunables.js';
 import type { WriteFile } from '../api/types.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
 import { tarGzStream, type PartBudget } from '../remote/upload.js';
 import { partFits, tarEntryBytesOf } from './archive-bound.js';
-import { archivePartsAtWorst, modeOf } from './plan.js';
+import { archivePartMargin, archivePartsAtWorst, modeOf } from './plan.js';
 import { parentDir } from '../model/paths.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
@@ -278,7 +278,7 @@ async function sendArchive(files: Entry[], opts: ExecuteOptions, result: ExecRes
   const budget: PartBudget = {
     maxBytes: limit,
     entryBytes: tarEntryBytesOf,
-    fits: (flushed, tarBytes) => partFits(limit, flushed, tarBytes, Math.ceil(limit * ARCHIVE_PART_MARGIN_FRACTION)),
+    fits: (flushed, tarBytes) => partFits(limit, flushed, tarBytes, archivePartMargin(limit)),
   };
   let rest = files;
   for (let part = 0; rest.length > 0; part++) {

@@ -37,9 +37,9 @@
  * archive also carrying chmod-only files) and keeps the cheapest; on a tie the earlier,
  * simpler candidate wins.
  */
-import { ARCHIVE_MIN_FILES, MASS_DELETE_FRACTION, MASS_DELETE_MIN_FILES, REQUEST_COST_BYTES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from './tunables.js';
+import { ARCHIVE_MIN_FILES, ARCHIVE_PART_MARGIN_FRACTION, MASS_DELETE_FRACTION, MASS_DELETE_MIN_FILES, REQUEST_COST_BYTES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from './tunables.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../api/limits.js';
-import { archiveBound, archiveBoundOf, tarEntryBytes } from './archive-bound.js';
+import { archiveBound, partFits, tarEntryBytes } from './archive-bound.js';
 import { baseName, comparePaths, parentDir } from '../model/paths.js';
 import type { Change, Entry, Plan, Snapshot, Step } from '../model/types.js';
 
@@ -144,9 +144,9 @@ function buildPlan(changes: Change[], remote: Snapshot, layout: Layout, uploadMa
   const renames = changes.filter((c): c is Rename => c.kind === 'rename');
   const chmods = changes.filter((c): c is Chmod => c.kind === 'chmod').sort(byPath);
 
+  if (layout === 'archive+chmod' && chmods.length === 0) return null;
   const archived = layout === 'archive+chmod' ? [...writes, ...chmods].sort(byPath) : writes;
   if (layout !== 'direct' && archived.length < ARCHIVE_MIN_FILES) return null;
-  if (layout === 'archive+chmod' && chmods.length === 0) return null;
 
   const steps: Step[] = [];
   if (deletes.length > 0) steps.push({ op: 'delete', paths: deletes.map((d) => d.path) });
@@ -230,17 +230,26 @@ function archiveSteps(files: Entry[], uploadMaxBytes: number): Entry[][] {
   return [...(together.length > 0 ? [together] : []), ...files.filter(alone).map((f) => [f])];
 }
 
+/** How far below the upload limit the executor closes an archive part (ARCHIVE_PART_MARGIN_FRACTION). */
+export const archivePartMargin = (uploadMaxBytes: number): number => Math.ceil(uploadMaxBytes * ARCHIVE_PART_MARGIN_FRACTION);
+
 /**
  * The archive parts `files` (in order) need when nothing compresses: consecutive parts
  * each within the limit by archiveBound, a file that cannot alone counting as one part.
- * The executor cuts by the real compressed size, so it never needs more.
+ * An upper bound of what the executor sends. It cuts by the real compressed size, which
+ * it counts exactly up to its last sync flush and at worst only for what is pending, and
+ * keeps its margin free; on data that does not compress it is stricter than one bound of
+ * the whole part only by that margin and about 5 bytes per sync flush. So the parts
+ * counted here keep TWICE the executor's margin free: the second covers 200k flushes a
+ * part at the 100 MB limit.
  */
 export function archivePartsAtWorst(files: readonly Entry[], uploadMaxBytes = NODE_UPLOAD_MAX_BYTES): number {
+  const margin = 2 * archivePartMargin(uploadMaxBytes);
   let parts = 0;
   let entryBytes = 0;
   for (const f of files) {
     const more = tarEntryBytes(f);
-    if (parts === 0 || archiveBoundOf(entryBytes + more) > uploadMaxBytes) {
+    if (parts === 0 || !partFits(uploadMaxBytes, 0, entryBytes + more, margin)) {
       parts++;
       entryBytes = 0;
     }
@@ -249,28 +258,31 @@ export function archivePartsAtWorst(files: readonly Entry[], uploadMaxBytes = NO
   return parts;
 }
 
-/** writeMany batches (first-fit-decreasing), then one upload step per directory; a file over the upload limit in an archive of its own. */
+/**
+ * writeMany batches (first-fit-decreasing), then one upload step per directory; a file over
+ * the upload limit in an archive of its own. `entries` are in path order (buildPlan sorts
+ * them): the packing order is by size, largest first, ties in path order, and each batch
+ * lists its files in path order.
+ */
 function writeSteps(entries: Entry[], uploadMaxBytes: number): Step[] {
   const inline = (e: Entry): boolean =>
     e.text === true && e.size < TEXT_UPLOAD_THRESHOLD_BYTES && e.size <= WRITE_MANY_BATCH_BYTES;
 
-  const batches: Entry[][] = [];
+  const inlined = entries.filter(inline);
   const room: number[] = [];
-  const bySizeDesc = entries.filter(inline).sort((a, b) => b.size - a.size || comparePaths(a.path, b.path));
-  for (const e of bySizeDesc) {
-    let i = room.findIndex((left) => left >= e.size);
-    if (i < 0) {
-      i = batches.length;
-      batches.push([]);
-      room.push(WRITE_MANY_BATCH_BYTES);
-    }
-    (batches[i] as Entry[]).push(e);
-    room[i] = (room[i] as number) - e.size;
+  const batchOf = new Int32Array(inlined.length);
+  for (const i of bySizeDescending(inlined)) {
+    const size = (inlined[i] as Entry).size;
+    let b = 0;
+    while (b < room.length && (room[b] as number) < size) b++;
+    if (b === room.length) room.push(WRITE_MANY_BATCH_BYTES);
+    batchOf[i] = b;
+    room[b] = (room[b] as number) - size;
   }
-  const steps: Step[] = batches.map((files) => {
-    files.sort((a, b) => comparePaths(a.path, b.path));
-    return { op: 'writeMany', files, bytes: sumSizes(files) };
-  });
+  // Filled in path order, so each batch is already sorted.
+  const batches: Entry[][] = room.map(() => []);
+  inlined.forEach((e, i) => (batches[batchOf[i] as number] as Entry[]).push(e));
+  const steps: Step[] = batches.map((files) => ({ op: 'writeMany', files, bytes: sumSizes(files) }));
 
   const byDir = new Map<string, Entry[]>();
   const overLimit: Entry[] = [];
@@ -291,6 +303,23 @@ function writeSteps(entries: Entry[], uploadMaxBytes: number): Step[] {
   }
   for (const e of overLimit.sort((a, b) => comparePaths(a.path, b.path))) steps.push({ op: 'archive', files: [e], bytes: e.size });
   return steps;
+}
+
+/**
+ * Indices of `entries`, largest size first, equal sizes by index. One numeric sort of
+ * packed keys instead of a comparator called n log n times (100k files: ~0.3 s less).
+ */
+function bySizeDescending(entries: readonly Entry[]): number[] {
+  const n = entries.length;
+  const largest = entries.reduce((m, e) => Math.max(m, e.size), 0);
+  // (largest - size) * n + index: exact while below 2^53 (inline sizes are at most a few MB).
+  if ((largest + 1) * n >= Number.MAX_SAFE_INTEGER) {
+    return entries.map((_, i) => i).sort((a, b) => (entries[b] as Entry).size - (entries[a] as Entry).size || a - b);
+  }
+  const keys = new Float64Array(n);
+  entries.forEach((e, i) => (keys[i] = (largest - e.size) * n + i));
+  keys.sort();
+  return Array.from(keys, (k) => k % n);
 }
 
 /**

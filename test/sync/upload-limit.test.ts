@@ -153,16 +153,16 @@ describe('the node upload limit (review 13)', () => {
     }
   });
 
-  /** Pushes `files` through the planner and executor against the LIMIT emulator; returns the parts sent (bytes, files) and the decompress count. */
-  async function pushParts(files: Record<string, Buffer>): Promise<{ parts: Array<{ bytes: number; files: number }>; decompress: number; failures: unknown[]; written: number; volume: string; local: string; done: () => Promise<void> }> {
-    const dep = await emu.createDeployment({ runtime: 'static' });
+  /** Pushes `files` through the planner and executor against the LIMIT emulator (or `on`, whose limit is `limit`); returns the parts sent (bytes, files) and the decompress count. */
+  async function pushParts(files: Record<string, Buffer>, limit = LIMIT, on = emu): Promise<{ parts: Array<{ bytes: number; files: number }>; decompress: number; failures: unknown[]; written: number; volume: string; local: string; done: () => Promise<void> }> {
+    const dep = await on.createDeployment({ runtime: 'static' });
     const local = await tempDir('hostsync-limit-');
-    const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: dep.id });
+    const client = new HostingClient({ baseUrl: on.baseUrl, apiKey: on.apiKey, deploymentId: dep.id });
     await writeTree(local.dir, files);
     const remote = await readRemote(client, matcher, null);
     const scan = await scanTree({ root: local.dir, matcher });
     const decision = decide({ base: null, scanned: scan.snapshot, skipped: [], remote, options: { force: false, mirror: false } });
-    const plan = planChanges(decision.rec.changes, remote.snapshot, LIMIT);
+    const plan = planChanges(decision.rec.changes, remote.snapshot, limit);
     expect(plan.steps.map((s) => s.op)).toEqual(['archive']);
     const parts: Array<{ bytes: number; files: number }> = [];
     const real = client.files.uploadArchive;
@@ -172,7 +172,7 @@ describe('the node upload limit (review 13)', () => {
       return res;
     };
     const before = client.stats().byOperation['files.decompress'] ?? 0;
-    const r = await executePlan(plan, { client, root: local.dir, remote: remote.snapshot, uploadMaxBytes: LIMIT, recheck: async () => ({ snapshot: remote.snapshot, symlinks: [] }), fresh: true });
+    const r = await executePlan(plan, { client, root: local.dir, remote: remote.snapshot, uploadMaxBytes: limit, recheck: async () => ({ snapshot: remote.snapshot, symlinks: [] }), fresh: true });
     const decompress = (client.stats().byOperation['files.decompress'] ?? 0) - before;
     return {
       parts, decompress, failures: r.failures, written: r.written, volume: dep.volume, local: local.dir,
@@ -198,6 +198,27 @@ describe('the node upload limit (review 13)', () => {
       expect(await fileDigests(run.volume)).toEqual(await fileDigests(run.local));
     } finally {
       await run.done();
+    }
+  });
+
+  it('never sends more parts than the plan counted at worst, on random bytes at a limit where the margin decides', async () => {
+    // At 1 MiB the executor's 1% margin (10 KiB) is what cuts: 50 files (an archive) of
+    // 103,000 random bytes go in 6 parts, where a planner without the margin counted 5.
+    const limit = 1024 * 1024;
+    const own = await startEmulator({ rateLimit: 1_000_000, userRateLimit: 1_000_000, uploadMaxBytes: limit });
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 50; i++) files[`r${i}/f${String(i).padStart(2, '0')}.bin`] = randomBytes(103_000);
+    const run = await pushParts(files, limit, own);
+    try {
+      expect(run.failures).toEqual([]);
+      expect(run.written).toBe(50);
+      const planned = archivePartsAtWorst(Object.entries(files).map(([p, b]) => sized(p, 'bin', b.length, { text: false })), limit);
+      expect(run.parts.length).toBeGreaterThan(1);
+      expect(run.parts.length).toBeLessThanOrEqual(planned);
+      for (const p of run.parts) expect(p.bytes).toBeLessThanOrEqual(limit);
+    } finally {
+      await run.done();
+      await own.close();
     }
   });
 
