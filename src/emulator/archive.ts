@@ -21,6 +21,7 @@ import type { EmulatedDeployment } from './deployment.js';
 import { ApiError, badRequest, fromFsError } from './errors.js';
 import { optBool, optString, reqString, reqStringArray } from './validate.js';
 import { Volume } from './volume.js';
+import { ExtractedHashes } from './extract-hashes.js';
 
 /** "2024-05-01T101500": Wings' archive name stamp (UTC, no colons, safe in every filesystem). */
 export function archiveStamp(d: Date): string {
@@ -110,7 +111,17 @@ function landing(dep: EmulatedDeployment, destRel: string, entryName: string): s
 async function extractTar(dep: EmulatedDeployment, archive: string, destDir: string): Promise<void> {
   const destRel = dep.volume.relOf(destDir);
   const fileTypes = new Set(['File', 'OldFile', 'ContiguousFile']);
-  await tar.extract({
+  const written = await ExtractedHashes.create();
+  try {
+    await untar(dep, archive, destDir, destRel, fileTypes, written);
+  } finally {
+    // Also after a failure: what did land is as good as after a success.
+    written.commit(dep.hashes);
+  }
+}
+
+function untar(dep: EmulatedDeployment, archive: string, destDir: string, destRel: string, fileTypes: Set<string>, written: ExtractedHashes): Promise<void> {
+  return tar.extract({
     file: archive,
     cwd: destDir,
     strict: false,
@@ -128,6 +139,9 @@ async function extractTar(dep: EmulatedDeployment, archive: string, destDir: str
     onwarn: () => {
       // Entries tar itself refuses (e.g. writing through a symlink) are skipped, like ours.
     },
+    // Each file's bytes are hashed on their way to disk (extract-hashes.ts). tar takes any
+    // readable stream here (its docs); its types ask for a ReadEntry.
+    transform: (entry) => written.tap(entry) as unknown as tar.ReadEntry,
   });
 }
 

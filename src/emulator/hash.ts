@@ -32,6 +32,18 @@ export async function xxh64File(abs: string, size: number): Promise<string> {
   return hex64(state.digest());
 }
 
+/** A maker of streaming hashers (each its own state), for bytes seen as they pass by. */
+export async function newHasher64(): Promise<() => { update(b: Uint8Array): void; digest(): string }> {
+  const h = await api;
+  return () => {
+    const state = h.create64(0n);
+    return {
+      update: (b) => void state.update(b),
+      digest: () => hex64(state.digest()),
+    };
+  };
+}
+
 /** Hash of a string's UTF-8 bytes (used for the tree digest). */
 export async function xxh64String(s: string): Promise<string> {
   return hex64((await api).h64(s, 0n));

@@ -13,7 +13,7 @@ import type { RemoteCache, SyncState } from './store.js';
 import type { Entry } from '../model/types.js';
 import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { PackedReader, PackedWriter } from '../local/packed-file.js';
-import { comparePaths } from '../model/paths.js';
+import { sortedUnion } from '../model/paths.js';
 
 const MAGIC = 'HSST';
 const VERSION = 3;
@@ -59,9 +59,7 @@ export async function encodeState(deploymentId: string, state: Pick<SyncState, '
     base: base !== null,
     remote: remote ? { digest: remote.digest, requestKey: remote.requestKey, symlinks: remote.symlinks, leftovers: remote.leftovers } : null,
   };
-  const paths = new Set<string>(base?.keys());
-  if (remote) for (const p of remote.snapshot.keys()) paths.add(p);
-  const sorted = [...paths].sort(comparePaths);
+  const sorted = sortedUnion([...(base ? [base.keys()] : []), ...(remote ? [remote.snapshot.keys()] : [])]);
   const w = new PackedWriter();
   w.str(JSON.stringify(header));
   w.u32(sorted.length);

@@ -17,7 +17,7 @@
  * the remote holds once the pull lands, except where a conflict or local change keeps
  * the old base entry (so push still sees them as local changes).
  */
-import { comparePaths } from '../model/paths.js';
+import { sortedUnion } from '../model/paths.js';
 import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from '../model/snapshot.js';
 import type { Conflict, ConflictReason, Entry, Snapshot } from '../model/types.js';
 
@@ -38,8 +38,7 @@ export interface PullReconciliation {
 
 export function reconcilePull(base: Snapshot | null, local: Snapshot, remote: Snapshot, opts: { force: boolean }): PullReconciliation {
   const out: PullReconciliation = { fetch: [], remove: [], chmod: [], conflicts: [], overridden: [], localChanges: [], nextBase: new Map() };
-  const paths = new Set<string>([...local.keys(), ...remote.keys(), ...(base ? base.keys() : [])]);
-  for (const path of [...paths].sort(comparePaths)) {
+  for (const path of sortedUnion([local.keys(), remote.keys(), ...(base ? [base.keys()] : [])])) {
     const l = local.get(path);
     const b = base?.get(path);
     const listed = remote.get(path);

@@ -21,7 +21,7 @@
  * callers get them already paired; the planner may still send a rename as delete + write
  * when that is cheaper.
  */
-import { comparePaths } from '../model/paths.js';
+import { comparePaths, sortedUnion } from '../model/paths.js';
 import { detectRenames } from './renames.js';
 import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from '../model/snapshot.js';
 import { knownEqual, LazySnapshot } from '../model/lazy-snapshot.js';
@@ -55,8 +55,7 @@ export function reconcile(
   }
   const nextBase: Snapshot = new Map();
 
-  const paths = new Set<string>([...local.keys(), ...remote.keys(), ...(base ? base.keys() : [])]);
-  for (const path of [...paths].sort(comparePaths)) {
+  for (const path of sortedUnion([local.keys(), remote.keys(), ...(base ? [base.keys()] : [])])) {
     const l = local.get(path);
     const b = base?.get(path);
     const listed = remote.get(path);

@@ -5,6 +5,7 @@ import * as tar from 'tar';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestEmulator, type TestEmulator } from './api-client.js';
+import { xxh64Bytes } from '../../src/emulator/hash.js';
 
 let t: TestEmulator;
 let outside: string;
@@ -88,6 +89,22 @@ describe('files.decompress', () => {
     expect(Math.round(st.mtimeMs / 1000)).toBe(MTIME.getTime() / 1000);
     expect(existsSync(vol('rt/out/emptydir'))).toBe(false); // directory entries are skipped
     expect(existsSync(vol('rt/out/bundle.tgz'))).toBe(false);
+  });
+
+  it('files.index right after a decompress reports the bytes on disk, also for a file rewritten since (old mtime and all)', async () => {
+    put('ix/src/a.txt', 'alpha');
+    put('ix/src/b.txt', 'bravo');
+    for (const f of ['a.txt', 'b.txt']) utimesSync(vol(`ix/src/${f}`), MTIME, MTIME);
+    mkdirSync(vol('ix/out'));
+    await tar.c({ gzip: true, file: vol('ix/out/in.tgz'), cwd: vol('ix/src') }, ['a.txt', 'b.txt']);
+    expect((await call(t.emu, 'POST', '~/files/decompress', { body: { root: '/ix/out', file: 'in.tgz', removeArchive: true } })).status).toBe(200);
+    // Behind the emulator's back: same size, other bytes, an old mtime of its own.
+    writeFileSync(vol('ix/out/b.txt'), 'BRAVO');
+    utimesSync(vol('ix/out/b.txt'), MTIME, new Date(MTIME.getTime() + 5_000));
+    const r = await call(t.emu, 'POST', '~/files/index', { body: { path: '/ix/out' } });
+    const hashOf = (p: string): string => r.json.entries.find((e: { path: string }) => e.path === p).hash;
+    expect(hashOf('ix/out/a.txt')).toBe(await xxh64Bytes(Buffer.from('alpha')));
+    expect(hashOf('ix/out/b.txt')).toBe(await xxh64Bytes(Buffer.from('BRAVO')));
   });
 
   it('extracts a plain .tar and keeps the archive without removeArchive', async () => {

@@ -366,6 +366,36 @@ describe('planChanges', () => {
     expect(b).toEqual(a);
     checkPlan(changes, a);
   });
+
+  it('packs writeMany batches first-fit-decreasing (ties by path), each listing its files in path order', () => {
+    // The reference packing, written plainly: sort by size (largest first, then path), put
+    // each file in the first batch with room, sort each batch by path.
+    const reference = (files: Entry[]): string[] => {
+      const order = [...files].sort((x, y) => y.size - x.size || (x.path < y.path ? -1 : 1));
+      const batches: Entry[][] = [];
+      const room: number[] = [];
+      for (const f of order) {
+        let i = room.findIndex((left) => left >= f.size);
+        if (i < 0) {
+          i = batches.push([]) - 1;
+          room.push(WRITE_MANY_BATCH_BYTES);
+        }
+        batches[i]!.push(f);
+        room[i]! -= f.size;
+      }
+      return batches.map((b) => b.sort((x, y) => (x.path < y.path ? -1 : 1)).map((f) => f.path).join(','));
+    };
+    let seed = 11;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    for (let round = 0; round < 30; round++) {
+      // Fewer files than an archive needs, so the plan is writeMany batches; sizes repeat
+      // often (ties), from a few bytes to 3 MiB.
+      const files = many(1 + rand(ARCHIVE_MIN_FILES - 1), (i) => textOf(`d${rand(4)}/f${pad(i)}`, [1, 100, 1 * MiB, 2 * MiB, 3 * MiB][rand(5)]! + rand(3)));
+      const shuffled = files.map((f) => create(f)).sort(() => rand(3) - 1);
+      const plan = planChanges(shuffled, snap());
+      expect(plan.steps.map((st) => (st.op === 'writeMany' ? st.files.map((f) => f.path).join(',') : st.op))).toEqual(reference(files));
+    }
+  });
 });
 
 describe('massDeleteGuard', () => {
