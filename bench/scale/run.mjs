@@ -11,7 +11,8 @@
  * - initial `hostsync push --no-apply` (requests, wall) vs `tar czf` + one upload + one
  *   decompress through the API, each into its own fresh deployment.
  * CPU (user+sys) and peak RSS come from /usr/bin/time; each status row is the best of
- * --runs runs (peak RSS: the largest), page cache warm for every contender. The emulator
+ * --runs runs (peak RSS: the largest), the contenders of a row taking turns, page cache
+ * warm for every contender. The emulator
  * runs in this process; every contender is a child process, so their figures are their own.
  * --dir puts the tree and the emulator's volumes elsewhere than the temp folder: on a
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
@@ -55,13 +56,24 @@ const tree = path.join(work, 'tree');
 const timed = (cmd, argv, { env, cwd } = {}) => timedProcess(cmd, argv, { env, cwd: cwd ?? tree, timeFile: path.join(work, 'time.out') });
 
 async function best(label, run) {
-  const rs = [];
+  return (await bestOfEach([[label, run]]))[0];
+}
+
+/**
+ * Each contender `RUNS` times, taking turns (A, B, A, B...), so a change in the machine's
+ * load during the run weighs on all of them alike: run one after the other, whichever went
+ * first on a busy machine came out up to a third slower. The best of each (largest RSS).
+ */
+async function bestOfEach(contenders) {
+  const rs = contenders.map(() => []);
   for (let i = 0; i < RUNS; i++) {
-    const r = await run();
-    if (r.code !== 0) throw new Error(`${label} exited ${r.code}: ${r.err.slice(0, 500)}`);
-    rs.push(r);
+    for (const [k, [label, run]] of contenders.entries()) {
+      const r = await run();
+      if (r.code !== 0) throw new Error(`${label} exited ${r.code}: ${r.err.slice(0, 500)}`);
+      rs[k].push(r);
+    }
   }
-  return { wall: Math.min(...rs.map((r) => r.wall)), cpu: Math.min(...rs.map((r) => r.cpu)), rssMb: Math.max(...rs.map((r) => r.rssMb)) };
+  return rs.map((runs) => ({ wall: Math.min(...runs.map((r) => r.wall)), cpu: Math.min(...runs.map((r) => r.cpu)), rssMb: Math.max(...runs.map((r) => r.rssMb)) }));
 }
 
 const sh = (script) => timed('/bin/sh', ['-c', script]);
@@ -121,16 +133,19 @@ async function statusRows(env) {
   const status = statusOf(CLI);
   const before = args.compare ? statusOf(path.resolve(args.compare, 'cli/main.js')) : null;
   await status(); // settles the stat cache past its racy window on a fresh tree
-  const warm = await best('status (warm)', status);
-  const warmBefore = before && (await before(), await best('status (warm, --compare)', before));
-  const gitStatus = { name: '`git status --porcelain`', ...(await best('git status', () => gitRun('status', '--porcelain'))) };
+  if (before) await before(); // and its own first run, which may save the cache once in its order
+  const gitRow = ['git status', () => gitRun('status', '--porcelain')];
+  const [warm, gitFigures, warmBefore] = await bestOfEach([['status (warm)', status], gitRow, ...(before ? [['status (warm, --compare)', before]] : [])]);
+  const gitStatus = { name: '`git status --porcelain`', ...gitFigures };
   const stateDir = path.join(tree, '.hostsync');
   const dropStatCache = () => {
     for (const f of fs.readdirSync(stateDir)) if (f.startsWith('statcache')) fs.rmSync(path.join(stateDir, f));
   };
   if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof']), CLI, 'status'], { env });
-  const cold = await best('status (cold)', () => (dropStatCache(), status()));
-  const coldBefore = before && (await best('status (cold, --compare)', () => (dropStatCache(), before())));
+  const [cold, coldBefore] = await bestOfEach([
+    ['status (cold)', () => (dropStatCache(), status())],
+    ...(before ? [['status (cold, --compare)', () => (dropStatCache(), before())]] : []),
+  ]);
   await status(); // leave a warm cache behind (--keep)
   const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
 
