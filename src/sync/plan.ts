@@ -307,7 +307,8 @@ function writeSteps(entries: Entry[], uploadMaxBytes: number): Step[] {
 
 /**
  * Indices of `entries`, largest size first, equal sizes by index. One numeric sort of
- * packed keys instead of a comparator called n log n times (100k files: ~0.3 s less).
+ * packed keys instead of a comparator called n log n times (100k files, first call: the
+ * comparator sort took 0.17 s of a CPU profile, this 0.05 s).
  */
 function bySizeDescending(entries: readonly Entry[]): number[] {
   const n = entries.length;
