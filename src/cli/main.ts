@@ -256,6 +256,14 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // A reader that went away (`hostsync status --json | head -c 300`) must not crash a
+  // command with an unhandled EPIPE, least of all a push half done: what it writes after
+  // that is dropped, and it ends as it would have, with its own exit code.
+  for (const out of [process.stdout, process.stderr]) {
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
   // Long-lived commands (emulator, watch) return only when they are done.
   process.exitCode = await main(process.argv);
 }
