@@ -106,6 +106,21 @@ export const ARCHIVE_PART_WAIT_POLL_MS = 50;
 export const ARCHIVE_GZIP_WRITE_BYTES = 256 * 1024;
 
 /**
+ * An archive part is compressed as gzip members of about this many bytes of tar, several
+ * at once (gzip-members.ts). Each member starts with an empty window: at 1 MiB that cost
+ * 0.3% in size on the 100k-file bench tree (78.89 MB against 78.62 MB as one stream),
+ * and a 5 MB push still splits into enough members to use every core.
+ */
+export const ARCHIVE_GZIP_MEMBER_BYTES = 1024 * 1024;
+
+/**
+ * Members compressed at once: one per core, at most this many. libuv's thread pool has 4
+ * threads (UV_THREADPOOL_SIZE); one is left for the file system and DNS work of the rest
+ * of the process.
+ */
+export const ARCHIVE_GZIP_MAX_JOBS = 3;
+
+/**
  * A synchronous tar reads on while gzip has fewer than this many pieces to compress:
  * enough that gzip never waits for tar, few enough to hold only about a megabyte.
  */

@@ -9,11 +9,12 @@
 import { openAsBlob, type Stats } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import { constants as zlibConstants, createGzip } from 'node:zlib';
+import { availableParallelism } from 'node:os';
 import type { FormData } from 'undici';
 import { createRequire } from 'node:module';
 import type * as Tar from 'tar';
-import { ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
+import { GzipMembers } from './gzip-members.js';
+import { ARCHIVE_GZIP_MAX_JOBS, ARCHIVE_GZIP_MEMBER_BYTES, ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
 
 export interface UploadFile {
   /** Remote name: only the basename is used; the URL fixes the directory. */
@@ -160,14 +161,15 @@ export interface ArchivePart extends ArchiveStream {
  * A gzip'd tar of the leading files of `files` that fit `budget` by their COMPRESSED
  * size, as a stream: the files go in, in order, while the worst case of what is left to
  * compress still fits after what has come out. When the worst case no longer fits, tar
- * and gzip are brought level (every admitted byte handed to gzip, then a zlib sync
- * flush, so the output so far is exact and complete) and the check is made again from
+ * and gzip are brought level (every admitted byte handed to gzip and out as complete
+ * members, so the output so far is exact and complete) and the check is made again from
  * there; when it still fails, the part ends. A compressible tree thus fills a part to
  * near the limit, while incompressible bytes are cut by the worst case, as before.
  *
  * tar uses the given lstat results (`statCache`), so an entry is exactly as large as the
  * budget counted. The first file must fit an empty part (the caller checks). gzip runs on
- * libuv's thread pool, beside tar, and gets tar's output in ARCHIVE_GZIP_WRITE_BYTES
+ * libuv's thread pool, on several cores at once (gzip-members.ts), beside tar, and gets
+ * tar's output in ARCHIVE_GZIP_WRITE_BYTES
  * pieces (a write per tar header costs more than compressing it). When no file is over
  * ARCHIVE_SYNC_MAX_FILE_BYTES, tar reads synchronously, a file at a time between waits
  * for gzip (a third of the CPU of tar's asynchronous reads on many small files, and never
@@ -206,7 +208,7 @@ export function tarGzPart(root: string, files: readonly PartFile[], budget: Part
   };
   const t = tar();
   const pack = sync ? new t.PackSync(options) : new t.Pack(options);
-  const gz = createGzip();
+  const gz = new GzipMembers({ blockBytes: ARCHIVE_GZIP_MEMBER_BYTES, concurrency: Math.max(1, Math.min(availableParallelism(), ARCHIVE_GZIP_MAX_JOBS)) });
   const out = new PassThrough({ highWaterMark: 1 << 16 });
   const fail = (err: unknown): void => {
     out.destroy(err instanceof Error ? err : new Error(String(err)));
@@ -263,9 +265,8 @@ export function tarGzPart(root: string, files: readonly PartFile[], budget: Part
     while (!stopped && !(ended === admitted && pack.bufferLength === 0)) await nextEvent();
     handOver();
   };
-  /** Compressed bytes produced once everything given to gzip so far is out (sync flush). */
-  const flush = (): Promise<number> =>
-    new Promise((r) => gz.flush(zlibConstants.Z_SYNC_FLUSH, () => r(produced + gz.readableLength)));
+  /** Compressed bytes produced once everything given to gzip so far is out (complete members). */
+  const flush = (): Promise<number> => new Promise((r) => gz.membersOut(() => r(produced + gz.readableLength)));
 
   const feed = async (): Promise<void> => {
     let flushed = 0; // compressed bytes at the last full flush (the start: none)
