@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
 import type { FileIndexEntry, IndexResult } from '../api/types.js';
 import { ApiError } from '../remote/errors.js';
-import { INDEX_HASH_MAX_BYTES, LEFTOVER_MIN_AGE_MS } from './tunables.js';
+import { INDEX_GROUP_READS_AT_ONCE, INDEX_HASH_MAX_BYTES, LEFTOVER_MIN_AGE_MS } from './tunables.js';
 import { anchoredPath, planIndexGroups, type IndexGroupsPlan } from './index-groups.js';
 import { createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
@@ -151,17 +151,30 @@ export class RemoteTree {
 
 /**
  * The reads of a grouped plan (index-groups.ts), each of the root with the caller's ignore
- * list and the group's own patterns. One that comes back truncated anyway (the remote holds
- * more than expected) is completed folder by folder under its own patterns.
+ * list and the group's own patterns, INDEX_GROUP_READS_AT_ONCE in flight: they do not
+ * depend on each other. Their answers are added in the plan's order, whatever order they
+ * come back in. One that comes back truncated anyway (the remote holds more than
+ * expected) is completed folder by folder under its own patterns.
  */
 async function completeGrouped(client: HostingClient, tree: RemoteTree, ignore: string[], plan: IndexGroupsPlan): Promise<void> {
   tree.grouped = true;
-  for (const extra of [...plan.groups, plan.rest]) {
-    const groupIgnore = [...ignore, ...extra];
-    const res = await client.files.index({ ignore: groupIgnore, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+  const reads = [...plan.groups, plan.rest].map((extra) => [...ignore, ...extra]);
+  const answers: Promise<IndexResult>[] = [];
+  let next = 0;
+  let failed = false;
+  const start = (): void => {
+    if (failed || next >= reads.length) return;
+    const at = next++;
+    answers[at] = client.files.index({ ignore: reads[at]!, hashMaxBytes: INDEX_HASH_MAX_BYTES });
+    // The next read starts when one ends; after a failure (thrown in order below) none does.
+    answers[at].then(start, () => void (failed = true));
+  };
+  for (let i = 0; i < INDEX_GROUP_READS_AT_ONCE; i++) start();
+  for (let at = 0; at < reads.length; at++) {
+    const res = await answers[at]!;
     tree.add(res.entries);
     // Only the folders this read's patterns let in are completed: the others are another read's.
-    if (res.truncated) await completeTruncated(client, tree, groupIgnore, '', res.entries, createIgnoreMatcher(groupIgnore));
+    if (res.truncated) await completeTruncated(client, tree, reads[at]!, '', res.entries, createIgnoreMatcher(reads[at]!));
   }
 }
 

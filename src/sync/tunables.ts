@@ -79,6 +79,13 @@ export const REQUEST_COST_BYTES = 1024 * 1024;
 export const INDEX_GROUP_MAX_PATTERNS = 500;
 
 /**
+ * Grouped files.index reads in flight at once (they do not depend on each other): on a
+ * real network each hides the other's round trip; more would only queue on the node,
+ * which walks one volume.
+ */
+export const INDEX_GROUP_READS_AT_ONCE = 2;
+
+/**
  * Watch mode: scoped files.index answers remembered for their digest (one per distinct
  * scope). An editor session touches a handful of files over and over; a few dozen scopes
  * cover it, and each entry holds only the scope's few files.

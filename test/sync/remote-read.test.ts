@@ -137,6 +137,52 @@ describe('readRemote', () => {
       }
     });
 
+    /** Wraps the client's files.index: each read is held `delayMs`; counts reads and the most in flight at once. */
+    function watchReads(client: HostingClient, opts: { delayMs: number; failRead?: number }) {
+      const seen = { reads: 0, inFlight: 0, most: 0 };
+      const index = client.files.index.bind(client.files);
+      (client.files as { index: typeof index }).index = async (req) => {
+        const n = ++seen.reads;
+        seen.inFlight++;
+        seen.most = Math.max(seen.most, seen.inFlight);
+        try {
+          await new Promise((r) => setTimeout(r, opts.delayMs));
+          if (n === opts.failRead) throw new Error(`read ${n} failed`);
+          return await index(req);
+        } finally {
+          seen.inFlight--;
+        }
+      };
+      return seen;
+    }
+
+    it('has two grouped reads in flight at once, and the same tree as reading them one by one', async () => {
+      const { client } = await fresh(files);
+      try {
+        const seen = watchReads(client, { delayMs: 30 });
+        const r = await readRemote(client, matcher, null, () => Object.keys(files));
+        expect(seen.reads).toBeGreaterThanOrEqual(4);
+        expect(seen.most).toBe(2);
+        expect([...r.snapshot.keys()].sort()).toEqual(Object.keys(files).sort());
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('starts no further grouped read once one has failed, and rejects', async () => {
+      const { client } = await fresh(files);
+      try {
+        // Read 1 is the truncated first one; read 2 is the first group.
+        const seen = watchReads(client, { delayMs: 30, failRead: 2 });
+        await expect(readRemote(client, matcher, null, () => Object.keys(files))).rejects.toThrow('read 2 failed');
+        await new Promise((r) => setTimeout(r, 100));
+        // The first group and the one started beside it; none after the failure.
+        expect(seen.reads).toBe(3);
+      } finally {
+        await client.close();
+      }
+    });
+
     it('reads a folder with names that need escaping in a pattern', async () => {
       const odd: Record<string, string> = {};
       for (const name of ['[x]', 'a*b', '!bang', '#hash', 'q?', 'back\\slash', 'sp ace ']) {
