@@ -211,7 +211,10 @@ async function transfer(
   let { remote, decision } = first;
   const out = { intended: [] as Change[], sent: new Map<string, string>(), vanished: new Set<string>(), held: new Set<string>(), stale: false };
   // A forced push overwrites remote edits by request: no re-check before its writes.
-  const recheck = opts.force ? {} : { recheck: (paths: string[]) => readRemoteScope(client, matcher, paths) };
+  // A re-check whose scope is the root (a later archive part of a large push) completes a
+  // truncated read by groups of the trees we know, not folder by folder: read at call time,
+  // so a later round's remote and local count.
+  const recheck = opts.force ? {} : { recheck: (paths: string[]) => readRemoteScope(client, matcher, paths, expectedFiles(decision.local, remote.snapshot)) };
   for (let round = 0; round < MAX_PLAN_ROUNDS; round++) {
     // Was `remote` read by the last request? (Then the first write needs no re-check.)
     let fresh = round > 0 || first.fresh;

@@ -241,15 +241,23 @@ export function scopeOf(paths: readonly string[]): string {
 /**
  * What the remote holds at `paths` now, by one files.index scoped to their deepest common
  * folder (completed like a full read when truncated). A scope that does not exist means
- * none of the paths exists. Symlinks come back apart, as in readRemote.
+ * none of the paths exists. Symlinks come back apart, as in readRemote. When the scope is
+ * the root and `expected` is given, a truncated answer is completed by grouped reads, as
+ * readRemote's (ceil(files / cap) + 2 reads at most), not folder by folder: the re-check
+ * before each later part of a 100k-file push would otherwise cost a read per folder.
  */
 export async function readRemoteScope(
   client: HostingClient,
   matcher: IgnoreMatcher,
   paths: readonly string[],
+  expected?: () => Iterable<string>,
 ): Promise<Pick<RemoteRead, 'snapshot' | 'symlinks'>> {
-  const ignore = [...matcher.patterns];
   const scope = scopeOf(paths);
+  if (scope === '' && expected) {
+    const { snapshot, symlinks } = await readRemote(client, matcher, null, expected);
+    return { snapshot, symlinks };
+  }
+  const ignore = [...matcher.patterns];
   const tree = new RemoteTree(matcher);
   try {
     const res = await client.files.index({ ...(scope === '' ? {} : { path: scope }), ignore, hashMaxBytes: INDEX_HASH_MAX_BYTES });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import { HostingClient } from '../../src/remote/client.js';
-import { readRemote } from '../../src/sync/remote-read.js';
+import { readRemote, readRemoteScope } from '../../src/sync/remote-read.js';
 import { writeTree } from '../helpers/tree.js';
 
 let emu: RunningEmulator;
@@ -178,6 +178,25 @@ describe('readRemote', () => {
         await new Promise((r) => setTimeout(r, 100));
         // The first group and the one started beside it; none after the failure.
         expect(seen.reads).toBe(3);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('re-checks paths whose scope is the root by grouped reads, not folder by folder, when given the trees it expects', async () => {
+      const { client } = await fresh(files);
+      try {
+        const paths = ['g0/f1.txt', 'g4/f2.txt', 'g5/missing.txt'];
+        const r = await readRemoteScope(client, matcher, paths, () => Object.keys(files));
+        expect(r.snapshot.get('g0/f1.txt')?.size).toBe(3);
+        expect(r.snapshot.get('g4/f2.txt')?.size).toBe(3);
+        expect(r.snapshot.has('g5/missing.txt')).toBe(false);
+        expect(client.stats().byOperation['files.index']).toBeLessThanOrEqual(budget);
+        expect(client.stats().byOperation['files.list'] ?? 0).toBe(0);
+        // Without the trees it expects, the same re-check lists folders.
+        client.resetStats();
+        await readRemoteScope(client, matcher, paths);
+        expect(client.stats().byOperation['files.list']).toBeGreaterThan(0);
       } finally {
         await client.close();
       }
