@@ -88,13 +88,13 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
         // then, including a different file renamed into place, shows up as instability.
         before = statBefore;
       } else {
-        const st = fs.fstatSync(fd, { bigint: true });
+        const st = fs.fstatSync(fd);
         if (!st.isFile()) return null;
         before = fileStatOf(st);
       }
       if (before.size >= HASH_STREAM_THRESHOLD_BYTES) return 'large';
       const data = readAllSync(fd, before.size);
-      const afterSt = fs.fstatSync(fd, { bigint: true });
+      const afterSt = fs.fstatSync(fd);
       if (!afterSt.isFile()) return null; // opened something else than the file the walk saw
       const after = fileStatOf(afterSt);
       const read = digestWhole(data, xx);
@@ -151,11 +151,11 @@ export async function digestLargeFile(absPath: string, xx: XXHashAPI): Promise<F
       throw err;
     }
     try {
-      const st = await fh.stat({ bigint: true });
+      const st = await fh.stat();
       if (!st.isFile()) return null;
       const before = fileStatOf(st);
       const read = await digestStream(fh, xx);
-      const after = fileStatOf(await fh.stat({ bigint: true }));
+      const after = fileStatOf(await fh.stat());
       const stable = sameFileStat(before, after) && read.size === after.size;
       if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
     } finally {

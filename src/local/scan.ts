@@ -20,7 +20,7 @@ import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
 import { digestLargeFile, digestSmallFileSync, xxhashApi, type FileDigest } from './hash.js';
-import { isExecutableMode, nowNs } from './filestat.js';
+import { isExecutableMode, nowMs } from './filestat.js';
 import { NPMRC, npmrcHoldsCredential } from './credentials.js';
 import type { IgnoreMatcher } from './ignore.js';
 import type { StatCache } from './statcache.js';
@@ -410,7 +410,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
   const warnings: string[] = [];
   const skipped: string[] = [];
   let hashed = 0;
-  const record = (i: number, d: FileDigest | null, recordedNs: bigint): void => {
+  const record = (i: number, d: FileDigest | null, recordedMs: number): void => {
     const f = files[i]!;
     if (d === null) {
       cache?.delete(f.rel);
@@ -418,7 +418,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
     }
     hashed++;
     entries[i] = { path: f.rel, hash: d.hash, size: d.size, executable: isExecutableMode(d.stat.mode), text: d.text };
-    if (d.stable) cache?.update(f.rel, d.stat, d.hash, d.text, recordedNs);
+    if (d.stable) cache?.update(f.rel, d.stat, d.hash, d.text, recordedMs);
     else cache?.delete(f.rel);
   };
   const unreadable = (i: number, err: unknown): void => {
@@ -441,7 +441,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
       sliceStart = performance.now();
     }
     // Taken before the read: an earlier time can only make the cache entry "racy" sooner.
-    const recordedNs = nowNs();
+    const recordedMs = nowMs();
     let d: FileDigest | null | 'large';
     try {
       d = digestSmallFileSync(f.abs, xx, f.stat);
@@ -450,12 +450,12 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
       continue;
     }
     if (d === 'large') large.push(i); // grew past the threshold since the walk
-    else record(i, d, recordedNs);
+    else record(i, d, recordedMs);
   }
   await runBounded(large, opts.hashConcurrency ?? HASH_CONCURRENCY, async (i) => {
-    const recordedNs = nowNs();
+    const recordedMs = nowMs();
     try {
-      record(i, await digestLargeFile(files[i]!.abs, xx), recordedNs);
+      record(i, await digestLargeFile(files[i]!.abs, xx), recordedMs);
     } catch (err) {
       unreadable(i, err);
     }

@@ -169,9 +169,9 @@ export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device
  * folder, EIO): the path may well exist, so callers must treat it as unknown, not absent.
  */
 export function lstatKind(abs: string): { kind: EntryKind; stat?: FileStat; code?: string } {
-  let st: fs.BigIntStats | undefined;
+  let st: fs.Stats | undefined;
   try {
-    st = fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+    st = fs.lstatSync(abs, { throwIfNoEntry: false });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     return code === 'ENOTDIR' || code === 'ENOENT' ? { kind: 'gone' } : { kind: 'unreadable', code };
