@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import xxhash, { type XXHashAPI } from 'xxhash-wasm';
 import { HASH_STABLE_MAX_ATTEMPTS, HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from './tunables.js';
-import { fileStatOf, sameFileStat, type FileStat } from './filestat.js';
+import { sameFileStat, type FileStat } from './filestat.js';
+import { fstatOf, kindOfMode } from './fast-stat.js';
 import { isTextBuffer, TextSniffer } from './text.js';
 
 let api: Promise<XXHashAPI> | undefined;
@@ -88,15 +89,13 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
         // then, including a different file renamed into place, shows up as instability.
         before = statBefore;
       } else {
-        const st = fs.fstatSync(fd);
-        if (!st.isFile()) return null;
-        before = fileStatOf(st);
+        before = fstatOf(fd);
+        if (kindOfMode(before.mode) !== 'file') return null;
       }
       if (before.size >= HASH_STREAM_THRESHOLD_BYTES) return 'large';
       const data = readAllSync(fd, before.size);
-      const afterSt = fs.fstatSync(fd);
-      if (!afterSt.isFile()) return null; // opened something else than the file the walk saw
-      const after = fileStatOf(afterSt);
+      const after = fstatOf(fd);
+      if (kindOfMode(after.mode) !== 'file') return null; // opened something else than the file the walk saw
       const read = digestWhole(data, xx);
       const stable = sameFileStat(before, after) && read.size === after.size;
       if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
@@ -151,11 +150,11 @@ export async function digestLargeFile(absPath: string, xx: XXHashAPI): Promise<F
       throw err;
     }
     try {
-      const st = await fh.stat();
-      if (!st.isFile()) return null;
-      const before = fileStatOf(st);
+      // fstat of the handle's fd, synchronous: every FileStat of a process has one source (fast-stat.ts).
+      const before = fstatOf(fh.fd);
+      if (kindOfMode(before.mode) !== 'file') return null;
       const read = await digestStream(fh, xx);
-      const after = fileStatOf(await fh.stat());
+      const after = fstatOf(fh.fd);
       const stable = sameFileStat(before, after) && read.size === after.size;
       if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
     } finally {

@@ -22,7 +22,8 @@
  */
 import fs, { type Dirent } from 'node:fs';
 import path from 'node:path';
-import { fileStatOf, type FileStat } from './filestat.js';
+import type { FileStat } from './filestat.js';
+import { kindOfMode, lstatOf } from './fast-stat.js';
 import type { IgnoreMatcher } from './ignore.js';
 
 export interface WalkedFile {
@@ -169,20 +170,16 @@ export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device
  * folder, EIO): the path may well exist, so callers must treat it as unknown, not absent.
  */
 export function lstatKind(abs: string): { kind: EntryKind; stat?: FileStat; code?: string } {
-  let st: fs.Stats | undefined;
+  let st: FileStat | undefined;
   try {
-    st = fs.lstatSync(abs, { throwIfNoEntry: false });
+    st = lstatOf(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     return code === 'ENOTDIR' || code === 'ENOENT' ? { kind: 'gone' } : { kind: 'unreadable', code };
   }
   if (st === undefined) return { kind: 'gone' };
-  if (st.isFile()) return { kind: 'file', stat: fileStatOf(st) };
-  if (st.isDirectory()) return { kind: 'dir' };
-  if (st.isSymbolicLink()) return { kind: 'symlink' };
-  if (st.isFIFO()) return { kind: 'fifo' };
-  if (st.isSocket()) return { kind: 'socket' };
-  return { kind: 'device' };
+  const kind = kindOfMode(st.mode);
+  return kind === 'file' ? { kind, stat: st } : { kind };
 }
 
 /** The warning for a path that is neither a regular file nor a directory (`code`: why an 'unreadable' one failed). */

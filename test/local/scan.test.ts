@@ -12,6 +12,19 @@ import type { Snapshot } from '../../src/model/types.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';
 
+vi.mock('../../src/local/fast-stat.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/local/fast-stat.js')>();
+  const { default: nodeFs } = await import('node:fs');
+  const { fileStatOf } = await import('../../src/local/filestat.js');
+  return {
+    ...real,
+    lstatOf: (abs: string) => {
+      const st = nodeFs.lstatSync(abs, { throwIfNoEntry: false });
+      return st === undefined ? undefined : fileStatOf(st);
+    },
+  };
+});
+
 const defaults = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
 
 async function refHash(abs: string): Promise<string> {
@@ -261,7 +274,8 @@ describe('rescanPaths', () => {
 
 /**
  * Makes fs.lstatSync fail with `code` for exactly `abs` (tests run as root, where chmod 000
- * stops nothing). walk.ts and scan.ts call it through the same node:fs object.
+ * stops nothing). walk.ts and scan.ts reach it through fast-stat.ts's lstatOf, made here to
+ * take the public path (its fast path answers exactly alike: see fast-stat.test.ts).
  */
 function failLstat(abs: string, code: string): void {
   const real = fs.lstatSync.bind(fs) as (p: fs.PathLike, o?: fs.StatSyncOptions) => unknown;
