@@ -24,7 +24,8 @@ import { isExecutableMode, nowMs } from './filestat.js';
 import { NPMRC, npmrcHoldsCredential } from './credentials.js';
 import type { IgnoreMatcher } from './ignore.js';
 import type { StatCache } from './statcache.js';
-import { describeSkipped, lstatKind, walkTree, type WalkedFile } from './walk.js';
+import { describeSkipped, lstatKind, notUtf8, walkTree, type WalkedFile } from './walk.js';
+import type { FileStat } from './filestat.js';
 
 export interface ScanOptions {
   root: string;
@@ -80,8 +81,8 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const known = cache !== undefined && matcher.key !== undefined && cache.keptBy === matcher.key ? cache : null;
   /** In walk order; a file still to hash holds PENDING until it is read. */
   const snapshot: Snapshot = new Map();
-  const toHash: WalkedFile[] = [];
-  const npmrcs: WalkedFile[] = [];
+  const toHash: ToRead[] = [];
+  const npmrcs: ToRead[] = [];
   let cached = 0;
   /** While every file found is the next one `opts.expect` holds: see ScanOptions.expect. */
   let same = expectedTree(opts);
@@ -103,8 +104,16 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const walked = walkTree(root, matcher, '', {
     ...walkOptions(opts),
     ...(known ? { kept: (rel: string) => known.has(rel), keptDir: (rel: string) => known.holdsUnder(rel) } : {}),
+    // A file the cache does not hold is read whatever its stat: taken then, from the open file.
+    statNow: (rel: string) => cache !== undefined && cache.has(rel),
     onFile: (rel, abs, stat) => {
       if (isNpmrc(rel)) npmrcs.push({ rel, abs, stat });
+      if (stat === undefined) {
+        if (same !== null) leaveSame();
+        snapshot.set(rel, PENDING);
+        toHash.push({ rel, abs, stat });
+        return;
+      }
       if (same !== null) {
         const c = cache!;
         const at = c.hitAt(rel, stat);
@@ -195,6 +204,9 @@ function sameAsExpected(expect: LazySnapshot, expected: () => Iterable<Entry>, t
   local.markEqual(expect);
   return local;
 }
+
+/** A file to read: a walked one, or one the walk did not lstat (WalkOptions.statNow). */
+type ToRead = Omit<WalkedFile, 'stat'> & { stat: FileStat | undefined };
 
 /** scanTree's placeholder for a file found but not read yet; never returned. */
 const PENDING: Entry = Object.freeze({ path: '', hash: null, size: -1, executable: false });
@@ -404,7 +416,7 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
  * Reads and hashes every one of `files` (recording each in the stat cache). Small files
  * synchronously, yielding every HASH_SYNC_SLICE_MS; large ones streamed after.
  */
-async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promise<Resolved> {
+async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<Resolved> {
   const { cache } = opts;
   const entries: (Entry | null)[] = new Array<Entry | null>(files.length).fill(null);
   const warnings: string[] = [];
@@ -414,6 +426,9 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
     const f = files[i]!;
     if (d === null) {
       cache?.delete(f.rel);
+      // Not lstat'ed by the walk: the warning it would have given (see walkTree).
+      const why = f.stat === undefined ? notUtf8(f.rel) : null;
+      if (why !== null) warnings.push(why);
       return;
     }
     hashed++;
@@ -432,7 +447,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
-    if (f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
+    if (f.stat !== undefined && f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
       large.push(i);
       continue;
     }
@@ -468,7 +483,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
  * already on the deployment is left alone, not deleted). Read on every scan, cached or not:
  * the stat cache knows the hash, not whether the content is a secret.
  */
-function withoutCredentialFiles(files: readonly WalkedFile[], entries: (Entry | null)[], warnings: string[], skipped: string[]): void {
+function withoutCredentialFiles(files: readonly ToRead[], entries: (Entry | null)[], warnings: string[], skipped: string[]): void {
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
     if (entries[i] === null || path.posix.basename(f.rel) !== NPMRC) continue;

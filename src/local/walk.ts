@@ -56,7 +56,15 @@ export interface WalkOptions {
   /** The same for a folder: true when the matcher is known to keep it (StatCache.holdsUnder). */
   keptDir?: (rel: string) => boolean;
   /** Takes each file as it is found, instead of collecting them in the result's `files`. */
-  onFile?: (rel: string, abs: string, stat: FileStat) => void;
+  onFile?: (rel: string, abs: string, stat: FileStat | undefined) => void;
+  /**
+   * With onFile only: false for a file whose stat data the caller has no use for before
+   * reading it (nothing cached to compare it with). Such a file is not lstat'ed: onFile gets
+   * it as readdir typed it (a regular file), with no stat, and reading it takes the stat
+   * from the open file (fstat, no path lookup; see digestSmallFileSync), which also decides
+   * whether it is still a regular file. A cold scan makes one path lookup per file fewer.
+   */
+  statNow?: (rel: string) => boolean;
 }
 
 /** What a visitor tells the walk after seeing one directory entry. */
@@ -123,7 +131,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
   const files: WalkedFile[] = [];
   const warnings: string[] = [];
   const skipped: string[] = [];
-  const { kept, keptDir, onFile = (rel: string, abs: string, stat: FileStat) => void files.push({ rel, abs, stat }) } = options;
+  const { kept, keptDir, statNow, onFile = (rel: string, abs: string, stat: FileStat | undefined) => void files.push({ rel, abs, stat: stat! }) } = options;
   const { dirs } = visitTree(
     root,
     {
@@ -138,9 +146,11 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
         if (kind === 'dir') return keptDir?.(rel) || !matcher.ignores(rel, true) ? 'descend' : undefined;
         if (kind === 'file') {
           if (!kept?.(rel) && matcher.ignores(rel, false)) return;
+          if (statNow !== undefined && !statNow(rel)) return void onFile(rel, abs, undefined);
           const now = lstatKind(abs);
           if (now.kind === 'gone') {
-            if (d.name.includes('\uFFFD')) warnings.push(`file name is not valid UTF-8, skipped: ${rel}`);
+            const why = notUtf8(rel);
+            if (why !== null) warnings.push(why);
             return;
           }
           if (now.kind === 'file') onFile(rel, abs, now.stat!);
@@ -180,6 +190,15 @@ export function lstatKind(abs: string): { kind: EntryKind; stat?: FileStat; code
   if (st === undefined) return { kind: 'gone' };
   const kind = kindOfMode(st.mode);
   return kind === 'file' ? { kind, stat: st } : { kind };
+}
+
+/**
+ * The warning for a file readdir listed but that is not there: a name that is not valid
+ * UTF-8 comes back from readdir with U+FFFD in it, a name no file has. Null for any other
+ * name (it was deleted since readdir: nothing to say).
+ */
+export function notUtf8(rel: string): string | null {
+  return rel.includes('\uFFFD') ? `file name is not valid UTF-8, skipped: ${rel}` : null;
 }
 
 /** The warning for a path that is neither a regular file nor a directory (`code`: why an 'unreadable' one failed). */
