@@ -25,6 +25,30 @@ export function hex64(value: bigint): string {
   return value.toString(16).padStart(16, '0');
 }
 
+/**
+ * Word 0 or 1 of a hash's 8 bytes read as a little-endian u32, as packed files store a
+ * hash (ExpectedCursor.next); -1, which no word is, when `hex` is not 16 hex digits.
+ */
+export function hashWordLE(hex: string, word: 0 | 1): number {
+  if (hex.length !== 16) return -1;
+  let v = 0;
+  // Bytes 3..0 of the word, most significant first; byte k is hex digits 2k, 2k+1.
+  for (let k = word * 4 + 3; k >= word * 4; k--) {
+    const hi = hexDigit(hex.charCodeAt(2 * k));
+    const lo = hexDigit(hex.charCodeAt(2 * k + 1));
+    if (hi < 0 || lo < 0) return -1;
+    v = v * 256 + hi * 16 + lo;
+  }
+  return v;
+}
+
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
+}
+
 /** A string is hashed as its UTF-8 bytes. */
 export async function xxh64Bytes(data: Uint8Array | string): Promise<string> {
   const { h64Raw } = await xxhashApi();
