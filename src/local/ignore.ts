@@ -103,6 +103,8 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
   private queries = 0;
   /** False for a file name no pattern can match (ignore-names.ts); null: every file is asked. */
   private readonly nameCheck: ((name: string) => boolean) | null;
+  /** See folderIgnored (`ig`: the package instance that answered, so a rebuild forgets it). */
+  private lastFolder: { ig: Ignore; folder: string; ignored: boolean } | null = null;
 
   constructor(patterns: readonly string[], options: IgnoreMatcherOptions) {
     this.patterns = Object.freeze([...patterns]);
@@ -124,10 +126,20 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
       const slash = relPath.lastIndexOf('/');
       // No pattern can match the file itself: it is ignored exactly when its folder is, as
       // the package itself decides it (a path's folder first, then the patterns).
-      if (!this.nameCheck(slash === -1 ? relPath : relPath.slice(slash + 1))) return slash !== -1 && this.ig.ignores(relPath.slice(0, slash + 1));
+      if (!this.nameCheck(slash === -1 ? relPath : relPath.slice(slash + 1))) return slash !== -1 && this.folderIgnored(relPath, slash + 1);
     }
     // The `ignore` package tells a directory by its trailing slash (`dist/` matches only directories).
     return this.ig.ignores(isDir ? `${relPath}/` : relPath);
+  }
+
+  /** The package's verdict on the folder `relPath.slice(0, end)` (with its "/"); the last one asked is remembered (a walk asks folder by folder). */
+  private folderIgnored(relPath: string, end: number): boolean {
+    const last = this.lastFolder;
+    if (last !== null && last.ig === this.ig && last.folder.length === end && relPath.startsWith(last.folder)) return last.ignored;
+    const folder = relPath.slice(0, end);
+    const ignored = this.ig.ignores(folder);
+    this.lastFolder = { ig: this.ig, folder, ignored };
+    return ignored;
   }
 
   private build(): Ignore {
