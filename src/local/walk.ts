@@ -91,8 +91,8 @@ export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { 
   let dirs = 0;
   /** The folders being read, innermost last: a descended folder is read to its end before its parent goes on. */
   const open: { rel: string; abs: string; dirents: Dirent[]; next: number }[] = [];
-  const enter = (dirRel: string): void => {
-    const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
+  /** `dirAbs`: the entry's own absolute path, as built for the visitor (path.join costs ~4 us a folder). */
+  const enter = (dirRel: string, dirAbs: string): void => {
     visitor.directory?.(dirRel);
     let dirents: Dirent[];
     try {
@@ -107,7 +107,7 @@ export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { 
     dirents.sort(inPathOrder);
     open.push({ rel: dirRel, abs: dirAbs, dirents, next: 0 });
   };
-  enter(startRel);
+  enter(startRel, startRel === '' ? root : path.join(root, startRel));
   while (open.length > 0) {
     const dir = open[open.length - 1]!;
     if (dir.next === dir.dirents.length) {
@@ -116,9 +116,10 @@ export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { 
     }
     const d = dir.dirents[dir.next++]!;
     const rel = dir.rel === '' ? d.name : `${dir.rel}/${d.name}`;
-    const next = visitor.entry(d, rel, dir.abs + path.sep + d.name);
+    const abs = dir.abs + path.sep + d.name;
+    const next = visitor.entry(d, rel, abs);
     if (next === 'stop') return { dirs };
-    if (next === 'descend') enter(rel);
+    if (next === 'descend') enter(rel, abs);
   }
   return { dirs };
 }
