@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import xxhash, { type XXHashAPI } from 'xxhash-wasm';
 import { HASH_STABLE_MAX_ATTEMPTS, HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from './tunables.js';
-import { fileStatOf, sameFileStat, type FileStat } from './filestat.js';
+import { sameFileStat, type FileStat } from './filestat.js';
+import { fstatOf, kindOfMode } from './fast-stat.js';
 import { isTextBuffer, TextSniffer } from './text.js';
 
 let api: Promise<XXHashAPI> | undefined;
@@ -22,6 +23,30 @@ export function xxhashApi(): Promise<XXHashAPI> {
 
 export function hex64(value: bigint): string {
   return value.toString(16).padStart(16, '0');
+}
+
+/**
+ * Word 0 or 1 of a hash's 8 bytes read as a little-endian u32, as packed files store a
+ * hash (ExpectedCursor.next); -1, which no word is, when `hex` is not 16 hex digits.
+ */
+export function hashWordLE(hex: string, word: 0 | 1): number {
+  if (hex.length !== 16) return -1;
+  let v = 0;
+  // Bytes 3..0 of the word, most significant first; byte k is hex digits 2k, 2k+1.
+  for (let k = word * 4 + 3; k >= word * 4; k--) {
+    const hi = hexDigit(hex.charCodeAt(2 * k));
+    const lo = hexDigit(hex.charCodeAt(2 * k + 1));
+    if (hi < 0 || lo < 0) return -1;
+    v = v * 256 + hi * 16 + lo;
+  }
+  return v;
+}
+
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
 }
 
 /** A string is hashed as its UTF-8 bytes. */
@@ -88,15 +113,13 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
         // then, including a different file renamed into place, shows up as instability.
         before = statBefore;
       } else {
-        const st = fs.fstatSync(fd, { bigint: true });
-        if (!st.isFile()) return null;
-        before = fileStatOf(st);
+        before = fstatOf(fd);
+        if (kindOfMode(before.mode) !== 'file') return null;
       }
       if (before.size >= HASH_STREAM_THRESHOLD_BYTES) return 'large';
       const data = readAllSync(fd, before.size);
-      const afterSt = fs.fstatSync(fd, { bigint: true });
-      if (!afterSt.isFile()) return null; // opened something else than the file the walk saw
-      const after = fileStatOf(afterSt);
+      const after = fstatOf(fd);
+      if (kindOfMode(after.mode) !== 'file') return null; // opened something else than the file the walk saw
       const read = digestWhole(data, xx);
       const stable = sameFileStat(before, after) && read.size === after.size;
       if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
@@ -151,11 +174,11 @@ export async function digestLargeFile(absPath: string, xx: XXHashAPI): Promise<F
       throw err;
     }
     try {
-      const st = await fh.stat({ bigint: true });
-      if (!st.isFile()) return null;
-      const before = fileStatOf(st);
+      // fstat of the handle's fd, synchronous: every FileStat of a process has one source (fast-stat.ts).
+      const before = fstatOf(fh.fd);
+      if (kindOfMode(before.mode) !== 'file') return null;
       const read = await digestStream(fh, xx);
-      const after = fileStatOf(await fh.stat({ bigint: true }));
+      const after = fstatOf(fh.fd);
       const stable = sameFileStat(before, after) && read.size === after.size;
       if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
     } finally {

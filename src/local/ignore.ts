@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
+import { fileNameCheck } from './ignore-names.js';
 
 /** What never leaves the machine unless `.syncignore` or config re-includes it with `!`. */
 export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
@@ -100,10 +101,15 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
   private ig: Ignore;
   /** Queries since the last rebuild: an upper bound on the cached paths it answered. */
   private queries = 0;
+  /** False for a file name no pattern can match (ignore-names.ts); null: every file is asked. */
+  private readonly nameCheck: ((name: string) => boolean) | null;
+  /** See folderIgnored (`ig`: the package instance that answered, so a rebuild forgets it). */
+  private lastFolder: { ig: Ignore; folder: string; ignored: boolean } | null = null;
 
   constructor(patterns: readonly string[], options: IgnoreMatcherOptions) {
     this.patterns = Object.freeze([...patterns]);
     this.key = matcherKey(this.patterns);
+    this.nameCheck = fileNameCheck(this.patterns);
     this.cacheMaxPaths = options.cacheMaxPaths ?? IGNORE_CACHE_MAX_PATHS;
     this.ig = this.build();
   }
@@ -114,8 +120,26 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
       this.ig = this.build();
       this.queries = 1;
     }
+    // (Only for paths whose folder is their prefix up to the last "/", as the package takes
+    // it: not absolute, no empty segment, no backslash the package turns into "/" on Windows.)
+    if (!isDir && this.nameCheck !== null && relPath.charCodeAt(0) !== 0x2f && !relPath.includes('//') && !relPath.includes('\\')) {
+      const slash = relPath.lastIndexOf('/');
+      // No pattern can match the file itself: it is ignored exactly when its folder is, as
+      // the package itself decides it (a path's folder first, then the patterns).
+      if (!this.nameCheck(slash === -1 ? relPath : relPath.slice(slash + 1))) return slash !== -1 && this.folderIgnored(relPath, slash + 1);
+    }
     // The `ignore` package tells a directory by its trailing slash (`dist/` matches only directories).
     return this.ig.ignores(isDir ? `${relPath}/` : relPath);
+  }
+
+  /** The package's verdict on the folder `relPath.slice(0, end)` (with its "/"); the last one asked is remembered (a walk asks folder by folder). */
+  private folderIgnored(relPath: string, end: number): boolean {
+    const last = this.lastFolder;
+    if (last !== null && last.ig === this.ig && last.folder.length === end && relPath.startsWith(last.folder)) return last.ignored;
+    const folder = relPath.slice(0, end);
+    const ignored = this.ig.ignores(folder);
+    this.lastFolder = { ig: this.ig, folder, ignored };
+    return ignored;
   }
 
   private build(): Ignore {

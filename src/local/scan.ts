@@ -19,12 +19,13 @@ import type { Entry, Snapshot } from '../model/types.js';
 import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
-import { digestLargeFile, digestSmallFileSync, xxhashApi, type FileDigest } from './hash.js';
-import { isExecutableMode, nowNs } from './filestat.js';
+import { digestLargeFile, digestSmallFileSync, hashWordLE, xxhashApi, type FileDigest } from './hash.js';
+import { isExecutableMode, nowMs } from './filestat.js';
 import { NPMRC, npmrcHoldsCredential } from './credentials.js';
 import type { IgnoreMatcher } from './ignore.js';
 import type { StatCache } from './statcache.js';
-import { describeSkipped, lstatKind, walkTree, type WalkedFile } from './walk.js';
+import { describeSkipped, lstatKind, notUtf8, walkTree, type WalkedFile } from './walk.js';
+import type { FileStat } from './filestat.js';
 
 export interface ScanOptions {
   root: string;
@@ -80,8 +81,8 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const known = cache !== undefined && matcher.key !== undefined && cache.keptBy === matcher.key ? cache : null;
   /** In walk order; a file still to hash holds PENDING until it is read. */
   const snapshot: Snapshot = new Map();
-  const toHash: WalkedFile[] = [];
-  const npmrcs: WalkedFile[] = [];
+  const toHash: ToRead[] = [];
+  const npmrcs: ToRead[] = [];
   let cached = 0;
   /** While every file found is the next one `opts.expect` holds: see ScanOptions.expect. */
   let same = expectedTree(opts);
@@ -103,8 +104,16 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const walked = walkTree(root, matcher, '', {
     ...walkOptions(opts),
     ...(known ? { kept: (rel: string) => known.has(rel), keptDir: (rel: string) => known.holdsUnder(rel) } : {}),
+    // A file the cache does not hold is read whatever its stat: taken then, from the open file.
+    statNow: (rel: string) => cache !== undefined && cache.has(rel),
     onFile: (rel, abs, stat) => {
       if (isNpmrc(rel)) npmrcs.push({ rel, abs, stat });
+      if (stat === undefined) {
+        if (same !== null) leaveSame();
+        snapshot.set(rel, PENDING);
+        toHash.push({ rel, abs, stat });
+        return;
+      }
       if (same !== null) {
         const c = cache!;
         const at = c.hitAt(rel, stat);
@@ -144,9 +153,11 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const npmrcEntries = npmrcs.map((f) => snapshot.get(f.rel) ?? null);
   withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
   npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
-  const result = same !== null ? sameAsExpected(opts.expect as LazySnapshot, same.expected, same.flags.view()) : snapshot;
+  const result = same !== null ? sameAsExpected(opts.expect as LazySnapshot, same.expected, same.flags.view()) : (foundAsExpected(opts.expect, snapshot) ?? snapshot);
+  /** Every file found, as a Map that reading does not fill (`result` may be a LazySnapshot over `snapshot`). */
+  const found = same !== null ? result : snapshot;
   if (cache) {
-    cache.retain((rel) => result.has(rel), { order: () => result.keys(), hits: cached });
+    cache.retain((rel) => found.has(rel), { order: () => found.keys(), hits: cached });
     // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
     cache.markKept(matcher.key);
   }
@@ -178,6 +189,25 @@ class TextFlags {
   }
 }
 
+/**
+ * When the files read (a cold or partly cold stat cache) make exactly the tree
+ * `expect` holds, while its entries are still unmade: `found` as a LazySnapshot known
+ * equal to it, so nothing downstream makes and compares the expected entries (at 100k
+ * files ~0.2 s). Checked with expect's cursor, `found` in walk (path) order; null when
+ * anything differs, or `found` is in another order (it is then compared the long way).
+ */
+function foundAsExpected(expect: Snapshot | null | undefined, found: Snapshot): LazySnapshot | null {
+  if (!(expect instanceof LazySnapshot) || !expect.lazy || expect.cursor === null || found.size !== expect.size) return null;
+  const cursor = expect.cursor();
+  for (const e of found.values()) {
+    if (e.hash === null || !cursor.next(e.path, hashWordLE(e.hash, 0), hashWordLE(e.hash, 1), e.size, e.executable)) return null;
+  }
+  if (!cursor.done) return null;
+  const local = new LazySnapshot(found.size, () => found.values());
+  local.markEqual(expect);
+  return local;
+}
+
 /** scanTree's check against ScanOptions.expect, when it can be made without making entries. */
 function expectedTree(opts: ScanOptions): { cursor: ExpectedCursor; expected: () => Iterable<Entry>; flags: TextFlags } | null {
   const { expect, cache } = opts;
@@ -195,6 +225,9 @@ function sameAsExpected(expect: LazySnapshot, expected: () => Iterable<Entry>, t
   local.markEqual(expect);
   return local;
 }
+
+/** A file to read: a walked one, or one the walk did not lstat (WalkOptions.statNow). */
+type ToRead = Omit<WalkedFile, 'stat'> & { stat: FileStat | undefined };
 
 /** scanTree's placeholder for a file found but not read yet; never returned. */
 const PENDING: Entry = Object.freeze({ path: '', hash: null, size: -1, executable: false });
@@ -404,21 +437,24 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
  * Reads and hashes every one of `files` (recording each in the stat cache). Small files
  * synchronously, yielding every HASH_SYNC_SLICE_MS; large ones streamed after.
  */
-async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promise<Resolved> {
+async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<Resolved> {
   const { cache } = opts;
   const entries: (Entry | null)[] = new Array<Entry | null>(files.length).fill(null);
   const warnings: string[] = [];
   const skipped: string[] = [];
   let hashed = 0;
-  const record = (i: number, d: FileDigest | null, recordedNs: bigint): void => {
+  const record = (i: number, d: FileDigest | null, recordedMs: number): void => {
     const f = files[i]!;
     if (d === null) {
       cache?.delete(f.rel);
+      // Not lstat'ed by the walk: the warning it would have given (see walkTree).
+      const why = f.stat === undefined ? notUtf8(f.rel) : null;
+      if (why !== null) warnings.push(why);
       return;
     }
     hashed++;
     entries[i] = { path: f.rel, hash: d.hash, size: d.size, executable: isExecutableMode(d.stat.mode), text: d.text };
-    if (d.stable) cache?.update(f.rel, d.stat, d.hash, d.text, recordedNs);
+    if (d.stable) cache?.update(f.rel, d.stat, d.hash, d.text, recordedMs);
     else cache?.delete(f.rel);
   };
   const unreadable = (i: number, err: unknown): void => {
@@ -432,7 +468,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
-    if (f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
+    if (f.stat !== undefined && f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
       large.push(i);
       continue;
     }
@@ -441,7 +477,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
       sliceStart = performance.now();
     }
     // Taken before the read: an earlier time can only make the cache entry "racy" sooner.
-    const recordedNs = nowNs();
+    const recordedMs = nowMs();
     let d: FileDigest | null | 'large';
     try {
       d = digestSmallFileSync(f.abs, xx, f.stat);
@@ -450,12 +486,12 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
       continue;
     }
     if (d === 'large') large.push(i); // grew past the threshold since the walk
-    else record(i, d, recordedNs);
+    else record(i, d, recordedMs);
   }
   await runBounded(large, opts.hashConcurrency ?? HASH_CONCURRENCY, async (i) => {
-    const recordedNs = nowNs();
+    const recordedMs = nowMs();
     try {
-      record(i, await digestLargeFile(files[i]!.abs, xx), recordedNs);
+      record(i, await digestLargeFile(files[i]!.abs, xx), recordedMs);
     } catch (err) {
       unreadable(i, err);
     }
@@ -468,7 +504,7 @@ async function hashFiles(files: readonly WalkedFile[], opts: ScanOptions): Promi
  * already on the deployment is left alone, not deleted). Read on every scan, cached or not:
  * the stat cache knows the hash, not whether the content is a secret.
  */
-function withoutCredentialFiles(files: readonly WalkedFile[], entries: (Entry | null)[], warnings: string[], skipped: string[]): void {
+function withoutCredentialFiles(files: readonly ToRead[], entries: (Entry | null)[], warnings: string[], skipped: string[]): void {
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
     if (entries[i] === null || path.posix.basename(f.rel) !== NPMRC) continue;

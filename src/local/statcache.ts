@@ -4,7 +4,7 @@
  * the hash from here instead of reading the file.
  *
  * Invariants:
- * - A hit requires equal mtimeNs, ctimeNs, size, ino and mode, and that the entry is not
+ * - A hit requires equal mtimeMs, ctimeMs, size, ino and mode (filestat.ts), and that the entry is not
  *   "racy": its mtime must be older, by STAT_CACHE_RACY_WINDOW_MS, than the moment the
  *   entry was recorded (for entries loaded from disk: the time the cache was written).
  *   A file written in the same timestamp tick as it was hashed could change again without
@@ -27,23 +27,23 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { nowNs, sameFileStat, type FileStat } from './filestat.js';
+import { nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { PackedReader, PackedWriter } from './packed-file.js';
 
-export const STAT_CACHE_VERSION = 3;
+/** 4: times and ino as f64 milliseconds and numbers (filestat.ts); 3 held u64 nanoseconds. */
+export const STAT_CACHE_VERSION = 4;
 const MAGIC = 'HSSC';
-const RACY_WINDOW_NS = BigInt(STAT_CACHE_RACY_WINDOW_MS) * 1_000_000n;
 /** The file names of older releases: removed when the new file is written. */
 const FORMER_FILES = ['statcache.json'];
 
 export interface StatCacheEntry extends FileStat {
   hash: string;
   text: boolean;
-  /** When the stat data was taken (ns, wall clock); the racy rule compares mtime to it. */
-  recordedNs: bigint;
+  /** When the stat data was taken (ms, wall clock); the racy rule compares mtime to it. */
+  recordedMs: number;
 }
 
-/** One record after its path: mtimeNs, ctimeNs, ino (u64 each), size (f64), mode (u32), text (u8), hash (8 bytes). */
+/** One record after its path: mtimeMs, ctimeMs, ino, size (f64 each), mode (u32), text (u8), hash (8 bytes). */
 const RECORD_BYTES = 8 + 8 + 8 + 8 + 4 + 1 + 8;
 const TEXT_AT = 36;
 const HASH_AT = 37;
@@ -68,9 +68,9 @@ export class StatCache {
   private cursorAllHits = true;
   private cursorHits = 0;
   /** The racy rule's "recorded" time of every loaded entry: when the file was written. */
-  private loadedAtNs = 0n;
-  /** A loaded entry whose mtime is at or past this is racy: loadedAtNs - the window, once (no BigInt made per lookup). */
-  private racyFromNs = -RACY_WINDOW_NS;
+  private loadedAtMs = 0;
+  /** A loaded entry whose mtime is at or past this is racy: loadedAtMs - the window, once. */
+  private racyFromMs = -STAT_CACHE_RACY_WINDOW_MS;
   private dirty = false;
   private kept: string | null = null;
   /** The order of the last full scan's files: save() writes entries in it (see `cursor`). */
@@ -90,10 +90,10 @@ export class StatCache {
   static async load(file: string): Promise<StatCache> {
     const cache = new StatCache(file);
     let raw: Buffer;
-    let fileMtimeNs = 0n;
+    let fileMtimeMs = 0;
     try {
       raw = await fsp.readFile(file);
-      fileMtimeNs = (await fsp.stat(file, { bigint: true })).mtimeNs;
+      fileMtimeMs = (await fsp.stat(file)).mtimeMs;
     } catch {
       return cache;
     }
@@ -102,9 +102,9 @@ export class StatCache {
       if (r === null) return cache;
       // The later of the recorded write time and the file's own mtime: the file system
       // clock is the one mtimes come from; being later only makes more entries racy.
-      const stored = r.u64();
-      cache.loadedAtNs = stored > fileMtimeNs ? stored : fileMtimeNs;
-      cache.racyFromNs = cache.loadedAtNs - RACY_WINDOW_NS;
+      const stored = r.f64();
+      cache.loadedAtMs = stored > fileMtimeMs ? stored : fileMtimeMs;
+      cache.racyFromMs = cache.loadedAtMs - STAT_CACHE_RACY_WINDOW_MS;
       cache.kept = r.str() || null;
       cache.loaded = r;
       cache.stored = null;
@@ -196,7 +196,7 @@ export class StatCache {
   /** The cached hash when `stat` matches the entry and the entry is not racy; otherwise undefined. */
   lookup(relPath: string, stat: FileStat): { hash: string; text: boolean } | undefined {
     const e = this.fresh.size > 0 ? this.fresh.get(relPath) : undefined;
-    if (e !== undefined) return !sameFileStat(e, stat) || isRacy(e.mtimeNs, e.recordedNs) ? undefined : { hash: e.hash, text: e.text };
+    if (e !== undefined) return !sameFileStat(e, stat) || isRacy(e.mtimeMs, e.recordedMs) ? undefined : { hash: e.hash, text: e.text };
     const at = this.hitAt(relPath, stat);
     return at < 0 ? undefined : { hash: this.hashAt(at), text: this.textAt(at) };
   }
@@ -216,10 +216,10 @@ export class StatCache {
     const at = this.storedAt(relPath, true);
     const r = this.loaded;
     if (at === undefined || r === null) return -1;
-    const mtimeNs = r.u64At(at);
+    const mtimeMs = r.f64At(at);
     if (
-      mtimeNs !== stat.mtimeNs || r.u64At(at + 8) !== stat.ctimeNs || r.u64At(at + 16) !== stat.ino ||
-      r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || mtimeNs >= this.racyFromNs
+      mtimeMs !== stat.mtimeMs || r.f64At(at + 8) !== stat.ctimeMs || r.f64At(at + 16) !== stat.ino ||
+      r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || mtimeMs >= this.racyFromMs
     ) {
       if (fromCursor) this.cursorAllHits = false;
       return -1;
@@ -245,18 +245,18 @@ export class StatCache {
     return this.loaded!.u8At(at + TEXT_AT) === 1;
   }
 
-  /** Records what was read; `recordedNs` is when the stat data was taken (default: now). */
-  update(relPath: string, stat: FileStat, hash: string, text: boolean, recordedNs: bigint = nowNs()): void {
+  /** Records what was read; `recordedMs` is when the stat data was taken (default: now). */
+  update(relPath: string, stat: FileStat, hash: string, text: boolean, recordedMs: number = nowMs()): void {
     this.index().delete(relPath);
     this.fresh.set(relPath, {
-      mtimeNs: stat.mtimeNs,
-      ctimeNs: stat.ctimeNs,
+      mtimeMs: stat.mtimeMs,
+      ctimeMs: stat.ctimeMs,
       size: stat.size,
       ino: stat.ino,
       mode: stat.mode,
       hash,
       text,
-      recordedNs,
+      recordedMs,
     });
     this.dirty = true;
   }
@@ -292,7 +292,7 @@ export class StatCache {
   async save(): Promise<void> {
     if (this.file === null || !this.dirty) return;
     const w = new PackedWriter();
-    w.u64(nowNs());
+    w.f64(nowMs());
     w.str(this.kept ?? '');
     const stored = this.index();
     const r = this.loaded;
@@ -301,11 +301,11 @@ export class StatCache {
       const e = this.fresh.get(rel);
       if (e !== undefined) {
         seen++;
-        if (isRacy(e.mtimeNs, e.recordedNs)) return;
+        if (isRacy(e.mtimeMs, e.recordedMs)) return;
         w.path(rel);
-        w.u64(e.mtimeNs);
-        w.u64(e.ctimeNs);
-        w.u64(e.ino);
+        w.f64(e.mtimeMs);
+        w.f64(e.ctimeMs);
+        w.f64(e.ino);
         w.f64(e.size);
         w.u32(e.mode);
         w.u8(e.text ? 1 : 0);
@@ -315,7 +315,7 @@ export class StatCache {
       const at = stored.get(rel);
       if (at === undefined) return;
       seen++;
-      if (r === null || isRacy(r.u64At(at), this.loadedAtNs)) return;
+      if (r === null || isRacy(r.f64At(at), this.loadedAtMs)) return;
       w.path(rel);
       w.raw(r.bytesAt(at, RECORD_BYTES));
     };
@@ -333,6 +333,6 @@ export class StatCache {
   }
 }
 
-function isRacy(mtimeNs: bigint, recordedNs: bigint): boolean {
-  return mtimeNs + RACY_WINDOW_NS >= recordedNs;
+function isRacy(mtimeMs: number, recordedMs: number): boolean {
+  return mtimeMs + STAT_CACHE_RACY_WINDOW_MS >= recordedMs;
 }

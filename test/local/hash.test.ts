@@ -5,7 +5,7 @@ import path from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from '../../src/local/tunables.js';
-import { digestFile, digestSmallFileSync, xxh64Bytes, xxh64File, xxhashApi } from '../../src/local/hash.js';
+import { digestFile, digestSmallFileSync, hashWordLE, xxh64Bytes, xxh64File, xxhashApi } from '../../src/local/hash.js';
 import { tempDir } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';
 
@@ -163,5 +163,15 @@ describe('text detection (large files, decided while streaming)', () => {
     const r = await xxh64File(file);
     expect(r.text).toBe(false);
     expect(r.hash).toBe(await reference(data));
+  });
+});
+
+describe('hashWordLE', () => {
+  it('reads a hash as packed files store it: its 8 bytes as two little-endian u32', () => {
+    for (const hex of ['0123456789abcdef', 'ffffffff00000001', '8000000000000000', randomBytes(8).toString('hex')]) {
+      const bytes = Buffer.from(hex, 'hex');
+      expect([hashWordLE(hex, 0), hashWordLE(hex, 1)]).toEqual([bytes.readUInt32LE(0), bytes.readUInt32LE(4)]);
+    }
+    for (const bad of ['', '0123', '0123456789abcdeg', '0123456789abcdef0']) expect(hashWordLE(bad, 0) === -1 || hashWordLE(bad, 1) === -1, bad).toBe(true);
   });
 });

@@ -8,6 +8,8 @@ import {
   loadIgnoreMatcher,
   parseIgnoreFile,
 } from '../../src/local/ignore.js';
+import { fileNameCheck } from '../../src/local/ignore-names.js';
+import ignore from 'ignore';
 import { tempDir } from '../helpers/tree.js';
 
 describe('default ignore patterns', () => {
@@ -136,5 +138,42 @@ describe('loadIgnoreMatcher', () => {
     const m = await loadIgnoreMatcher(dir, ['!.hostsync/']);
     expect(m.ignores('.hostsync', true)).toBe(true);
     expect(m.ignores('.hostsync/statcache.bin', false)).toBe(true);
+  });
+});
+
+describe('file names no pattern can match (ignore-names.ts)', () => {
+  it('understands the defaults, and names the defaults cannot match are told apart in any case', () => {
+    const check = fileNameCheck([...DEFAULT_IGNORE_PATTERNS, ...ENFORCED_IGNORE_PATTERNS])!;
+    expect(check).not.toBeNull();
+    for (const name of ['index.js', 'README.md', 'file73984.js', '.gitignore', 'node_modules', '.hostsync', 'envy']) expect(check(name), name).toBe(false);
+    for (const name of ['.env', '.ENV.local', 'server.PEM', 'ID_RSA.pub', 'config.json', 'Credentials.JSON', 'a.swp', 'notes~', '.#lock', '4913']) expect(check(name), name).toBe(true);
+  });
+
+  it('gives up (null) on a pattern whose shape it does not understand', () => {
+    for (const p of ['*', 'a?c', '[ab].js', 'a/**', 'a/*.js', '\\#x', 'a b', '#x', 'é.txt', 'a/b/']) expect(fileNameCheck(['x.js', p]), p).toBeNull();
+  });
+
+  it('never changes a verdict: the matcher answers every file as the ignore package does', () => {
+    let seed = 16;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return (seed >>> 12) % n; // the high bits: an LCG's low bits repeat with a short period
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!;
+    const names = ['a', 'B', 'x.js', 'X.JS', '.env', '.env.local', 'id_rsa', 'ID_RSA.pub', 'config.json', '.docker', 'foo~', '.#x', 'ca.PEM', '4913', 'K.js', '\u212a.js', 'ab', 'ba', 'aXa'];
+    const literal = ['a', 'b', 'x.js', '.env', 'id_rsa', 'config.json', '.docker', '~', '.#', '.pem', '4913', 'k.js', 'x'];
+    const shapes: ((l: string) => string)[] = [
+      (l) => l, (l) => `*${l}`, (l) => `${l}*`, (l) => `*${l}*`, (l) => `${l}/`, (l) => `/${l}`,
+      (l) => `${pick(literal)}/${l}`, (l) => `**/${pick(literal)}/${l}`, (l) => `**/${l}`, (l) => l.toUpperCase(),
+    ];
+    for (let round = 0; round < 300; round++) {
+      const patterns = Array.from({ length: 1 + rand(6) }, () => `${rand(4) === 0 ? '!' : ''}${pick(shapes)(pick(literal))}`);
+      const mine = createIgnoreMatcher(patterns);
+      const theirs = ignore({ allowRelativePaths: true }).add(patterns);
+      for (let i = 0; i < 60; i++) {
+        const rel = Array.from({ length: 1 + rand(3) }, () => pick(names)).join('/');
+        expect(mine.ignores(rel, false), `${JSON.stringify(patterns)} ${rel}`).toBe(theirs.ignores(rel));
+      }
+    }
   });
 });

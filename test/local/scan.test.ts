@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +11,19 @@ import { lstatKind } from '../../src/local/walk.js';
 import type { Snapshot } from '../../src/model/types.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';
+
+vi.mock('../../src/local/fast-stat.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/local/fast-stat.js')>();
+  const { default: nodeFs } = await import('node:fs');
+  const { fileStatOf } = await import('../../src/local/filestat.js');
+  return {
+    ...real,
+    lstatOf: (abs: string) => {
+      const st = nodeFs.lstatSync(abs, { throwIfNoEntry: false });
+      return st === undefined ? undefined : fileStatOf(st);
+    },
+  };
+});
 
 const defaults = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
 
@@ -261,7 +274,8 @@ describe('rescanPaths', () => {
 
 /**
  * Makes fs.lstatSync fail with `code` for exactly `abs` (tests run as root, where chmod 000
- * stops nothing). walk.ts and scan.ts call it through the same node:fs object.
+ * stops nothing). walk.ts and scan.ts reach it through fast-stat.ts's lstatOf, made here to
+ * take the public path (its fast path answers exactly alike: see fast-stat.test.ts).
  */
 function failLstat(abs: string, code: string): void {
   const real = fs.lstatSync.bind(fs) as (p: fs.PathLike, o?: fs.StatSyncOptions) => unknown;
@@ -270,6 +284,37 @@ function failLstat(abs: string, code: string): void {
     return real(p, o);
   }) as typeof fs.lstatSync);
 }
+
+describe('files the stat cache does not hold', () => {
+  it('are not lstat\'ed by the walk: read once, their stat taken from the open file', async () => {
+    await writeTree(root, { 'a.txt': 'A', 'd/b.txt': 'B', 'd/e/c.bin': Buffer.from([0, 1, 2]) });
+    await chmod(path.join(root, 'a.txt'), 0o755);
+    const HOUR_AGO = new Date(Date.now() - 3_600_000); // older than the racy window: cacheable
+    for (const rel of ['a.txt', 'd/b.txt', 'd/e/c.bin']) await utimes(path.join(root, rel), HOUR_AGO, HOUR_AGO);
+    const lstat = vi.spyOn(fs, 'lstatSync');
+    const cache = StatCache.inMemory();
+    const cold = await scanTree({ root, matcher: defaults, cache });
+    expect(lstat).not.toHaveBeenCalled();
+    expect(cold.stats).toMatchObject({ files: 3, hashed: 3, cached: 0 });
+    expect(cold.snapshot.get('a.txt')).toMatchObject({ size: 1, executable: true, text: true, hash: await refHash(path.join(root, 'a.txt')) });
+    expect(cold.snapshot.get('d/e/c.bin')).toMatchObject({ size: 3, executable: false, text: false });
+    // What the cache now holds is compared by lstat, and matches what the read recorded.
+    const warm = await scanTree({ root, matcher: defaults, cache });
+    expect(lstat).toHaveBeenCalledTimes(3);
+    expect(warm.stats).toMatchObject({ files: 3, hashed: 0, cached: 3 });
+    expect([...warm.snapshot.values()]).toEqual([...cold.snapshot.values()]);
+  });
+
+  it('a name that is not valid UTF-8 is skipped with a warning, with or without the cache', async () => {
+    await writeTree(root, { 'ok.txt': 'ok' });
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff]), Buffer.from('.txt')]), 'x');
+    for (const cache of [undefined, StatCache.inMemory()]) {
+      const r = await scanTree({ root, matcher: defaults, ...(cache ? { cache } : {}) });
+      expect([...r.snapshot.keys()]).toEqual(['ok.txt']);
+      expect(r.warnings).toEqual(['file name is not valid UTF-8, skipped: bad-\uFFFD.txt']);
+    }
+  });
+});
 
 describe('paths lstat cannot answer for', () => {
   beforeEach(async () => {
@@ -312,8 +357,11 @@ describe('paths lstat cannot answer for', () => {
   });
 
   it('scanTree skips a file it cannot lstat, with a warning, instead of throwing', async () => {
+    // Files the stat cache holds are lstat'ed by the walk (the others only when read).
+    const cache = StatCache.inMemory();
+    await scanTree({ root, matcher: defaults, cache });
     failLstat(path.join(root, 'd', 'one.txt'), 'EACCES');
-    const r = await scanTree({ root, matcher: defaults });
+    const r = await scanTree({ root, matcher: defaults, cache });
     expect(r.skipped).toEqual(['d/one.txt']);
     expect(r.warnings).toContainEqual(expect.stringMatching(/d\/one\.txt.*EACCES/));
     expect([...r.snapshot.keys()].sort()).toEqual(['d/sub/two.txt', 'f', 'keep.txt']);

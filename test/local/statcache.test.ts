@@ -134,20 +134,20 @@ describe('StatCache', () => {
     const first = await StatCache.load(cacheFile);
     await scanTree({ root, matcher, cache: first });
     await first.save();
-    const mtimeNs = lstatSync(path.join(root, 'a.txt'), { bigint: true }).mtimeNs; // the three share it
-    const windowNs = BigInt(STAT_CACHE_RACY_WINDOW_MS) * 1_000_000n;
-    /** The cache as if written at `writtenNs` (the header's time, checksum redone; the file's own mtime older). */
-    const writtenAt = async (writtenNs: bigint): Promise<void> => {
+    const mtimeMs = lstatSync(path.join(root, 'a.txt')).mtimeMs; // the three share it
+    /** The cache as if written at `writtenMs` (the header's time, checksum redone; the file's own mtime older). */
+    const writtenAt = async (writtenMs: number): Promise<void> => {
       const raw = await readFile(cacheFile);
-      raw.writeBigUInt64LE(writtenNs, 8);
+      raw.writeDoubleLE(writtenMs, 8);
       const end = raw.length - 8;
       raw.writeBigUInt64LE((await xxhashApi()).h64Raw(raw.subarray(0, end)), end);
       await writeFile(cacheFile, raw);
       await utimes(cacheFile, HOUR_AGO, HOUR_AGO);
     };
-    await writtenAt(mtimeNs + windowNs);
+    await writtenAt(mtimeMs + STAT_CACHE_RACY_WINDOW_MS);
     expect((await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) })).stats).toMatchObject({ hashed: 3, cached: 0 });
-    await writtenAt(mtimeNs + windowNs + 1n);
+    // 1 us later (a double resolves about 0.24 us at today's epoch: see filestat.ts).
+    await writtenAt(mtimeMs + STAT_CACHE_RACY_WINDOW_MS + 0.001);
     expect((await scanTree({ root, matcher, cache: await StatCache.load(cacheFile) })).stats).toMatchObject({ hashed: 0, cached: 3 });
   });
 
@@ -161,7 +161,7 @@ describe('StatCache', () => {
     await rm(path.join(root, 'dir'), { recursive: true });
     await scanTree({ root, matcher, cache });
     expect(cache.size).toBe(2);
-    expect(cache.lookup('dir/b.txt', { mtimeNs: 0n, ctimeNs: 0n, size: 0, ino: 0n, mode: 0 })).toBeUndefined();
+    expect(cache.lookup('dir/b.txt', { mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0, mode: 0 })).toBeUndefined();
   });
 
   it('an unchanged tree is met in file order; files gone since are still dropped, from disk or the same cache', async () => {
@@ -199,7 +199,7 @@ describe('StatCache', () => {
     const reversed = await StatCache.load(cacheFile);
     for (const rel of ['dir/sub/c.bin', 'dir/b.txt', 'a.txt']) {
       const e = hashes.get(rel)!;
-      reversed.update(rel, fileStatOf(lstatSync(path.join(root, rel), { bigint: true })), e.hash!, e.text!);
+      reversed.update(rel, fileStatOf(lstatSync(path.join(root, rel))), e.hash!, e.text!);
     }
     await reversed.save();
     const ino = async (): Promise<bigint> => (await stat(cacheFile, { bigint: true })).ino;
