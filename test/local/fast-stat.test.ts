@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fstatOf, kindOfMode, lstatOf } from '../../src/local/fast-stat.js';
+import { fastStatInUse, fstatOf, kindOfMode, lstatOf } from '../../src/local/fast-stat.js';
 import { fileStatOf } from '../../src/local/filestat.js';
 import { tempDir } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';
@@ -39,6 +39,10 @@ describe('fast-stat answers as the public fs functions do', () => {
       });
       expect(outcome(() => lstatOf(abs)), name).toEqual(want);
     }
+  });
+
+  it('is in use on Node 20 on Linux (what CI runs), and only there', () => {
+    expect(fastStatInUse).toBe(process.versions.node.startsWith('20.') && process.platform === 'linux');
   });
 
   it('kindOfMode says what the Stats methods say', () => {
