@@ -3,7 +3,7 @@
  * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
  * named baseline measured in the same run. Prints figures, asserts nothing about speed.
  *
- *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only] [--compare DIST]
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only | --status-only] [--compare DIST]
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
@@ -17,9 +17,11 @@
  * --dir puts the tree and the emulator's volumes elsewhere than the temp folder: on a
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
  * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
- * --push-only measures the initial push row alone. Rows carry the 1-minute load average.
+ * --push-only measures the initial push row alone; --status-only the status rows alone (the
+ * tree is then pushed once, untimed, to make them). Rows carry the 1-minute load average.
  * --compare DIST also times the status rows with another build's dist/ (an older commit's),
- * on the same tree and deployment, so before and after come from one run.
+ * on the same tree and deployment, so before and after come from one run. Both builds must
+ * read the same stat cache format: one that cannot read the other's makes every "warm" run cold.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,6 +41,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     'push-only': { type: 'boolean', default: false },
+    'status-only': { type: 'boolean', default: false },
     compare: { type: 'string' },
   },
 });
@@ -95,33 +98,12 @@ try {
   await gitRun('add', '-A');
   await gitRun('commit', '-qm', 'tree');
 
-  // Baseline for the initial push: tar czf, one upload, one decompress, into a fresh deployment.
-  const other = await emu.createDeployment({ name: 'tar-baseline' });
-  // A long timeout: decompressing 100k files on a loaded 2-core machine can take minutes.
-  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: other.id, timeoutMs: 30 * 60_000 });
-  const archive = path.join(work, 'tree.tar.gz');
-  t = performance.now();
-  const tarRun = await timed('tar', ['czf', archive, '--exclude=./.git', '.']);
-  await client.files.upload('/', [{ name: 'tree.tar.gz', localPath: archive, size: fs.statSync(archive).size }]);
-  await client.files.decompress('tree.tar.gz', { removeArchive: true });
-  const tarWall = (performance.now() - t) / 1000;
-  const tarLoad = load();
-  const tarRequests = client.stats().total;
-  await client.close();
-
-  // hostsync's initial push into the default deployment.
   const env = { HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId };
-  emu.resetStats();
-  const pushRun = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env });
-  if (pushRun.code !== 0) throw new Error(`push exited ${pushRun.code}: ${pushRun.err.slice(0, 500)} ${pushRun.out.slice(0, 500)}`);
-  const pushReq = JSON.parse(pushRun.out).requests;
-  const byOp = Object.entries(pushReq.byOperation).map(([op, n]) => `${n} ${op}`).join(', ');
-  const pushRequests = `${pushReq.total} requests (${byOp})`;
-  const pushLoad = load();
-  const pushRow = `| initial \`push --no-apply\` | ${f2(pushRun.wall)} s wall (load ${pushLoad}), ${f2(pushRun.cpu)} s CPU, ${pushRun.rssMb.toFixed(0)} MB, ${pushRequests} | tar czf + upload + decompress: ${f2(tarWall)} s wall (load ${tarLoad}; tar ${f2(tarRun.cpu)} s CPU, ${(fs.statSync(archive).size / 1e6).toFixed(1)} MB), ${tarRequests} requests | ${f2(pushRun.wall / tarWall)}x wall |`;
-  if (args['push-only']) console.log(`\nnode ${process.version}, ${os.cpus().length} cores\n\n| what | hostsync | baseline | ratio |\n|---|---|---|---|`);
-  else await statusRows(env);
-  console.log(pushRow);
+  if (args['status-only']) {
+    const pushed = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env });
+    if (pushed.code !== 0) throw new Error(`push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
+    await statusRows(env);
+  } else await pushAndStatusRows(env);
 } finally {
   await emu.close();
   if (!args.keep) fs.rmSync(work, { recursive: true, force: true });
@@ -156,4 +138,35 @@ async function statusRows(env) {
   row('`hostsync status`, cold (no stat cache)', cold, xx);
   if (warmBefore) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmBefore, gitStatus);
   if (coldBefore) row(`\`hostsync status\`, cold (${args.compare})`, coldBefore, xx);
+}
+
+/** The initial push row against its baseline, and (unless --push-only) the status rows before it. */
+async function pushAndStatusRows(env) {
+  let t;
+  // Baseline for the initial push: tar czf, one upload, one decompress, into a fresh deployment.
+  const other = await emu.createDeployment({ name: 'tar-baseline' });
+  // A long timeout: decompressing 100k files on a loaded 2-core machine can take minutes.
+  const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: other.id, timeoutMs: 30 * 60_000 });
+  const archive = path.join(work, 'tree.tar.gz');
+  t = performance.now();
+  const tarRun = await timed('tar', ['czf', archive, '--exclude=./.git', '.']);
+  await client.files.upload('/', [{ name: 'tree.tar.gz', localPath: archive, size: fs.statSync(archive).size }]);
+  await client.files.decompress('tree.tar.gz', { removeArchive: true });
+  const tarWall = (performance.now() - t) / 1000;
+  const tarLoad = load();
+  const tarRequests = client.stats().total;
+  await client.close();
+
+  // hostsync's initial push into the default deployment.
+  emu.resetStats();
+  const pushRun = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env });
+  if (pushRun.code !== 0) throw new Error(`push exited ${pushRun.code}: ${pushRun.err.slice(0, 500)} ${pushRun.out.slice(0, 500)}`);
+  const pushReq = JSON.parse(pushRun.out).requests;
+  const byOp = Object.entries(pushReq.byOperation).map(([op, n]) => `${n} ${op}`).join(', ');
+  const pushRequests = `${pushReq.total} requests (${byOp})`;
+  const pushLoad = load();
+  const pushRow = `| initial \`push --no-apply\` | ${f2(pushRun.wall)} s wall (load ${pushLoad}), ${f2(pushRun.cpu)} s CPU, ${pushRun.rssMb.toFixed(0)} MB, ${pushRequests} | tar czf + upload + decompress: ${f2(tarWall)} s wall (load ${tarLoad}; tar ${f2(tarRun.cpu)} s CPU, ${(fs.statSync(archive).size / 1e6).toFixed(1)} MB), ${tarRequests} requests | ${f2(pushRun.wall / tarWall)}x wall |`;
+  if (args['push-only']) console.log(`\nnode ${process.version}, ${os.cpus().length} cores\n\n| what | hostsync | baseline | ratio |\n|---|---|---|---|`);
+  else await statusRows(env);
+  console.log(pushRow);
 }
