@@ -20,8 +20,8 @@
  * --push-only measures the initial push row alone; --status-only the status rows alone (the
  * tree is then pushed once, untimed, to make them). Rows carry the 1-minute load average.
  * --compare DIST also times the status rows with another build's dist/ (an older commit's),
- * on the same tree and deployment, so before and after come from one run. Both builds must
- * read the same stat cache format: one that cannot read the other's makes every "warm" run cold.
+ * on a copy of the tree pushed to a deployment of its own (so each build keeps its own state
+ * and stat cache, whatever their formats), before and after from one run, taking turns.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -111,22 +111,34 @@ try {
 
 /** The status rows (warm and cold) against their baselines, under the table's head. */
 async function statusRows(env) {
-  const statusOf = (cli) => () => timed(process.execPath, [cli, 'status'], { env });
-  const status = statusOf(CLI);
-  const before = args.compare ? statusOf(path.resolve(args.compare, 'cli/main.js')) : null;
+  const statusOf = (cli, cwd, e) => () => timed(process.execPath, [cli, 'status'], { env: e, cwd });
+  const status = statusOf(CLI, tree, env);
+  // The other build gets a copy of the tree (its own inodes, the same bytes) pushed to a
+  // deployment of its own: its state and stat cache are its own, whatever their format.
+  let before = null;
+  const compareTree = `${tree}-compare`;
+  if (args.compare) {
+    const compareCli = path.resolve(args.compare, 'cli/main.js');
+    fs.cpSync(tree, compareTree, { recursive: true, filter: (src) => !src.includes(`${path.sep}.hostsync`) });
+    const dep = await emu.createDeployment({ name: 'compare' });
+    const compareEnv = { ...env, HOSTSYNC_DEPLOYMENT: dep.id };
+    const pushed = await timed(process.execPath, [compareCli, 'push', '--no-apply', '--json'], { env: compareEnv, cwd: compareTree });
+    if (pushed.code !== 0) throw new Error(`--compare push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
+    before = statusOf(compareCli, compareTree, compareEnv);
+  }
   await status(); // settles the stat cache past its racy window on a fresh tree
   if (before) await before(); // and its own first run, which may save the cache once in its order
   const gitRow = ['git status', () => gitRun('status', '--porcelain')];
   const [warm, gitFigures, warmBefore] = await bestOfEach([['status (warm)', status], gitRow, ...(before ? [['status (warm, --compare)', before]] : [])]);
   const gitStatus = { name: '`git status --porcelain`', ...gitFigures };
-  const stateDir = path.join(tree, '.hostsync');
-  const dropStatCache = () => {
+  const dropStatCache = (root) => () => {
+    const stateDir = path.join(root, '.hostsync');
     for (const f of fs.readdirSync(stateDir)) if (f.startsWith('statcache')) fs.rmSync(path.join(stateDir, f));
   };
   if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.resolve(args['cpu-prof']), CLI, 'status'], { env });
   const [cold, coldBefore] = await bestOfEach([
-    ['status (cold)', () => (dropStatCache(), status())],
-    ...(before ? [['status (cold, --compare)', () => (dropStatCache(), before())]] : []),
+    ['status (cold)', () => (dropStatCache(tree)(), status())],
+    ...(before ? [['status (cold, --compare)', () => (dropStatCache(compareTree)(), before())]] : []),
   ]);
   await status(); // leave a warm cache behind (--keep)
   const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
