@@ -1,5 +1,10 @@
-import { createColors } from 'picocolors';
+import { createRequire } from 'node:module';
+import type * as Picocolors from 'picocolors';
 import { isCI } from './ci.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const { createColors } = require('picocolors') as typeof Picocolors;
 
 /**
  * Colour only where a person reads it: stdout is a terminal, not in CI, NO_COLOR is unset

@@ -1,6 +1,10 @@
-import { CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import type * as Commander from 'commander';
 import { describeError as describeCoreError } from '../sync/describe-error.js';
 import { EXIT, type ExitCode } from '../errors.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const { CommanderError } = createRequire(import.meta.url)('commander') as typeof Commander;
 
 /** describeError, plus the parser's own errors (bad flags, --help), which only the CLI sees. */
 export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KEY): { message: string; exitCode: ExitCode } {

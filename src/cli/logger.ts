@@ -1,8 +1,15 @@
-import { createColors } from 'picocolors';
-import { pino, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import type * as Picocolors from 'picocolors';
+import type * as Pino from 'pino';
+import type { Logger } from 'pino';
 import type { LogLevel } from '../config/config.js';
 import { colorEnabled } from './colors.js';
 import { chooseLogFormat, prettyDestination } from './log-format.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const { createColors } = require('picocolors') as typeof Picocolors;
+const { pino } = require('pino') as typeof Pino;
 
 /**
  * Diagnostics go to stderr through pino, so stdout stays clean for `--json`: one short

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import type * as Commander from 'commander';
 import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const { Command, CommanderError, InvalidArgumentError, Option } = createRequire(import.meta.url)('commander') as typeof Commander;
+type Command = Commander.Command;
 
 function integer(name: string, min: number, max: number) {
   return (raw: string): number => {

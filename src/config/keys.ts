@@ -3,8 +3,13 @@
  * with the closest known key, so a typo such as "ignroe" cannot silently do nothing.
  * A feature that adds a key adds it here, beside its owner's validation.
  */
-import { closest } from 'fastest-levenshtein';
+import { createRequire } from 'node:module';
+import type * as Levenshtein from 'fastest-levenshtein';
 import { usageError, type HostsyncError } from '../errors.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const { closest } = require('fastest-levenshtein') as typeof Levenshtein;
 
 export const CONFIG_KEYS = [
   '$schema',

@@ -7,10 +7,15 @@
  * package.json (`main`, and paths in `scripts.start`), and every `.gitignore` rule that
  * would hide it or its entry file is dropped.
  */
+import { createRequire } from 'node:module';
+import type { Ignore, Options as IgnoreOptions } from 'ignore';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import ignore from 'ignore';
 import { parseIgnoreFile } from './ignore.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const ignore = require('ignore') as (options?: IgnoreOptions) => Ignore;
 
 export const GITIGNORE_FILE = '.gitignore';
 

@@ -13,9 +13,13 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore, Options as IgnoreOptions } from 'ignore';
 import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
 import { fileNameCheck } from './ignore-names.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const ignore = require('ignore') as (options?: IgnoreOptions) => Ignore;
 
 /** What never leaves the machine unless `.syncignore` or config re-includes it with `!`. */
 export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
@@ -88,7 +92,7 @@ let ignoreVersion: string | undefined;
  */
 function matcherKey(patterns: readonly string[]): string {
   if (ignoreVersion === undefined) {
-    const main = createRequire(import.meta.url).resolve('ignore');
+    const main = require.resolve('ignore');
     ignoreVersion = String((JSON.parse(readFileSync(path.join(path.dirname(main), 'package.json'), 'utf8')) as { version?: unknown }).version);
   }
   return createHash('sha256').update(JSON.stringify([ignoreVersion, patterns])).digest('hex').slice(0, 32);

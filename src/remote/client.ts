@@ -13,7 +13,9 @@ import { rename, rm } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import type * as Pino from 'pino';
+import type { Logger } from 'pino';
 import {
   ANSWER_TIMEOUT_FACTOR, ANSWER_TIMEOUT_MS, UNPACK_MIN_FILES_PER_SECOND, MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, RETRY_AFTER_FALLBACK_MS,
   RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS, TIMEOUT_MAX_ATTEMPTS, UPLOAD_MIN_BYTES_PER_SECOND,
@@ -67,6 +69,10 @@ import { TIMEOUT_CODES, withRetry, type RetryPolicy } from './retry.js';
 import { StatsCounter, type ClientStats } from './stats.js';
 import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
 import { filesForm, streamForm, tarGzPart, tarGzStream, type ArchivePart, type ArchiveStream, type PartBudget, type UploadFile } from './upload.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const { pino } = require('pino') as typeof Pino;
 
 export type { ClientStats } from './stats.js';
 

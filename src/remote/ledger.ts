@@ -26,14 +26,19 @@
  * The decision (`ledgerDecision`) is pure and takes the clock, for table tests.
  */
 
+import { createRequire } from 'node:module';
+import type * as Lockfile from 'proper-lockfile';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
-import { lock } from 'proper-lockfile';
 import { processAlive } from '../state/lock.js';
 import { abortableSleep } from './retry.js';
 import { LEDGER_ANSWER_WRITE_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS } from './tunables.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const { lock } = require('proper-lockfile') as typeof Lockfile;
 
 export interface LedgerEntry {
   /** keyIdOf(key): never the key. */

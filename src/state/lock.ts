@@ -1,9 +1,14 @@
+import { createRequire } from 'node:module';
+import type * as Lockfile from 'proper-lockfile';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { lock as lockPath } from 'proper-lockfile';
 import { refusal } from '../errors.js';
 import { TAKEOVER_LOCK_STALE_MS, TAKEOVER_WAIT_RETRIES, TORN_LOCK_GRACE_MS } from './tunables.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const require = createRequire(import.meta.url);
+const { lock: lockPath } = require('proper-lockfile') as typeof Lockfile;
 
 /**
  * One hostsync process per root and deployment: a watch and a push at once would
