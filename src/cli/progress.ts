@@ -1,6 +1,10 @@
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type CliProgress from 'cli-progress';
 import type { ProgressFn } from '../sync/execute.js';
 import { isCI } from './ci.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
 
 /**
  * Progress of a push on stderr, only for transfers big enough to take a moment: short
@@ -19,7 +23,7 @@ export interface PushProgress {
 export function progressBar(enabled: boolean, env: NodeJS.ProcessEnv = process.env, tty = process.stderr.isTTY === true): PushProgress {
   if (!enabled) return { onProgress: undefined, stop: () => undefined };
   if (!tty || isCI(env)) return coarseProgress((line) => process.stderr.write(`hostsync: ${line}\n`));
-  let bar: cliProgress.SingleBar | null = null;
+  let bar: CliProgress.SingleBar | null = null;
   const stop = (): void => {
     bar?.stop();
     bar = null;

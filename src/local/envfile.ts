@@ -4,9 +4,13 @@
  * it does not change (comments, order, other keys).
  */
 import { readFile } from 'node:fs/promises';
-import { parse } from 'dotenv';
+import { createRequire } from 'node:module';
+import type * as Dotenv from 'dotenv';
 import { usageError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+
+// CommonJS packages are required, not imported: see README, "Start-up".
+const { parse } = createRequire(import.meta.url)('dotenv') as typeof Dotenv;
 
 /** The file's variables in file order; a missing file is an error naming it (exit 2). */
 export async function readEnvFile(file: string): Promise<Map<string, string>> {
