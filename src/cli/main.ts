@@ -2,9 +2,11 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import type * as Commander from 'commander';
 import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
+import { WASM_TIERING_BUDGET } from './tunables.js';
 
 // CommonJS packages are required, not imported: see README, "Start-up".
 const { Command, CommanderError, InvalidArgumentError, Option } = createRequire(import.meta.url)('commander') as typeof Commander;
@@ -261,6 +263,9 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // Before any wasm module is made (undici's llhttp, xxhash): see WASM_TIERING_BUDGET. The
+  // program's own process only; a library user's process keeps its flags.
+  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
   // A reader that went away (`hostsync status --json | head -c 300`) must not crash a
   // command with an unhandled EPIPE, least of all a push half done: what it writes after
   // that is dropped, and it ends as it would have, with its own exit code.

@@ -1,0 +1,16 @@
+/**
+ * The command line's tunables, each with its reason. (The library's live with their layers.)
+ */
+
+/**
+ * V8's budget before a WebAssembly function is recompiled by its optimising compiler
+ * (V8's default is 1,800,000, "a rough approximation of bytes executed"). undici parses
+ * HTTP with llhttp compiled to wasm, and its main function (33 KB of wasm) crossed the
+ * default budget in every command that made a request, even two small ones: 0.15-0.27 s
+ * of a compiler thread and 30-40 MB of its memory, which the process then waited for at
+ * exit (a 3k-file `status` is about 0.6 s of CPU in all). At this budget a command that
+ * exchanges little never pays for it, while xxhash's small functions, which a scan runs
+ * over every byte it hashes, still tier up early in a cold scan (checked with
+ * `--trace-wasm-compilation-times`), and a long push or watch still optimises llhttp.
+ */
+export const WASM_TIERING_BUDGET = 100_000_000;
