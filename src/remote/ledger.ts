@@ -34,7 +34,7 @@ import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../state/lock.js';
 import { abortableSleep } from './retry.js';
-import { LEDGER_ANSWER_WRITE_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS } from './tunables.js';
+import { LEDGER_ANSWER_WRITE_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_LOCK_WAIT_MAX_MS, LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS } from './tunables.js';
 
 // CommonJS packages are required, not imported: see README, "Start-up".
 const require = createRequire(import.meta.url);
@@ -319,7 +319,8 @@ export class BudgetLedger {
         release = await lock(this.opts.file, {
           realpath: false,
           stale: LEDGER_LOCK_STALE_MS,
-          retries: { retries: 1_000, factor: 1.5, minTimeout: 2, maxTimeout: LEDGER_LOCK_RETRY_MAX_MS },
+          // The backoff reaches its cap within a dozen retries; `forever` repeats the last delay until maxRetryTime.
+          retries: { retries: 12, forever: true, maxRetryTime: LEDGER_LOCK_WAIT_MAX_MS, factor: 1.5, minTimeout: 2, maxTimeout: LEDGER_LOCK_RETRY_MAX_MS },
           // A lock we held so long it went stale is only a slower ledger, not a reason to crash.
           onCompromised: () => undefined,
         });

@@ -161,3 +161,11 @@ export const LEDGER_ANSWER_WRITE_MS = 50;
 
 /** Cap of the lock's retry backoff: contention lasts milliseconds, so retry often. */
 export const LEDGER_LOCK_RETRY_MAX_MS = 20;
+
+/**
+ * How long a request waits for the ledger's lock before the ledger is given up on (the
+ * client then paces by its own window alone). Given as a time, not a number of retries:
+ * the retry package computes every retry's delay up front, and the 1,000 retries this
+ * used to be cost about 10 ms of each command's start-up.
+ */
+export const LEDGER_LOCK_WAIT_MAX_MS = 20_000;
