@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import xxhash, { type XXHashAPI } from 'xxhash-wasm';
-import { HASH_STABLE_MAX_ATTEMPTS, HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from './tunables.js';
-import { sameFileStat, type FileStat } from './filestat.js';
+import { HASH_STABLE_MAX_ATTEMPTS, HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES, STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
+import { nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { fstatOf, kindOfMode } from './fast-stat.js';
 import { isTextBuffer, TextSniffer } from './text.js';
 
@@ -77,9 +77,10 @@ const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.
 
 /**
  * The path no longer names a regular file we may read: vanished, or replaced by a
- * symlink (ELOOP), a directory (EISDIR on read) or a FIFO/socket (ENXIO, EAGAIN).
+ * symlink (ELOOP), a directory (EISDIR on read) or a FIFO/socket (ENXIO, EAGAIN, and
+ * ESPIPE when read at an offset before any fstat).
  */
-const GONE = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR', 'ENXIO', 'EAGAIN']);
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR', 'ENXIO', 'EAGAIN', 'ESPIPE']);
 
 /**
  * Hash and classify one file. Returns null when absPath is not (or no longer) a regular
@@ -99,6 +100,7 @@ export async function digestFile(absPath: string): Promise<FileDigest | null> {
  */
 export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?: FileStat): FileDigest | null | 'large' {
   for (let attempt = 1; ; attempt++) {
+    const openedMs = nowMs();
     let fd: number;
     try {
       fd = fs.openSync(absPath, OPEN_FLAGS);
@@ -107,6 +109,10 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
       throw err;
     }
     try {
+      if (attempt === 1 && statBefore === undefined) {
+        const settled = readSettled(fd, xx, openedMs);
+        if (settled !== undefined) return settled;
+      }
       let before: FileStat;
       if (attempt === 1 && statBefore !== undefined) {
         // The caller's lstat (taken earlier) stands in for a first fstat: any change since
@@ -130,6 +136,26 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
       fs.closeSync(fd);
     }
   }
+}
+
+/**
+ * A file read with one fstat, after reading, instead of one before and one after: when it
+ * fits `scratch` in one read and its last change (mtime, as of that fstat) came more than
+ * the racy window (STAT_CACHE_RACY_WINDOW_MS, which covers coarse file system clocks)
+ * before it was opened. Any write during the read would have moved its mtime past the
+ * opening, so the bytes read are the content that fstat describes: the before-and-after
+ * check could tell nothing more. Undefined when that cannot be said (a recent change, a
+ * file as large as `scratch`, a size that differs from the bytes read): the caller then
+ * reads it the long way. A cold scan of an old tree makes one fstat per file fewer.
+ */
+function readSettled(fd: number, xx: XXHashAPI, openedMs: number): FileDigest | null | undefined {
+  const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
+  if (n === scratch.length) return undefined;
+  const after = fstatOf(fd);
+  if (kindOfMode(after.mode) !== 'file') return null;
+  if (after.size !== n || after.mtimeMs + STAT_CACHE_RACY_WINDOW_MS >= openedMs) return undefined;
+  const data = scratch.subarray(0, n);
+  return { hash: hex64(xx.h64Raw(data)), text: isTextBuffer(data), size: n, stat: after, stable: true };
 }
 
 /**

@@ -5,7 +5,9 @@
  *
  * Invariants:
  * - A snapshot entry's hash, size, text flag and executable bit all describe the same
- *   read of the file (stat taken on the open file, before and after reading).
+ *   read of the file (stat taken on the open file, before and after reading; or after
+ *   reading alone when the file's last change came a racy window before it was opened,
+ *   see hash.ts readSettled).
  * - Only regular files that no ignore rule excludes appear; directories are implicit.
  * - A file that vanishes between walk and read is simply absent; an unreadable one is
  *   absent and reported in `warnings`. Neither is an error.

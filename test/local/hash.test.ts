@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { symlink, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import xxhash from 'xxhash-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from '../../src/local/tunables.js';
+import { HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES, STAT_CACHE_RACY_WINDOW_MS } from '../../src/local/tunables.js';
 import { digestFile, digestSmallFileSync, hashWordLE, xxh64Bytes, xxh64File, xxhashApi } from '../../src/local/hash.js';
 import { tempDir } from '../helpers/tree.js';
 import { mkfifoSync } from './mkfifo.js';
@@ -92,6 +93,27 @@ describe('xxh64File', () => {
     const r = await xxh64File(file);
     expect(r).toEqual({ hash: await reference(data), text: false, size: data.length });
     if (hasXxhsum) expect(r.hash).toBe(spawnSync('xxhsum', ['-H64', file], { encoding: 'utf8' }).stdout.split(/\s+/)[0]);
+  });
+
+  it('reads a settled file and a just-written one alike: the same digest, the stat of the file read', async () => {
+    const xx = await xxhashApi();
+    // 64 KiB is the first read's buffer: a file that fills it is read the long way.
+    for (const size of [0, 1, 1000, 64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 300_000]) {
+      const data = Buffer.alloc(size, 'x');
+      const fresh = path.join(dir, `fresh-${size}.txt`);
+      const settled = path.join(dir, `settled-${size}.txt`);
+      await writeFile(fresh, data);
+      await writeFile(settled, data);
+      const old = new Date(Date.now() - 10 * STAT_CACHE_RACY_WINDOW_MS);
+      await utimes(settled, old, old);
+      for (const file of [fresh, settled]) {
+        const d = digestSmallFileSync(file, xx);
+        if (d === null || d === 'large') throw new Error(`${file}: ${d}`);
+        const st = lstatSync(file);
+        expect({ hash: d.hash, text: d.text, size: d.size, stable: d.stable }).toEqual({ hash: await reference(data), text: true, size, stable: true });
+        expect({ mtimeMs: d.stat.mtimeMs, size: d.stat.size, ino: d.stat.ino }).toEqual({ mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
+      }
+    }
   });
 
   it('reports a symlink, a FIFO and a missing path as not a regular file', async () => {
