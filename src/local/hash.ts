@@ -109,16 +109,18 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
       throw err;
     }
     try {
-      if (attempt === 1 && statBefore === undefined) {
-        const settled = readSettled(fd, xx, openedMs);
-        if (settled !== undefined) return settled;
-      }
-      let before: FileStat;
+      let before: FileStat | null = null;
       if (attempt === 1 && statBefore !== undefined) {
         // The caller's lstat (taken earlier) stands in for a first fstat: any change since
         // then, including a different file renamed into place, shows up as instability.
         before = statBefore;
-      } else {
+      } else if (attempt === 1) {
+        const first = readSettled(fd, xx, openedMs);
+        if (first === null || 'hash' in first) return first;
+        // Read again the long way; the fstat the first read ended with serves as "before".
+        before = first.unsettled;
+      }
+      if (before === null) {
         before = fstatOf(fd);
         if (kindOfMode(before.mode) !== 'file') return null;
       }
@@ -126,9 +128,8 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
       const data = readAllSync(fd, before.size);
       const after = fstatOf(fd);
       if (kindOfMode(after.mode) !== 'file') return null; // opened something else than the file the walk saw
-      const read = digestWhole(data, xx);
-      const stable = sameFileStat(before, after) && read.size === after.size;
-      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
+      const stable = sameFileStat(before, after) && data.length === after.size;
+      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return digestOf(data, xx, after, stable);
     } catch (err) {
       if (GONE.has((err as NodeJS.ErrnoException).code ?? '')) return null;
       throw err;
@@ -144,18 +145,23 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
  * the racy window (STAT_CACHE_RACY_WINDOW_MS, which covers coarse file system clocks)
  * before it was opened. Any write during the read would have moved its mtime past the
  * opening, so the bytes read are the content that fstat describes: the before-and-after
- * check could tell nothing more. Undefined when that cannot be said (a recent change, a
- * file as large as `scratch`, a size that differs from the bytes read): the caller then
- * reads it the long way. A cold scan of an old tree makes one fstat per file fewer.
+ * check could tell nothing more. `unsettled` when that cannot be said (a recent change, a
+ * file as large as `scratch`, a size that differs from the bytes read): the caller reads
+ * it again the long way, taking that fstat (null when none was taken) as its "before".
+ * A cold scan of an old tree makes one fstat per file fewer.
  */
-function readSettled(fd: number, xx: XXHashAPI, openedMs: number): FileDigest | null | undefined {
+function readSettled(fd: number, xx: XXHashAPI, openedMs: number): FileDigest | null | { unsettled: FileStat | null } {
   const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
-  if (n === scratch.length) return undefined;
+  if (n === scratch.length) return { unsettled: null };
   const after = fstatOf(fd);
   if (kindOfMode(after.mode) !== 'file') return null;
-  if (after.size !== n || after.mtimeMs + STAT_CACHE_RACY_WINDOW_MS >= openedMs) return undefined;
-  const data = scratch.subarray(0, n);
-  return { hash: hex64(xx.h64Raw(data)), text: isTextBuffer(data), size: n, stat: after, stable: true };
+  if (after.size !== n || after.mtimeMs + STAT_CACHE_RACY_WINDOW_MS >= openedMs) return { unsettled: after };
+  return digestOf(scratch.subarray(0, n), xx, after, true);
+}
+
+/** One shape for every digest (an object spread into another was a slow path of its own at 100k files). */
+function digestOf(data: Buffer, xx: XXHashAPI, stat: FileStat, stable: boolean): FileDigest {
+  return { hash: hex64(xx.h64Raw(data)), text: isTextBuffer(data), size: data.length, stat, stable };
 }
 
 /**
@@ -206,7 +212,7 @@ export async function digestLargeFile(absPath: string, xx: XXHashAPI): Promise<F
       const read = await digestStream(fh, xx);
       const after = fstatOf(fh.fd);
       const stable = sameFileStat(before, after) && read.size === after.size;
-      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { ...read, stat: after, stable };
+      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { hash: read.hash, text: read.text, size: read.size, stat: after, stable };
     } finally {
       await fh.close();
     }
@@ -221,10 +227,6 @@ export async function xxh64File(absPath: string): Promise<{ hash: string; text: 
 }
 
 type Read = { hash: string; text: boolean; size: number };
-
-function digestWhole(data: Buffer, xx: XXHashAPI): Read {
-  return { hash: hex64(xx.h64Raw(data)), text: isTextBuffer(data), size: data.length };
-}
 
 async function digestStream(fh: FileHandle, xx: XXHashAPI): Promise<Read> {
   const hasher = xx.create64();
