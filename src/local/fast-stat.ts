@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fileStatOf, type FileStat } from './filestat.js';
+import { fileStatOf, sameFileStat, type FileStat } from './filestat.js';
 
 /** The fields of Node's stat array this module reads (src/node_file.h FsStatsOffset). */
 const MODE = 1;
@@ -65,9 +65,7 @@ function outcome(stat: (p: string) => FileStat | undefined, p: string): FileStat
 }
 
 const sameOutcome = (x: FileStat | undefined | string, y: FileStat | undefined | string): boolean =>
-  typeof x === 'object' && typeof y === 'object'
-    ? x.mtimeMs === y.mtimeMs && x.ctimeMs === y.ctimeMs && x.size === y.size && x.ino === y.ino && x.mode === y.mode
-    : x === y;
+  typeof x === 'object' && typeof y === 'object' ? sameFileStat(x, y) : x === y;
 
 /** The binding, when it passes every check of the invariants; else null. */
 function checkedBinding(): FsBinding | null {

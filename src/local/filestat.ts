@@ -5,6 +5,7 @@
  * 100k files: see FileStat).
  */
 import type { Stats } from 'node:fs';
+import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 
 /**
  * Times are milliseconds since the epoch as doubles (Stats.mtimeMs = sec * 1e3 + nsec / 1e6).
@@ -40,4 +41,13 @@ export function isExecutableMode(mode: number): boolean {
 /** Wall-clock now in milliseconds, the unit of mtimeMs. */
 export function nowMs(): number {
   return Date.now();
+}
+
+/**
+ * Whether a file whose mtime is `mtimeMs` may still have been changing at `atMs` without its
+ * mtime moving (git's racy-git rule, widened by STAT_CACHE_RACY_WINDOW_MS for coarse file
+ * system clocks): its stat data then cannot vouch for what was read at that moment.
+ */
+export function isRacy(mtimeMs: number, atMs: number): boolean {
+  return mtimeMs + STAT_CACHE_RACY_WINDOW_MS >= atMs;
 }

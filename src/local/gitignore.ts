@@ -7,15 +7,9 @@
  * package.json (`main`, and paths in `scripts.start`), and every `.gitignore` rule that
  * would hide it or its entry file is dropped.
  */
-import { createRequire } from 'node:module';
-import type { Ignore, Options as IgnoreOptions } from 'ignore';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseIgnoreFile } from './ignore.js';
-
-// CommonJS packages are required, not imported: see README, "Start-up".
-const require = createRequire(import.meta.url);
-const ignore = require('ignore') as (options?: IgnoreOptions) => Ignore;
+import { ignorePackageOver, parseIgnoreFile } from './ignore.js';
 
 export const GITIGNORE_FILE = '.gitignore';
 
@@ -58,13 +52,13 @@ export async function loadGitignore(root: string): Promise<string[] | null> {
   });
   return parseIgnoreFile(text).filter((rule) => {
     if (rule.startsWith('!')) return true;
-    const one = ignore({ allowRelativePaths: true }).add(rule);
+    const one = ignorePackageOver([rule]);
     return !protectedPaths.some((p) => one.ignores(p));
   });
 }
 
 /** The files of `paths` the rules would ignore (a file under an ignored folder included). */
 export function ignoredBy(rules: readonly string[], paths: Iterable<string>): string[] {
-  const ig = ignore({ allowRelativePaths: true }).add([...rules]);
+  const ig = ignorePackageOver(rules);
   return [...paths].filter((p) => ig.ignores(p)).sort();
 }

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import xxhash, { type XXHashAPI } from 'xxhash-wasm';
-import { HASH_STABLE_MAX_ATTEMPTS, HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES, STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
-import { nowMs, sameFileStat, type FileStat } from './filestat.js';
+import { HASH_STABLE_MAX_ATTEMPTS, HASH_STREAM_CHUNK_BYTES, HASH_STREAM_THRESHOLD_BYTES } from './tunables.js';
+import { isRacy, nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { fstatOf, kindOfMode } from './fast-stat.js';
 import { isTextBuffer, TextSniffer } from './text.js';
 
@@ -142,8 +142,8 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
 /**
  * A file read with one fstat, after reading, instead of one before and one after: when it
  * fits `scratch` in one read and its last change (mtime, as of that fstat) came more than
- * the racy window (STAT_CACHE_RACY_WINDOW_MS, which covers coarse file system clocks)
- * before it was opened. Any write during the read would have moved its mtime past the
+ * the racy window (filestat.ts isRacy, which covers coarse file system clocks) before
+ * it was opened. Any write during the read would have moved its mtime past the
  * opening, so the bytes read are the content that fstat describes: the before-and-after
  * check could tell nothing more. `unsettled` when that cannot be said (a recent change, a
  * file as large as `scratch`, a size that differs from the bytes read): the caller reads
@@ -155,7 +155,7 @@ function readSettled(fd: number, xx: XXHashAPI, openedMs: number): FileDigest | 
   if (n === scratch.length) return { unsettled: null };
   const after = fstatOf(fd);
   if (kindOfMode(after.mode) !== 'file') return null;
-  if (after.size !== n || after.mtimeMs + STAT_CACHE_RACY_WINDOW_MS >= openedMs) return { unsettled: after };
+  if (after.size !== n || isRacy(after.mtimeMs, openedMs)) return { unsettled: after };
   return digestOf(scratch.subarray(0, n), xx, after, true);
 }
 

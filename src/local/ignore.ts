@@ -147,10 +147,15 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
   }
 
   private build(): Ignore {
-    // allowRelativePaths: a legal name such as "..." must be matched, not thrown on;
-    // our callers only ever pass paths already relative to the root.
-    return ignore({ allowRelativePaths: true }).add([...this.patterns]);
+    return ignorePackageOver(this.patterns);
   }
+}
+
+/** The `ignore` package's matcher over `patterns`, as every matcher here builds it. */
+export function ignorePackageOver(patterns: readonly string[]): Ignore {
+  // allowRelativePaths: a legal name such as "..." must be matched, not thrown on;
+  // our callers only ever pass paths already relative to the root.
+  return ignore({ allowRelativePaths: true }).add([...patterns]);
 }
 
 /** A matcher over exactly these patterns, in this order (later patterns win, `!` re-includes). */

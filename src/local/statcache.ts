@@ -27,7 +27,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { nowMs, sameFileStat, type FileStat } from './filestat.js';
+import { isRacy, nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { PackedReader, PackedWriter } from './packed-file.js';
 
 /** 4: times and ino as f64 milliseconds and numbers (filestat.ts); 3 held u64 nanoseconds. */
@@ -331,8 +331,4 @@ export class StatCache {
     this.dirty = false;
     this.order = null; // it holds the scan's snapshot: not kept past the save
   }
-}
-
-function isRacy(mtimeMs: number, recordedMs: number): boolean {
-  return mtimeMs + STAT_CACHE_RACY_WINDOW_MS >= recordedMs;
 }
