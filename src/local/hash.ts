@@ -57,6 +57,9 @@ export async function xxh64Bytes(data: Uint8Array | string): Promise<string> {
 
 export interface FileDigest {
   hash: string;
+  /** The hash's 8 bytes as two little-endian u32 (hashWordLE 0 and 1), as packed files store a hash. */
+  hashLo: number;
+  hashHi: number;
   text: boolean;
   /** Bytes hashed. */
   size: number;
@@ -161,7 +164,15 @@ function readSettled(fd: number, xx: XXHashAPI, openedMs: number): FileDigest | 
 
 /** One shape for every digest (an object spread into another was a slow path of its own at 100k files). */
 function digestOf(data: Buffer, xx: XXHashAPI, stat: FileStat, stable: boolean): FileDigest {
-  return { hash: hex64(xx.h64Raw(data)), text: isTextBuffer(data), size: data.length, stat, stable };
+  return digestOfHash(xx.h64Raw(data), isTextBuffer(data), data.length, stat, stable);
+}
+
+/** Big-endian, as the hex digits read: byte 0 (digits 0-1) is the most significant. */
+const hashBytes = new DataView(new ArrayBuffer(8));
+
+function digestOfHash(h: bigint, text: boolean, size: number, stat: FileStat, stable: boolean): FileDigest {
+  hashBytes.setBigUint64(0, h, false);
+  return { hash: hex64(h), hashLo: hashBytes.getUint32(0, true), hashHi: hashBytes.getUint32(4, true), text, size, stat, stable };
 }
 
 /**
@@ -212,7 +223,7 @@ export async function digestLargeFile(absPath: string, xx: XXHashAPI): Promise<F
       const read = await digestStream(fh, xx);
       const after = fstatOf(fh.fd);
       const stable = sameFileStat(before, after) && read.size === after.size;
-      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return { hash: read.hash, text: read.text, size: read.size, stat: after, stable };
+      if (stable || attempt >= HASH_STABLE_MAX_ATTEMPTS) return digestOfHash(read.hash, read.text, read.size, after, stable);
     } finally {
       await fh.close();
     }
@@ -226,7 +237,7 @@ export async function xxh64File(absPath: string): Promise<{ hash: string; text: 
   return { hash: d.hash, text: d.text, size: d.size };
 }
 
-type Read = { hash: string; text: boolean; size: number };
+type Read = { hash: bigint; text: boolean; size: number };
 
 async function digestStream(fh: FileHandle, xx: XXHashAPI): Promise<Read> {
   const hasher = xx.create64();
@@ -241,5 +252,5 @@ async function digestStream(fh: FileHandle, xx: XXHashAPI): Promise<Read> {
     sniffer.push(chunk);
     size += bytesRead;
   }
-  return { hash: hex64(hasher.digest()), text: sniffer.finish(), size };
+  return { hash: hasher.digest(), text: sniffer.finish(), size };
 }

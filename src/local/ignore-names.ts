@@ -39,7 +39,15 @@ export function fileNameCheck(patterns: readonly string[]): ((name: string) => b
   const rules: NameRules = { exact: new Set(), suffixes: [], prefixes: [], infixes: [] };
   for (const pattern of patterns) if (!addPattern(rules, pattern)) return null;
   const { exact, suffixes, prefixes, infixes } = rules;
+  // A name can match an exact name or a suffix only by its last character, a prefix only by
+  // its first: most names are told apart by these two (all lower-case ASCII, see foldedAt).
+  const lastChars = new Uint8Array(128);
+  const firstChars = new Uint8Array(128);
+  for (const lit of [...exact, ...suffixes]) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
+  for (const lit of prefixes) firstChars[lit.charCodeAt(0)] = 1;
+  const folded = (c: number): number => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
   return (name) => {
+    if (infixes.length === 0 && name.length > 0 && lastChars[folded(name.charCodeAt(name.length - 1))] !== 1 && firstChars[folded(name.charCodeAt(0))] !== 1) return false;
     if (exact.size > 0 && exact.has(asciiLower(name))) return true;
     for (const s of suffixes) if (foldedAt(name, s, name.length - s.length)) return true;
     for (const p of prefixes) if (foldedAt(name, p, 0)) return true;

@@ -64,6 +64,12 @@ export const SYNCIGNORE_FILE = '.syncignore';
 export interface IgnoreMatcher {
   /** relPath is POSIX relative to the root; isDir for directories. */
   ignores(relPath: string, isDir: boolean): boolean;
+  /**
+   * ignores(relPath, false) for a file named `name` whose folder (and every folder above it)
+   * this matcher keeps, as in a walk, which enters only such folders: answered from the name
+   * when no pattern can match it. Optional: a matcher without it is asked ignores().
+   */
+  ignoresFileIn?(relPath: string, name: string): boolean;
   /** Every pattern in order (defaults, .syncignore, config): handed to files.index `ignore`. */
   readonly patterns: readonly string[];
   /**
@@ -134,6 +140,12 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
     }
     // The `ignore` package tells a directory by its trailing slash (`dist/` matches only directories).
     return this.ig.ignores(isDir ? `${relPath}/` : relPath);
+  }
+
+  ignoresFileIn(relPath: string, name: string): boolean {
+    // The package ignores a file in a kept folder only for a pattern matching it (see ignore-names.ts).
+    if (this.nameCheck !== null && !this.nameCheck(name)) return false;
+    return this.ignores(relPath, false);
   }
 
   /** The package's verdict on the folder `relPath.slice(0, end)` (with its "/"); the last one asked is remembered (a walk asks folder by folder). */

@@ -75,33 +75,32 @@ export interface ScanResult {
  * A file the stat cache answers for becomes its entry as the walk finds it: at 100k files a
  * warm scan holds no list of walked files, and (StatCache.keptBy) asks the ignore matcher
  * only about the files the cache does not know and the folders it holds no file under.
+ *
+ * Against ScanOptions.expect: while the walk meets stat cache hits that are expect's next
+ * files, they are checked in place (no entry made). From the first file to read on, every
+ * file is kept as a slot in walk order and checked against expect once read; a Map of
+ * entries is built (once, in walk order) only when something differs, so a cold scan of an
+ * unchanged tree builds none.
  */
 export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const t0 = performance.now();
   const root = path.resolve(opts.root);
   const { cache, matcher } = opts;
   const known = cache !== undefined && matcher.key !== undefined && cache.keptBy === matcher.key ? cache : null;
-  /** In walk order; a file still to hash holds PENDING until it is read. */
-  const snapshot: Snapshot = new Map();
-  const toHash: ToRead[] = [];
+  /** The files found after the in-place check, in walk order: see Slot. */
+  const slots: Slot[] = [];
+  const toRead: ToRead[] = [];
   const npmrcs: ToRead[] = [];
   let cached = 0;
-  /** While every file found is the next one `opts.expect` holds: see ScanOptions.expect. */
-  let same = expectedTree(opts);
-  /**
-   * From here on entries are made: those met so far first (`opts.expect`'s first ones, with
-   * the text flags the cache gave). Called before the scan's first await, so `opts.expect`
-   * is as it was; its entries are made (reconcile needs them now), once.
-   */
-  const leaveSame = (): void => {
-    const s = same!;
-    same = null;
-    if (s.cursor.met === 0) return; // a cold cache, or a difference at once: nothing to make yet
-    let i = 0;
-    for (const e of (opts.expect as LazySnapshot).values()) {
-      if (i === s.cursor.met) break;
-      snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: s.flags.at(i++) });
-    }
+  const expected = expectedTree(opts);
+  /** While the files found may still be exactly `opts.expect`. */
+  let same = expected !== null;
+  /** While stat cache hits are checked against `expected` as the walk meets them (nothing in `slots` yet). */
+  let inPlace = same && cache !== undefined && cache.onlyLoaded;
+  const slotToRead = (rel: string, abs: string, stat: FileStat | undefined): void => {
+    inPlace = false;
+    slots.push(toRead.length);
+    toRead.push({ rel, abs, stat });
   };
   const walked = walkTree(root, matcher, '', {
     ...walkOptions(opts),
@@ -110,56 +109,60 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     statNow: (rel: string) => cache !== undefined && cache.has(rel),
     onFile: (rel, abs, stat) => {
       if (isNpmrc(rel)) npmrcs.push({ rel, abs, stat });
-      if (stat === undefined) {
-        if (same !== null) leaveSame();
-        snapshot.set(rel, PENDING);
-        toHash.push({ rel, abs, stat });
-        return;
-      }
-      if (same !== null) {
+      if (stat === undefined) return slotToRead(rel, abs, stat);
+      if (inPlace) {
         const c = cache!;
         const at = c.hitAt(rel, stat);
-        if (at >= 0 && same.cursor.next(rel, c.hashLoAt(at), c.hashHiAt(at), stat.size, isExecutableMode(stat.mode))) {
-          same.flags.push(c.textAt(at));
+        if (at < 0) return slotToRead(rel, abs, stat);
+        if (expected!.cursor.next(rel, c.hashLoAt(at), c.hashHiAt(at), stat.size, isExecutableMode(stat.mode))) {
+          expected!.flags.push(c.textAt(at));
           cached++;
           return;
         }
-        leaveSame();
-        if (at >= 0) {
-          snapshot.set(rel, { path: rel, hash: c.hashAt(at), size: stat.size, executable: isExecutableMode(stat.mode), text: c.textAt(at) });
-          cached++;
-        } else {
-          snapshot.set(rel, PENDING);
-          toHash.push({ rel, abs, stat });
-        }
-        return;
+        // A hit that is not the next expected file: the tree differs.
+        inPlace = same = false;
+        cached++;
+        return void slots.push({ path: rel, hash: c.hashAt(at), size: stat.size, executable: isExecutableMode(stat.mode), text: c.textAt(at) });
       }
       const hit = cache?.lookup(rel, stat);
-      if (hit === undefined) {
-        snapshot.set(rel, PENDING);
-        toHash.push({ rel, abs, stat });
-        return;
-      }
-      snapshot.set(rel, { path: rel, hash: hit.hash, size: stat.size, executable: isExecutableMode(stat.mode), text: hit.text });
+      if (hit === undefined) return slotToRead(rel, abs, stat);
       cached++;
+      slots.push({ path: rel, hash: hit.hash, size: stat.size, executable: isExecutableMode(stat.mode), text: hit.text });
     },
   });
-  // Files expected but not found, or an .npmrc to read for credentials: entries are made.
-  if (same !== null && (!same.cursor.done || npmrcs.length > 0)) leaveSame();
-  const read = await hashFiles(toHash, opts);
-  for (let i = 0; i < toHash.length; i++) {
-    const e = read.entries[i];
-    if (e) snapshot.set(e.path, e);
-    else snapshot.delete(toHash[i]!.rel);
+  /** Met in place: `opts.expect`'s first files, before every slot. */
+  const metInPlace = expected === null ? 0 : expected.cursor.met;
+  const read = await hashFiles(toRead, opts);
+  // An .npmrc is read for credentials, which may drop its entry: entries are made.
+  if (same && (npmrcs.length > 0 || !restAsExpected(expected!, slots, toRead, read.digests))) same = false;
+  let result: Snapshot;
+  /** Every file found (`result` is a LazySnapshot whose entries reading would make). */
+  let found: { has: (rel: string) => boolean; keys: () => Iterable<string> };
+  if (same) {
+    const { expected: entries, flags } = expected!;
+    result = sameAsExpected(opts.expect as LazySnapshot, entries, flags.view());
+    found = { has: (rel) => result.has(rel), keys: () => foundPaths(entries, metInPlace, slots, toRead, read.digests) };
+  } else {
+    const snapshot: Snapshot = new Map();
+    if (metInPlace > 0) {
+      let i = 0;
+      for (const e of expected!.expected()) {
+        if (i === metInPlace) break;
+        snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: expected!.flags.at(i++) });
+      }
+    }
+    for (const slot of slots) {
+      const e = typeof slot === 'number' ? entryOf(toRead[slot]!.rel, read.digests[slot]!) : slot;
+      if (e !== null) snapshot.set(e.path, e);
+    }
+    const npmrcEntries = npmrcs.map((f) => snapshot.get(f.rel) ?? null);
+    withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
+    npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
+    result = snapshot;
+    found = snapshot;
   }
-  const npmrcEntries = npmrcs.map((f) => snapshot.get(f.rel) ?? null);
-  withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
-  npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
-  const result = same !== null ? sameAsExpected(opts.expect as LazySnapshot, same.expected, same.flags.view()) : (foundAsExpected(opts.expect, snapshot) ?? snapshot);
-  /** Every file found, as a Map that reading does not fill (`result` may be a LazySnapshot over `snapshot`). */
-  const found = same !== null ? result : snapshot;
   if (cache) {
-    cache.retain((rel) => found.has(rel), { order: () => found.keys(), hits: cached });
+    cache.retain((rel) => found.has(rel), { order: () => found.keys(), hits: cached, recorded: read.recorded });
     // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
     cache.markKept(matcher.key);
   }
@@ -169,6 +172,51 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     skipped: [...walked.skipped, ...read.skipped],
     stats: { files: result.size, hashed: read.hashed, cached, dirs: walked.dirs, ms: performance.now() - t0 },
   };
+}
+
+/** A file found, in scanTree's walk order: its entry (a stat cache hit), or its index among the files read. */
+type Slot = Entry | number;
+
+/**
+ * Whether `slots`, read, are exactly the rest of the expected tree (its cursor moved past
+ * them, their text flags pushed). A file gone or unreadable since the walk is not found.
+ */
+function restAsExpected(expected: Expected, slots: readonly Slot[], toRead: readonly ToRead[], digests: readonly (FileDigest | null)[]): boolean {
+  const { cursor, flags } = expected;
+  for (const slot of slots) {
+    if (typeof slot === 'number') {
+      const d = digests[slot];
+      if (d === null || d === undefined) continue;
+      if (!cursor.next(toRead[slot]!.rel, d.hashLo, d.hashHi, d.size, isExecutableMode(d.stat.mode))) return false;
+      flags.push(d.text);
+    } else {
+      if (slot.hash === null || !cursor.next(slot.path, hashWordLE(slot.hash, 0), hashWordLE(slot.hash, 1), slot.size, slot.executable)) return false;
+      flags.push(slot.text === true);
+    }
+  }
+  return cursor.done;
+}
+
+/** The paths of the files found when they are the expected tree, in walk order, without making its entries past `metInPlace`. */
+function* foundPaths(
+  expected: () => Iterable<Entry>, metInPlace: number, slots: readonly Slot[], toRead: readonly ToRead[], digests: readonly (FileDigest | null)[],
+): Iterable<string> {
+  if (metInPlace > 0) {
+    let i = 0;
+    for (const e of expected()) {
+      if (i++ === metInPlace) break;
+      yield e.path;
+    }
+  }
+  for (const slot of slots) {
+    if (typeof slot !== 'number') yield slot.path;
+    else if (digests[slot] !== null) yield toRead[slot]!.rel;
+  }
+}
+
+/** A file's entry as read (null: gone or unreadable). */
+function entryOf(rel: string, d: FileDigest | null): Entry | null {
+  return d === null ? null : { path: rel, hash: d.hash, size: d.size, executable: isExecutableMode(d.stat.mode), text: d.text };
 }
 
 /** The text flags of the files met while they equal the expected tree, one byte each. */
@@ -191,30 +239,18 @@ class TextFlags {
   }
 }
 
-/**
- * When the files read (a cold or partly cold stat cache) make exactly the tree
- * `expect` holds, while its entries are still unmade: `found` as a LazySnapshot known
- * equal to it, so nothing downstream makes and compares the expected entries (at 100k
- * files ~0.2 s). Checked with expect's cursor, `found` in walk (path) order; null when
- * anything differs, or `found` is in another order (it is then compared the long way).
- */
-function foundAsExpected(expect: Snapshot | null | undefined, found: Snapshot): LazySnapshot | null {
-  if (!(expect instanceof LazySnapshot) || !expect.lazy || expect.cursor === null || found.size !== expect.size) return null;
-  const cursor = expect.cursor();
-  for (const e of found.values()) {
-    if (e.hash === null || !cursor.next(e.path, hashWordLE(e.hash, 0), hashWordLE(e.hash, 1), e.size, e.executable)) return null;
-  }
-  if (!cursor.done) return null;
-  const local = new LazySnapshot(found.size, () => found.values());
-  local.markEqual(expect);
-  return local;
+/** What scanTree checks the files it finds against: ScanOptions.expect's entries, still unmade. */
+interface Expected {
+  cursor: ExpectedCursor;
+  /** The entries as the cursor reads them, whatever happens to `expect` later. */
+  expected: () => Iterable<Entry>;
+  flags: TextFlags;
 }
 
 /** scanTree's check against ScanOptions.expect, when it can be made without making entries. */
-function expectedTree(opts: ScanOptions): { cursor: ExpectedCursor; expected: () => Iterable<Entry>; flags: TextFlags } | null {
-  const { expect, cache } = opts;
-  if (!(expect instanceof LazySnapshot) || !expect.lazy || expect.cursor === null || cache === undefined || !cache.onlyLoaded) return null;
-  // The entries as the cursor reads them, whatever happens to `expect` later.
+function expectedTree(opts: ScanOptions): Expected | null {
+  const { expect } = opts;
+  if (!(expect instanceof LazySnapshot) || !expect.lazy || expect.cursor === null) return null;
   return { cursor: expect.cursor(), expected: expect.entriesNow(), flags: new TextFlags() };
 }
 
@@ -230,9 +266,6 @@ function sameAsExpected(expect: LazySnapshot, expected: () => Iterable<Entry>, t
 
 /** A file to read: a walked one, or one the walk did not lstat (WalkOptions.statNow). */
 type ToRead = Omit<WalkedFile, 'stat'> & { stat: FileStat | undefined };
-
-/** scanTree's placeholder for a file found but not read yet; never returned. */
-const PENDING: Entry = Object.freeze({ path: '', hash: null, size: -1, executable: false });
 
 const isNpmrc = (rel: string): boolean => rel === NPMRC || rel.endsWith(`/${NPMRC}`);
 
@@ -430,21 +463,35 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
     cached++;
   }
   const read = await hashFiles(misses, opts);
-  for (let j = 0; j < misses.length; j++) entries[at[j]!] = read.entries[j]!;
+  for (let j = 0; j < misses.length; j++) entries[at[j]!] = entryOf(misses[j]!.rel, read.digests[j]!);
   withoutCredentialFiles(files, entries, read.warnings, read.skipped);
-  return { ...read, entries, cached };
+  return { entries, warnings: read.warnings, skipped: read.skipped, hashed: read.hashed, cached };
+}
+
+interface Read {
+  /** Parallel to the input; null where the file vanished or could not be read. */
+  digests: (FileDigest | null)[];
+  warnings: string[];
+  skipped: string[];
+  hashed: number;
+  /** Files recorded in the stat cache (read, and stable while read). */
+  recorded: number;
 }
 
 /**
  * Reads and hashes every one of `files` (recording each in the stat cache). Small files
- * synchronously, yielding every HASH_SYNC_SLICE_MS; large ones streamed after.
+ * synchronously, yielding every HASH_SYNC_SLICE_MS; large ones streamed after. The stat
+ * cache records them at the end, in the order of `files` (a full scan's walk order, the
+ * order the cache is saved and next met in), large ones included.
  */
-async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<Resolved> {
+async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<Read> {
   const { cache } = opts;
-  const entries: (Entry | null)[] = new Array<Entry | null>(files.length).fill(null);
+  const digests: (FileDigest | null)[] = new Array<FileDigest | null>(files.length).fill(null);
   const warnings: string[] = [];
   const skipped: string[] = [];
   let hashed = 0;
+  /** When each file's stat data was taken (see StatCache.update's recordedMs). */
+  const recordedAt = new Float64Array(files.length);
   const record = (i: number, d: FileDigest | null, recordedMs: number): void => {
     const f = files[i]!;
     if (d === null) {
@@ -455,16 +502,16 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
       return;
     }
     hashed++;
-    entries[i] = { path: f.rel, hash: d.hash, size: d.size, executable: isExecutableMode(d.stat.mode), text: d.text };
-    if (d.stable) cache?.update(f.rel, d.stat, d.hash, d.text, recordedMs);
-    else cache?.delete(f.rel);
+    digests[i] = d;
+    recordedAt[i] = recordedMs;
+    if (!d.stable) cache?.delete(f.rel);
   };
   const unreadable = (i: number, err: unknown): void => {
     warnings.push(`unreadable file skipped: ${files[i]!.rel} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     skipped.push(files[i]!.rel);
   };
 
-  if (files.length === 0) return { entries, warnings, skipped, hashed, cached: 0 };
+  if (files.length === 0) return { digests, warnings, skipped, hashed, recorded: 0 };
   const xx = await xxhashApi();
   const large: number[] = [];
   let sliceStart = performance.now();
@@ -498,7 +545,16 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
       unreadable(i, err);
     }
   });
-  return { entries, warnings, skipped, hashed, cached: 0 };
+  let recorded = 0;
+  if (cache) {
+    for (let i = 0; i < files.length; i++) {
+      const d = digests[i];
+      if (d === null || d === undefined || !d.stable) continue;
+      cache.update(files[i]!.rel, d.stat, d.hash, d.text, recordedAt[i]!);
+      recorded++;
+    }
+  }
+  return { digests, warnings, skipped, hashed, recorded };
 }
 
 /**

@@ -48,9 +48,23 @@ const RECORD_BYTES = 8 + 8 + 8 + 8 + 4 + 1 + 8;
 const TEXT_AT = 36;
 const HASH_AT = 37;
 
+/** An entry update() recorded, with its path. */
+type Recorded = StatCacheEntry & { rel: string };
+
 export class StatCache {
-  /** Entries recorded in this process (or changed since load). */
-  private readonly fresh = new Map<string, StatCacheEntry>();
+  /** Entries recorded in this process (or changed since load), but for those still in `log`. */
+  private readonly freshMap = new Map<string, StatCacheEntry>();
+  /**
+   * What update() recorded since `freshMap` was last brought up to date, in order (later
+   * wins). A cold scan records 100k files: into a Map that was ~0.1 s of inserts alone,
+   * and what it needs afterwards (retain, save) reads the log in order (see logIsScan).
+   */
+  private log: Recorded[] = [];
+  /**
+   * The log holds every entry, each recorded by the last full scan (once per path, in its
+   * walk order): save() writes it as it is. Cleared by any later change.
+   */
+  private logIsScan = false;
   /** Entries as loaded: path -> offset of the record in `loaded`; built on first need (see `cursor`). */
   private stored: Map<string, number> | null = new Map();
   private loaded: PackedReader | null = null;
@@ -113,6 +127,16 @@ export class StatCache {
       cache.dropLoaded();
     }
     return cache;
+  }
+
+  /** Entries recorded in this process: `freshMap`, the log folded in. */
+  private get fresh(): Map<string, StatCacheEntry> {
+    if (this.log.length > 0) {
+      for (const e of this.log) this.freshMap.set(e.rel, e);
+      this.log = [];
+      this.logIsScan = false;
+    }
+    return this.freshMap;
   }
 
   /** Forgets every loaded entry (a body that does not decode: the file is not trusted). */
@@ -203,7 +227,7 @@ export class StatCache {
 
   /** Nothing was recorded in this process: every entry is a loaded record (hitAt answers for all). */
   get onlyLoaded(): boolean {
-    return this.fresh.size === 0;
+    return this.freshMap.size === 0 && this.log.length === 0;
   }
 
   /**
@@ -247,8 +271,11 @@ export class StatCache {
 
   /** Records what was read; `recordedMs` is when the stat data was taken (default: now). */
   update(relPath: string, stat: FileStat, hash: string, text: boolean, recordedMs: number = nowMs()): void {
-    this.index().delete(relPath);
-    this.fresh.set(relPath, {
+    // With nothing loaded there is no loaded entry to drop (and no index to build).
+    if (this.loaded !== null) this.index().delete(relPath);
+    this.logIsScan = false;
+    this.log.push({
+      rel: relPath,
       mtimeMs: stat.mtimeMs,
       ctimeMs: stat.ctimeMs,
       size: stat.size,
@@ -262,19 +289,27 @@ export class StatCache {
   }
 
   delete(relPath: string): void {
-    if (this.fresh.delete(relPath) || this.index().delete(relPath)) this.dirty = true;
+    if (this.fresh.delete(relPath) || (this.loaded !== null && this.index().delete(relPath))) this.dirty = true;
   }
 
   /**
    * After a full scan: drops every entry whose path `keep` rejects. With `scan` (scanTree's
-   * walk order, and how many of its lookups hit), save() writes the entries in that order.
-   * When those hits were exactly the loaded entries, each met at the cursor (an unchanged
-   * tree), every entry was found and is kept: none is checked, and no index is built.
+   * walk order, how many of its lookups hit and how many files it recorded), save() writes
+   * the entries in that order. No entry is checked (and no index built) when every entry
+   * is one the scan found: its hits were exactly the loaded entries, each met at the
+   * cursor (an unchanged tree), or nothing was loaded and every entry is one it recorded
+   * (a cold scan).
    */
-  retain(keep: (relPath: string) => boolean, scan?: { order: () => Iterable<string>; hits: number }): void {
+  retain(keep: (relPath: string) => boolean, scan?: { order: () => Iterable<string>; hits: number; recorded?: number }): void {
     if (scan) this.order = { paths: scan.order, has: keep };
     const c = this.cursor;
     if (scan && c !== null && c.r.done && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
+    if (scan && this.loaded === null && this.freshMap.size === 0 && this.log.length === scan.recorded) {
+      // Every entry is in the log and was recorded by this scan (a path is recorded once by
+      // a full scan; an older entry would make the log longer than what the scan recorded).
+      this.logIsScan = true;
+      return;
+    }
     // Met out of the file's order: saved again even when nothing else changed, so the next
     // scan meets the entries in order.
     if (scan && this.outOfOrder) this.dirty = true;
@@ -294,22 +329,39 @@ export class StatCache {
     const w = new PackedWriter();
     w.f64(nowMs());
     w.str(this.kept ?? '');
+    if (this.logIsScan) {
+      for (const e of this.log) if (!isRacy(e.mtimeMs, e.recordedMs)) this.writeEntry(w, e.rel, e);
+    } else this.writeInOrder(w);
+    const dir = path.dirname(this.file);
+    await fsp.mkdir(dir, { recursive: true });
+    await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
+    for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
+    this.dirty = false;
+    this.order = null; // it holds the scan's snapshot: not kept past the save
+  }
+
+  private writeEntry(w: PackedWriter, rel: string, e: StatCacheEntry): void {
+    w.path(rel);
+    w.f64(e.mtimeMs);
+    w.f64(e.ctimeMs);
+    w.f64(e.ino);
+    w.f64(e.size);
+    w.u32(e.mode);
+    w.u8(e.text ? 1 : 0);
+    w.hash(e.hash);
+  }
+
+  /** Every entry, the last full scan's order first (see `order`). */
+  private writeInOrder(w: PackedWriter): void {
     const stored = this.index();
     const r = this.loaded;
+    const fresh = this.fresh;
     let seen = 0;
     const write = (rel: string): void => {
-      const e = this.fresh.get(rel);
+      const e = fresh.get(rel);
       if (e !== undefined) {
         seen++;
-        if (isRacy(e.mtimeMs, e.recordedMs)) return;
-        w.path(rel);
-        w.f64(e.mtimeMs);
-        w.f64(e.ctimeMs);
-        w.f64(e.ino);
-        w.f64(e.size);
-        w.u32(e.mode);
-        w.u8(e.text ? 1 : 0);
-        w.hash(e.hash);
+        if (!isRacy(e.mtimeMs, e.recordedMs)) this.writeEntry(w, rel, e);
         return;
       }
       const at = stored.get(rel);
@@ -323,12 +375,6 @@ export class StatCache {
     const order = this.order;
     if (order) for (const rel of order.paths()) write(rel);
     // Then any entry the scan's order did not hold (none, when every entry was met in it).
-    if (seen < stored.size + this.fresh.size) for (const map of [stored, this.fresh]) for (const rel of map.keys()) if (!order?.has(rel)) write(rel);
-    const dir = path.dirname(this.file);
-    await fsp.mkdir(dir, { recursive: true });
-    await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
-    for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
-    this.dirty = false;
-    this.order = null; // it holds the scan's snapshot: not kept past the save
+    if (seen < stored.size + fresh.size) for (const map of [stored, fresh]) for (const rel of map.keys()) if (!order?.has(rel)) write(rel);
   }
 }

@@ -146,7 +146,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
         if (kind === 'gone') return;
         if (kind === 'dir') return keptDir?.(rel) || !matcher.ignores(rel, true) ? 'descend' : undefined;
         if (kind === 'file') {
-          if (!kept?.(rel) && matcher.ignores(rel, false)) return;
+          if (!kept?.(rel) && (matcher.ignoresFileIn ? matcher.ignoresFileIn(rel, d.name) : matcher.ignores(rel, false))) return;
           if (statNow !== undefined && !statNow(rel)) return void onFile(rel, abs, undefined);
           const now = lstatKind(abs);
           if (now.kind === 'gone') {

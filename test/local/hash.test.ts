@@ -196,4 +196,12 @@ describe('hashWordLE', () => {
     }
     for (const bad of ['', '0123', '0123456789abcdeg', '0123456789abcdef0']) expect(hashWordLE(bad, 0) === -1 || hashWordLE(bad, 1) === -1, bad).toBe(true);
   });
+  it("a digest's hashLo and hashHi are its hash's two words, for small (read at once) and large (streamed) files", async () => {
+    for (const [name, size] of [['small.bin', 1000], ['large.bin', HASH_STREAM_THRESHOLD_BYTES + 5]] as const) {
+      const file = path.join(dir, `words-${name}`);
+      await writeFile(file, randomBytes(size));
+      const d = (await digestFile(file))!;
+      expect([d.hashLo, d.hashHi], name).toEqual([hashWordLE(d.hash, 0), hashWordLE(d.hash, 1)]);
+    }
+  });
 });

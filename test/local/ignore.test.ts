@@ -173,6 +173,11 @@ describe('file names no pattern can match (ignore-names.ts)', () => {
       for (let i = 0; i < 60; i++) {
         const rel = Array.from({ length: 1 + rand(3) }, () => pick(names)).join('/');
         expect(mine.ignores(rel, false), `${JSON.stringify(patterns)} ${rel}`).toBe(theirs.ignores(rel));
+        // As a walk asks: only about a file whose every folder the package keeps.
+        const parts = rel.split('/');
+        if (parts.slice(0, -1).every((_, k) => !theirs.ignores(`${parts.slice(0, k + 1).join('/')}/`))) {
+          expect(mine.ignoresFileIn!(rel, parts.at(-1)!), `${JSON.stringify(patterns)} ${rel} (in a kept folder)`).toBe(theirs.ignores(rel));
+        }
       }
     }
   });

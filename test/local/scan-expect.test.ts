@@ -129,6 +129,49 @@ describe('scanTree against an expected tree (ScanOptions.expect)', () => {
     expect(scan.snapshot).toEqual(expected);
   });
 
+  /** The first file's stat changed (content not): a cache miss, so every later file is checked after reading. */
+  const firstMissed = async (): Promise<void> => {
+    await utimes(path.join(root, 'a.txt'), new Date(HOUR_AGO.getTime() - 60_000), new Date(HOUR_AGO.getTime() - 60_000));
+  };
+
+  it('a file read first, cache hits after it, an unchanged tree: known equal to the base, the cache keeps every file', async () => {
+    const { base, plain } = await synced();
+    await firstMissed();
+    const cache = await StatCache.load(cacheFile);
+    const scan = await scanTree({ root, matcher, cache, expect: base });
+    expect(scan.stats).toMatchObject({ files: 6, hashed: 1, cached: 5 });
+    expect(knownEqual(scan.snapshot, base)).toBe(true);
+    expect(new Map(scan.snapshot)).toEqual(plain);
+    expect([...scan.snapshot.keys()]).toEqual([...plain.keys()]);
+    await cache.save();
+    const again = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    expect(again.stats).toMatchObject({ files: 6, hashed: 0, cached: 6 });
+  });
+
+  it.each(changes)('%s, after a file read first: entries as a plain scan makes them', async (_what, change, edit) => {
+    const { base } = await synced(edit);
+    await change();
+    await firstMissed();
+    const expected = await plainScan();
+    const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    expect(knownEqual(scan.snapshot, base)).toBe(false);
+    expect(scan.snapshot).not.toBeInstanceOf(LazySnapshot);
+    expect(scan.snapshot).toEqual(expected);
+    expect([...scan.snapshot.keys()]).toEqual([...expected.keys()]);
+  });
+
+  it('a cold scan with no cache file: every file recorded, in walk order, so the next scan reads none', async () => {
+    const { base } = await synced();
+    await rm(cacheFile);
+    const cache = await StatCache.load(cacheFile);
+    const cold = await scanTree({ root, matcher, cache, expect: base });
+    expect(cold.stats).toMatchObject({ files: 6, hashed: 6, cached: 0 });
+    await cache.save();
+    const warm = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    expect(warm.stats).toMatchObject({ files: 6, hashed: 0, cached: 6 });
+    expect((warm.snapshot as LazySnapshot).lazy).toBe(true);
+  });
+
   it('a base that was read already (entries made) is compared the plain way', async () => {
     const { base, plain } = await synced();
     base.get('a.txt');

@@ -7,7 +7,7 @@ import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS, type IgnoreMatcher } from
 import { rescanPaths, scanTree } from '../../src/local/scan.js';
 import { StatCache, STAT_CACHE_VERSION } from '../../src/local/statcache.js';
 import { xxhashApi } from '../../src/local/hash.js';
-import { STAT_CACHE_RACY_WINDOW_MS } from '../../src/local/tunables.js';
+import { HASH_STREAM_THRESHOLD_BYTES, STAT_CACHE_RACY_WINDOW_MS } from '../../src/local/tunables.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 const matcher = createIgnoreMatcher(DEFAULT_IGNORE_PATTERNS);
@@ -215,6 +215,35 @@ describe('StatCache', () => {
     expect((await scanTree({ root, matcher, cache: again })).stats).toMatchObject({ hashed: 0, cached: 3 });
     await again.save();
     expect(await ino()).toBe(rewritten); // in order now: nothing to save
+  });
+
+  it('a cold scan saves its files in walk order, a large (streamed, read last) file included: the next save has nothing to do', async () => {
+    await writeFile(path.join(root, 'a0-large.bin'), Buffer.alloc(HASH_STREAM_THRESHOLD_BYTES + 1, 7));
+    await settle('a0-large.bin', 'a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const cold = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: cold })).stats).toMatchObject({ hashed: 4, cached: 0 });
+    await cold.save();
+    const ino = async (): Promise<bigint> => (await stat(cacheFile, { bigint: true })).ino;
+    const written = await ino();
+    const warm = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: warm })).stats).toMatchObject({ hashed: 0, cached: 4 });
+    await warm.save();
+    expect(await ino()).toBe(written);
+  });
+
+  it('a path recorded again, or deleted, after a cold scan is saved as last recorded', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const cache = await StatCache.load(cacheFile);
+    const scan = await scanTree({ root, matcher, cache });
+    const st = fileStatOf(lstatSync(path.join(root, 'a.txt')));
+    cache.update('a.txt', st, '00000000000000aa', false);
+    cache.delete('dir/b.txt');
+    await cache.save();
+    const loaded = await StatCache.load(cacheFile);
+    expect(loaded.lookup('a.txt', st)).toEqual({ hash: '00000000000000aa', text: false });
+    expect(loaded.has('dir/b.txt')).toBe(false);
+    expect(loaded.lookup('dir/sub/c.bin', fileStatOf(lstatSync(path.join(root, 'dir/sub/c.bin'))))?.hash).toBe(scan.snapshot.get('dir/sub/c.bin')!.hash);
+    expect(loaded.size).toBe(2);
   });
 
   it('writes a versioned packed file atomically, leaving no temp file and no former JSON cache behind', async () => {
