@@ -42,6 +42,15 @@ export function hashWordLE(hex: string, word: 0 | 1): number {
   return v;
 }
 
+/** Bytes 0-3 and 4-7 of a hash, little-endian, as 16 hex digits: the inverse of hashWordLE. */
+export function hexOfWords(lo: number, hi: number): string {
+  wordBytes.writeUInt32LE(lo, 0);
+  wordBytes.writeUInt32LE(hi, 4);
+  return wordBytes.toString('hex');
+}
+
+const wordBytes = Buffer.alloc(8);
+
 function hexDigit(c: number): number {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
   if (c >= 0x61 && c <= 0x66) return c - 0x57;
@@ -56,7 +65,8 @@ export async function xxh64Bytes(data: Uint8Array | string): Promise<string> {
 }
 
 export interface FileDigest {
-  hash: string;
+  /** Made from hashLo and hashHi when read: a cold scan of an unchanged tree needs no hex string. */
+  readonly hash: string;
   /** The hash's 8 bytes as two little-endian u32 (hashWordLE 0 and 1), as packed files store a hash. */
   hashLo: number;
   hashHi: number;
@@ -172,7 +182,22 @@ const hashBytes = new DataView(new ArrayBuffer(8));
 
 function digestOfHash(h: bigint, text: boolean, size: number, stat: FileStat, stable: boolean): FileDigest {
   hashBytes.setBigUint64(0, h, false);
-  return { hash: hex64(h), hashLo: hashBytes.getUint32(0, true), hashHi: hashBytes.getUint32(4, true), text, size, stat, stable };
+  return new Digest(hashBytes.getUint32(0, true), hashBytes.getUint32(4, true), text, size, stat, stable);
+}
+
+class Digest implements FileDigest {
+  constructor(
+    readonly hashLo: number,
+    readonly hashHi: number,
+    readonly text: boolean,
+    readonly size: number,
+    readonly stat: FileStat,
+    readonly stable: boolean,
+  ) {}
+
+  get hash(): string {
+    return hexOfWords(this.hashLo, this.hashHi);
+  }
 }
 
 /**

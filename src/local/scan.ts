@@ -550,7 +550,7 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
     for (let i = 0; i < files.length; i++) {
       const d = digests[i];
       if (d === null || d === undefined || !d.stable) continue;
-      cache.update(files[i]!.rel, d.stat, d.hash, d.text, recordedAt[i]!);
+      cache.record(files[i]!.rel, d.stat, d.hashLo, d.hashHi, d.text, recordedAt[i]!);
       recorded++;
     }
   }

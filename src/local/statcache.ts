@@ -29,6 +29,7 @@ import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { isRacy, nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { PackedReader, PackedWriter } from './packed-file.js';
+import { hashWordLE, hexOfWords } from './hash.js';
 
 /** 4: times and ino as f64 milliseconds and numbers (filestat.ts); 3 held u64 nanoseconds. */
 export const STAT_CACHE_VERSION = 4;
@@ -37,7 +38,9 @@ const MAGIC = 'HSSC';
 const FORMER_FILES = ['statcache.json'];
 
 export interface StatCacheEntry extends FileStat {
-  hash: string;
+  /** The hash as two little-endian u32 (hash.ts hashWordLE), as the file stores it. */
+  hashLo: number;
+  hashHi: number;
   text: boolean;
   /** When the stat data was taken (ms, wall clock); the racy rule compares mtime to it. */
   recordedMs: number;
@@ -220,7 +223,7 @@ export class StatCache {
   /** The cached hash when `stat` matches the entry and the entry is not racy; otherwise undefined. */
   lookup(relPath: string, stat: FileStat): { hash: string; text: boolean } | undefined {
     const e = this.fresh.size > 0 ? this.fresh.get(relPath) : undefined;
-    if (e !== undefined) return !sameFileStat(e, stat) || isRacy(e.mtimeMs, e.recordedMs) ? undefined : { hash: e.hash, text: e.text };
+    if (e !== undefined) return !sameFileStat(e, stat) || isRacy(e.mtimeMs, e.recordedMs) ? undefined : { hash: hexOfWords(e.hashLo, e.hashHi), text: e.text };
     const at = this.hitAt(relPath, stat);
     return at < 0 ? undefined : { hash: this.hashAt(at), text: this.textAt(at) };
   }
@@ -271,6 +274,14 @@ export class StatCache {
 
   /** Records what was read; `recordedMs` is when the stat data was taken (default: now). */
   update(relPath: string, stat: FileStat, hash: string, text: boolean, recordedMs: number = nowMs()): void {
+    const lo = hashWordLE(hash, 0);
+    const hi = hashWordLE(hash, 1);
+    if (lo < 0 || hi < 0) throw new Error(`not an XXH64 hash (16 hex digits): ${hash}`);
+    this.record(relPath, stat, lo, hi, text, recordedMs);
+  }
+
+  /** update() with the hash as its two words (FileDigest.hashLo, hashHi). */
+  record(relPath: string, stat: FileStat, hashLo: number, hashHi: number, text: boolean, recordedMs: number): void {
     // With nothing loaded there is no loaded entry to drop (and no index to build).
     if (this.loaded !== null) this.index().delete(relPath);
     this.logIsScan = false;
@@ -281,7 +292,8 @@ export class StatCache {
       size: stat.size,
       ino: stat.ino,
       mode: stat.mode,
-      hash,
+      hashLo,
+      hashHi,
       text,
       recordedMs,
     });
@@ -348,7 +360,8 @@ export class StatCache {
     w.f64(e.size);
     w.u32(e.mode);
     w.u8(e.text ? 1 : 0);
-    w.hash(e.hash);
+    w.u32(e.hashLo);
+    w.u32(e.hashHi);
   }
 
   /** Every entry, the last full scan's order first (see `order`). */
