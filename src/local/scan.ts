@@ -21,7 +21,8 @@ import type { Entry, Snapshot } from '../model/types.js';
 import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
-import { digestLargeFile, digestSmallFileSync, hashWordLE, xxhashApi, type FileDigest } from './hash.js';
+import { digestLargeFile, digestSmallFileSync, hashWordLE, hexOfWords, xxhashApi, type FileDigest } from './hash.js';
+import { StatRows } from './stat-rows.js';
 import { isExecutableMode, nowMs } from './filestat.js';
 import { NPMRC, npmrcHoldsCredential } from './credentials.js';
 import type { IgnoreMatcher } from './ignore.js';
@@ -134,14 +135,14 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   const metInPlace = expected === null ? 0 : expected.cursor.met;
   const read = await hashFiles(toRead, opts);
   // An .npmrc is read for credentials, which may drop its entry: entries are made.
-  if (same && (npmrcs.length > 0 || !restAsExpected(expected!, slots, toRead, read.digests))) same = false;
+  if (same && (npmrcs.length > 0 || !restAsExpected(expected!, slots, toRead, read))) same = false;
   let result: Snapshot;
   /** Every file found (`result` is a LazySnapshot whose entries reading would make). */
   let found: { has: (rel: string) => boolean; keys: () => Iterable<string> };
   if (same) {
     const { expected: entries, flags } = expected!;
     result = sameAsExpected(opts.expect as LazySnapshot, entries, flags.view());
-    found = { has: (rel) => result.has(rel), keys: () => foundPaths(entries, metInPlace, slots, toRead, read.digests) };
+    found = { has: (rel) => result.has(rel), keys: () => foundPaths(entries, metInPlace, slots, toRead, read) };
   } else {
     const snapshot: Snapshot = new Map();
     if (metInPlace > 0) {
@@ -152,7 +153,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
       }
     }
     for (const slot of slots) {
-      const e = typeof slot === 'number' ? entryOf(toRead[slot]!.rel, read.digests[slot]!) : slot;
+      const e = typeof slot === 'number' ? entryOf(toRead[slot]!.rel, read, slot) : slot;
       if (e !== null) snapshot.set(e.path, e);
     }
     const npmrcEntries = npmrcs.map((f) => snapshot.get(f.rel) ?? null);
@@ -181,14 +182,14 @@ type Slot = Entry | number;
  * Whether `slots`, read, are exactly the rest of the expected tree (its cursor moved past
  * them, their text flags pushed). A file gone or unreadable since the walk is not found.
  */
-function restAsExpected(expected: Expected, slots: readonly Slot[], toRead: readonly ToRead[], digests: readonly (FileDigest | null)[]): boolean {
+function restAsExpected(expected: Expected, slots: readonly Slot[], toRead: readonly ToRead[], read: Read): boolean {
   const { cursor, flags } = expected;
+  const { rows } = read;
   for (const slot of slots) {
     if (typeof slot === 'number') {
-      const d = digests[slot];
-      if (d === null || d === undefined) continue;
-      if (!cursor.next(toRead[slot]!.rel, d.hashLo, d.hashHi, d.size, isExecutableMode(d.stat.mode))) return false;
-      flags.push(d.text);
+      if (read.state[slot] === NOT_READ) continue;
+      if (!cursor.next(toRead[slot]!.rel, rows.hashLo[slot]!, rows.hashHi[slot]!, rows.size[slot]!, isExecutableMode(rows.mode[slot]!))) return false;
+      flags.push(rows.text[slot] === 1);
     } else {
       if (slot.hash === null || !cursor.next(slot.path, hashWordLE(slot.hash, 0), hashWordLE(slot.hash, 1), slot.size, slot.executable)) return false;
       flags.push(slot.text === true);
@@ -199,7 +200,7 @@ function restAsExpected(expected: Expected, slots: readonly Slot[], toRead: read
 
 /** The paths of the files found when they are the expected tree, in walk order, without making its entries past `metInPlace`. */
 function* foundPaths(
-  expected: () => Iterable<Entry>, metInPlace: number, slots: readonly Slot[], toRead: readonly ToRead[], digests: readonly (FileDigest | null)[],
+  expected: () => Iterable<Entry>, metInPlace: number, slots: readonly Slot[], toRead: readonly ToRead[], read: Read,
 ): Iterable<string> {
   if (metInPlace > 0) {
     let i = 0;
@@ -210,14 +211,21 @@ function* foundPaths(
   }
   for (const slot of slots) {
     if (typeof slot !== 'number') yield slot.path;
-    else if (digests[slot] !== null) yield toRead[slot]!.rel;
+    else if (read.state[slot] !== NOT_READ) yield toRead[slot]!.rel;
   }
 }
 
-/** A file's entry as read (null: gone or unreadable). */
-function entryOf(rel: string, d: FileDigest | null): Entry | null {
-  return d === null ? null : { path: rel, hash: d.hash, size: d.size, executable: isExecutableMode(d.stat.mode), text: d.text };
+/** File `i`'s entry as read (null: gone or unreadable). */
+function entryOf(rel: string, read: Read, i: number): Entry | null {
+  const { rows } = read;
+  if (read.state[i] === NOT_READ) return null;
+  return { path: rel, hash: hexOfWords(rows.hashLo[i]!, rows.hashHi[i]!), size: rows.size[i]!, executable: isExecutableMode(rows.mode[i]!), text: rows.text[i] === 1 };
 }
+
+/** Read.state of a file. */
+const NOT_READ = 0;
+const READ = 1;
+const READ_UNSTABLE = 2;
 
 /** The text flags of the files met while they equal the expected tree, one byte each. */
 class TextFlags {
@@ -463,14 +471,16 @@ async function resolveEntries(files: readonly WalkedFile[], opts: ScanOptions): 
     cached++;
   }
   const read = await hashFiles(misses, opts);
-  for (let j = 0; j < misses.length; j++) entries[at[j]!] = entryOf(misses[j]!.rel, read.digests[j]!);
+  for (let j = 0; j < misses.length; j++) entries[at[j]!] = entryOf(misses[j]!.rel, read, j);
   withoutCredentialFiles(files, entries, read.warnings, read.skipped);
   return { entries, warnings: read.warnings, skipped: read.skipped, hashed: read.hashed, cached };
 }
 
 interface Read {
-  /** Parallel to the input; null where the file vanished or could not be read. */
-  digests: (FileDigest | null)[];
+  /** By index in the input: what was read of each file (see `state`). */
+  rows: StatRows;
+  /** By index in the input: NOT_READ (vanished or unreadable), READ or READ_UNSTABLE (changing while read: not cached). */
+  state: Uint8Array;
   warnings: string[];
   skipped: string[];
   hashed: number;
@@ -486,12 +496,11 @@ interface Read {
  */
 async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<Read> {
   const { cache } = opts;
-  const digests: (FileDigest | null)[] = new Array<FileDigest | null>(files.length).fill(null);
+  const rows = new StatRows(files.length);
+  const state = new Uint8Array(files.length);
   const warnings: string[] = [];
   const skipped: string[] = [];
   let hashed = 0;
-  /** When each file's stat data was taken (see StatCache.update's recordedMs). */
-  const recordedAt = new Float64Array(files.length);
   const record = (i: number, d: FileDigest | null, recordedMs: number): void => {
     const f = files[i]!;
     if (d === null) {
@@ -502,8 +511,9 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
       return;
     }
     hashed++;
-    digests[i] = d;
-    recordedAt[i] = recordedMs;
+    rows.set(i, d.stat, d.hashLo, d.hashHi, d.text, recordedMs);
+    rows.size[i] = d.size; // the bytes hashed (the stat's size too, unless the file was changing)
+    state[i] = d.stable ? READ : READ_UNSTABLE;
     if (!d.stable) cache?.delete(f.rel);
   };
   const unreadable = (i: number, err: unknown): void => {
@@ -511,7 +521,7 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
     skipped.push(files[i]!.rel);
   };
 
-  if (files.length === 0) return { digests, warnings, skipped, hashed, recorded: 0 };
+  if (files.length === 0) return { rows, state, warnings, skipped, hashed, recorded: 0 };
   const xx = await xxhashApi();
   const large: number[] = [];
   let sliceStart = performance.now();
@@ -548,13 +558,12 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
   let recorded = 0;
   if (cache) {
     for (let i = 0; i < files.length; i++) {
-      const d = digests[i];
-      if (d === null || d === undefined || !d.stable) continue;
-      cache.record(files[i]!.rel, d.stat, d.hashLo, d.hashHi, d.text, recordedAt[i]!);
+      if (state[i] !== READ) continue;
+      cache.record(files[i]!.rel, rows, i);
       recorded++;
     }
   }
-  return { digests, warnings, skipped, hashed, recorded };
+  return { rows, state, warnings, skipped, hashed, recorded };
 }
 
 /**

@@ -30,6 +30,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { isRacy, nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { PackedReader, PackedWriter } from './packed-file.js';
 import { hashWordLE, hexOfWords } from './hash.js';
+import { StatRows } from './stat-rows.js';
 
 /** 4: times and ino as f64 milliseconds and numbers (filestat.ts); 3 held u64 nanoseconds. */
 export const STAT_CACHE_VERSION = 4;
@@ -51,9 +52,6 @@ const RECORD_BYTES = 8 + 8 + 8 + 8 + 4 + 1 + 8;
 const TEXT_AT = 36;
 const HASH_AT = 37;
 
-/** An entry update() recorded, with its path. */
-type Recorded = StatCacheEntry & { rel: string };
-
 export class StatCache {
   /** Entries recorded in this process (or changed since load), but for those still in `log`. */
   private readonly freshMap = new Map<string, StatCacheEntry>();
@@ -62,7 +60,7 @@ export class StatCache {
    * wins). A cold scan records 100k files: into a Map that was ~0.1 s of inserts alone,
    * and what it needs afterwards (retain, save) reads the log in order (see logIsScan).
    */
-  private log: Recorded[] = [];
+  private log = { rels: [] as string[], rows: new StatRows() };
   /**
    * The log holds every entry, each recorded by the last full scan (once per path, in its
    * walk order): save() writes it as it is. Cleared by any later change.
@@ -134,9 +132,15 @@ export class StatCache {
 
   /** Entries recorded in this process: `freshMap`, the log folded in. */
   private get fresh(): Map<string, StatCacheEntry> {
-    if (this.log.length > 0) {
-      for (const e of this.log) this.freshMap.set(e.rel, e);
-      this.log = [];
+    const { rels, rows } = this.log;
+    if (rels.length > 0) {
+      for (let i = 0; i < rels.length; i++) {
+        this.freshMap.set(rels[i]!, {
+          mtimeMs: rows.mtimeMs[i]!, ctimeMs: rows.ctimeMs[i]!, size: rows.size[i]!, ino: rows.ino[i]!, mode: rows.mode[i]!,
+          hashLo: rows.hashLo[i]!, hashHi: rows.hashHi[i]!, text: rows.text[i] === 1, recordedMs: rows.recordedMs[i]!,
+        });
+      }
+      this.log = { rels: [], rows: new StatRows() };
       this.logIsScan = false;
     }
     return this.freshMap;
@@ -230,7 +234,7 @@ export class StatCache {
 
   /** Nothing was recorded in this process: every entry is a loaded record (hitAt answers for all). */
   get onlyLoaded(): boolean {
-    return this.freshMap.size === 0 && this.log.length === 0;
+    return this.freshMap.size === 0 && this.log.rels.length === 0;
   }
 
   /**
@@ -277,27 +281,22 @@ export class StatCache {
     const lo = hashWordLE(hash, 0);
     const hi = hashWordLE(hash, 1);
     if (lo < 0 || hi < 0) throw new Error(`not an XXH64 hash (16 hex digits): ${hash}`);
-    this.record(relPath, stat, lo, hi, text, recordedMs);
+    this.logged(relPath).set(this.log.rels.length - 1, stat, lo, hi, text, recordedMs);
   }
 
-  /** update() with the hash as its two words (FileDigest.hashLo, hashHi). */
-  record(relPath: string, stat: FileStat, hashLo: number, hashHi: number, text: boolean, recordedMs: number): void {
+  /** update() with row `i` of `rows` (a scan's reads): what it says of `relPath`. */
+  record(relPath: string, rows: StatRows, i: number): void {
+    this.logged(relPath).copy(this.log.rels.length - 1, rows, i);
+  }
+
+  /** Appends `relPath` to the log: its row is the last one, for the caller to set. */
+  private logged(relPath: string): StatRows {
     // With nothing loaded there is no loaded entry to drop (and no index to build).
     if (this.loaded !== null) this.index().delete(relPath);
     this.logIsScan = false;
-    this.log.push({
-      rel: relPath,
-      mtimeMs: stat.mtimeMs,
-      ctimeMs: stat.ctimeMs,
-      size: stat.size,
-      ino: stat.ino,
-      mode: stat.mode,
-      hashLo,
-      hashHi,
-      text,
-      recordedMs,
-    });
     this.dirty = true;
+    this.log.rels.push(relPath);
+    return this.log.rows;
   }
 
   delete(relPath: string): void {
@@ -316,7 +315,7 @@ export class StatCache {
     if (scan) this.order = { paths: scan.order, has: keep };
     const c = this.cursor;
     if (scan && c !== null && c.r.done && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
-    if (scan && this.loaded === null && this.freshMap.size === 0 && this.log.length === scan.recorded) {
+    if (scan && this.loaded === null && this.freshMap.size === 0 && this.log.rels.length === scan.recorded) {
       // Every entry is in the log and was recorded by this scan (a path is recorded once by
       // a full scan; an older entry would make the log longer than what the scan recorded).
       this.logIsScan = true;
@@ -342,7 +341,11 @@ export class StatCache {
     w.f64(nowMs());
     w.str(this.kept ?? '');
     if (this.logIsScan) {
-      for (const e of this.log) if (!isRacy(e.mtimeMs, e.recordedMs)) this.writeEntry(w, e.rel, e);
+      const { rels, rows } = this.log;
+      for (let i = 0; i < rels.length; i++) {
+        if (isRacy(rows.mtimeMs[i]!, rows.recordedMs[i]!)) continue;
+        writeRecord(w, rels[i]!, rows.mtimeMs[i]!, rows.ctimeMs[i]!, rows.ino[i]!, rows.size[i]!, rows.mode[i]!, rows.text[i] === 1, rows.hashLo[i]!, rows.hashHi[i]!);
+      }
     } else this.writeInOrder(w);
     const dir = path.dirname(this.file);
     await fsp.mkdir(dir, { recursive: true });
@@ -350,18 +353,6 @@ export class StatCache {
     for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
     this.dirty = false;
     this.order = null; // it holds the scan's snapshot: not kept past the save
-  }
-
-  private writeEntry(w: PackedWriter, rel: string, e: StatCacheEntry): void {
-    w.path(rel);
-    w.f64(e.mtimeMs);
-    w.f64(e.ctimeMs);
-    w.f64(e.ino);
-    w.f64(e.size);
-    w.u32(e.mode);
-    w.u8(e.text ? 1 : 0);
-    w.u32(e.hashLo);
-    w.u32(e.hashHi);
   }
 
   /** Every entry, the last full scan's order first (see `order`). */
@@ -374,7 +365,7 @@ export class StatCache {
       const e = fresh.get(rel);
       if (e !== undefined) {
         seen++;
-        if (!isRacy(e.mtimeMs, e.recordedMs)) this.writeEntry(w, rel, e);
+        if (!isRacy(e.mtimeMs, e.recordedMs)) writeRecord(w, rel, e.mtimeMs, e.ctimeMs, e.ino, e.size, e.mode, e.text, e.hashLo, e.hashHi);
         return;
       }
       const at = stored.get(rel);
@@ -390,4 +381,19 @@ export class StatCache {
     // Then any entry the scan's order did not hold (none, when every entry was met in it).
     if (seen < stored.size + fresh.size) for (const map of [stored, fresh]) for (const rel of map.keys()) if (!order?.has(rel)) write(rel);
   }
+}
+
+/** One record, as RECORD_BYTES describes it, after its path. */
+function writeRecord(
+  w: PackedWriter, rel: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, mode: number, text: boolean, hashLo: number, hashHi: number,
+): void {
+  w.path(rel);
+  w.f64(mtimeMs);
+  w.f64(ctimeMs);
+  w.f64(ino);
+  w.f64(size);
+  w.u32(mode);
+  w.u8(text ? 1 : 0);
+  w.u32(hashLo);
+  w.u32(hashHi);
 }
