@@ -25,6 +25,11 @@ afterEach(async () => {
   await cleanup();
 });
 
+/** The cache file's inode: a save replaces the file atomically, so a new inode means it was written again. */
+async function cacheIno(): Promise<bigint> {
+  return (await stat(cacheFile, { bigint: true })).ino;
+}
+
 /** Files last written an hour ago: outside any racy window, as in a tree nobody is editing. */
 async function settle(...rels: string[]): Promise<void> {
   for (const rel of rels) await utimes(path.join(root, rel), HOUR_AGO, HOUR_AGO);
@@ -202,19 +207,18 @@ describe('StatCache', () => {
       reversed.update(rel, fileStatOf(lstatSync(path.join(root, rel))), e.hash!, e.text!);
     }
     await reversed.save();
-    const ino = async (): Promise<bigint> => (await stat(cacheFile, { bigint: true })).ino;
-    const before = await ino();
+    const before = await cacheIno();
 
     const warm = await StatCache.load(cacheFile);
     expect((await scanTree({ root, matcher, cache: warm })).stats).toMatchObject({ hashed: 0, cached: 3 });
     await warm.save();
-    const rewritten = await ino();
+    const rewritten = await cacheIno();
     expect(rewritten).not.toBe(before); // saved again (atomic replace: a new inode)
 
     const again = await StatCache.load(cacheFile);
     expect((await scanTree({ root, matcher, cache: again })).stats).toMatchObject({ hashed: 0, cached: 3 });
     await again.save();
-    expect(await ino()).toBe(rewritten); // in order now: nothing to save
+    expect(await cacheIno()).toBe(rewritten); // in order now: nothing to save
   });
 
   it('a cold scan saves its files in walk order, a large (streamed, read last) file included: the next save has nothing to do', async () => {
@@ -223,12 +227,11 @@ describe('StatCache', () => {
     const cold = await StatCache.load(cacheFile);
     expect((await scanTree({ root, matcher, cache: cold })).stats).toMatchObject({ hashed: 4, cached: 0 });
     await cold.save();
-    const ino = async (): Promise<bigint> => (await stat(cacheFile, { bigint: true })).ino;
-    const written = await ino();
+    const written = await cacheIno();
     const warm = await StatCache.load(cacheFile);
     expect((await scanTree({ root, matcher, cache: warm })).stats).toMatchObject({ hashed: 0, cached: 4 });
     await warm.save();
-    expect(await ino()).toBe(written);
+    expect(await cacheIno()).toBe(written);
   });
 
   it('a path recorded again, or deleted, after a cold scan is saved as last recorded', async () => {
