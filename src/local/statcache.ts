@@ -178,6 +178,7 @@ export class StatCache {
 
   /** Where `rel`'s loaded record is. `take`: a lookup, after which the cursor moves on. */
   private storedAt(rel: string, take: boolean): number | undefined {
+    if (this.loaded === null) return undefined; // nothing loaded: `stored` is empty (a cold scan asks for every path)
     const c = this.cursor;
     if (c !== null && (c.peeked === rel || c.r.pathIs(rel))) {
       const at = c.r.offset + c.r.pathBytes();
