@@ -146,8 +146,11 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   } else {
     const snapshot: Snapshot = new Map();
     if (metInPlace > 0) {
+      // `opts.expect` itself while nobody changed it since the scan began (it would no longer
+      // be lazy): its entries are then made here once, and reconcile reads the same ones.
+      const expect = opts.expect as LazySnapshot;
       let i = 0;
-      for (const e of expected!.expected()) {
+      for (const e of expect.lazy ? expect.values() : expected!.expected()) {
         if (i === metInPlace) break;
         snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: expected!.flags.at(i++) });
       }
