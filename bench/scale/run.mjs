@@ -8,6 +8,8 @@
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
  * - `hostsync status`, cold (stat cache removed: every file hashed) vs `find | xargs -P2 xxhsum -H64`;
+ * - `hostsync status` with one file edited (a line appended to the file in the middle of the
+ *   walk, the stat cache otherwise warm) vs `git status --porcelain` seeing the same edit;
  * - initial `hostsync push --no-apply` (requests, wall) vs `tar czf` + one upload + one
  *   decompress through the API, each into its own fresh deployment.
  * CPU (user+sys) and peak RSS come from /usr/bin/time; each status row is the best of
@@ -141,6 +143,12 @@ async function statusRows(env) {
     ...(before ? [['status (cold, --compare)', () => (dropStatCache(compareTree)(), before())]] : []),
   ]);
   await status(); // leave a warm cache behind (--keep)
+  const edited = oneEdit(tree, before ? compareTree : null);
+  await status(); // past the racy window: the edited file is cached from here on
+  if (before) await before();
+  const [edit, gitEdit, editBefore] = await bestOfEach([['status (one edit)', status], gitRow, ...(before ? [['status (one edit, --compare)', before]] : [])]);
+  edited.undo();
+  await status(); // leave a warm cache of the unedited tree behind (--keep)
   const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
 
   console.log(`\nnode ${process.version}, ${os.cpus().length} cores, best of ${RUNS} (peak RSS: largest), load ${load()}\n`);
@@ -150,6 +158,29 @@ async function statusRows(env) {
   row('`hostsync status`, cold (no stat cache)', cold, xx);
   if (warmBefore) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmBefore, gitStatus);
   if (coldBefore) row(`\`hostsync status\`, cold (${args.compare})`, coldBefore, xx);
+  const gitEditRow = { name: '`git status --porcelain` (the same edit)', ...gitEdit };
+  row(`\`hostsync status\`, one file edited (${edited.rel})`, edit, gitEditRow);
+  if (editBefore) row(`\`hostsync status\`, one file edited (${args.compare})`, editBefore, gitEditRow);
+}
+
+/**
+ * Appends a line to the file in the middle of the walk (the middle entry of each folder, down
+ * to a file) in `root` and, the same path, in `other`; waits out the stat cache's racy
+ * window (2 s), so the first status after it caches the edited file. `undo` puts it back.
+ */
+function oneEdit(root, other) {
+  let rel = '';
+  for (;;) {
+    const names = fs.readdirSync(path.join(root, rel), { withFileTypes: true }).filter((d) => !d.name.startsWith('.')).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const d = names[Math.floor(names.length / 2)];
+    rel = rel ? `${rel}/${d.name}` : d.name;
+    if (!d.isDirectory()) break;
+  }
+  const roots = other ? [root, other] : [root];
+  const was = fs.readFileSync(path.join(root, rel));
+  for (const r of roots) fs.appendFileSync(path.join(r, rel), '// one edit\n');
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
+  return { rel, undo: () => roots.forEach((r) => fs.writeFileSync(path.join(r, rel), was)) };
 }
 
 /** The initial push row against its baseline, and (unless --push-only) the status rows before it. */

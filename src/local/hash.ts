@@ -44,12 +44,14 @@ export function hashWordLE(hex: string, word: 0 | 1): number {
 
 /** Bytes 0-3 and 4-7 of a hash, little-endian, as 16 hex digits: the inverse of hashWordLE. */
 export function hexOfWords(lo: number, hi: number): string {
-  wordBytes.writeUInt32LE(lo, 0);
-  wordBytes.writeUInt32LE(hi, 4);
-  return wordBytes.toString('hex');
+  hashView.setUint32(0, lo, true);
+  hashView.setUint32(4, hi, true);
+  return hashBytes.toString('hex');
 }
 
-const wordBytes = Buffer.alloc(8);
+/** A hash's 8 bytes in the order its hex digits read them (byte 0 is digits 0-1, the most significant). */
+const hashBytes = Buffer.alloc(8);
+const hashView = new DataView(hashBytes.buffer, hashBytes.byteOffset, 8);
 
 function hexDigit(c: number): number {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
@@ -129,7 +131,7 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
         before = statBefore;
       } else if (attempt === 1) {
         const first = readSettled(fd, xx, openedMs);
-        if (first === null || 'hash' in first) return first;
+        if (first === null || first instanceof Digest) return first;
         // Read again the long way; the fstat the first read ended with serves as "before".
         before = first.unsettled;
       }
@@ -163,7 +165,7 @@ export function digestSmallFileSync(absPath: string, xx: XXHashAPI, statBefore?:
  * it again the long way, taking that fstat (null when none was taken) as its "before".
  * A cold scan of an old tree makes one fstat per file fewer.
  */
-function readSettled(fd: number, xx: XXHashAPI, openedMs: number): FileDigest | null | { unsettled: FileStat | null } {
+function readSettled(fd: number, xx: XXHashAPI, openedMs: number): Digest | null | { unsettled: FileStat | null } {
   const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
   if (n === scratch.length) return { unsettled: null };
   const after = fstatOf(fd);
@@ -173,16 +175,13 @@ function readSettled(fd: number, xx: XXHashAPI, openedMs: number): FileDigest | 
 }
 
 /** One shape for every digest (an object spread into another was a slow path of its own at 100k files). */
-function digestOf(data: Buffer, xx: XXHashAPI, stat: FileStat, stable: boolean): FileDigest {
+function digestOf(data: Buffer, xx: XXHashAPI, stat: FileStat, stable: boolean): Digest {
   return digestOfHash(xx.h64Raw(data), isTextBuffer(data), data.length, stat, stable);
 }
 
-/** Big-endian, as the hex digits read: byte 0 (digits 0-1) is the most significant. */
-const hashBytes = new DataView(new ArrayBuffer(8));
-
-function digestOfHash(h: bigint, text: boolean, size: number, stat: FileStat, stable: boolean): FileDigest {
-  hashBytes.setBigUint64(0, h, false);
-  return new Digest(hashBytes.getUint32(0, true), hashBytes.getUint32(4, true), text, size, stat, stable);
+function digestOfHash(h: bigint, text: boolean, size: number, stat: FileStat, stable: boolean): Digest {
+  hashView.setBigUint64(0, h, false);
+  return new Digest(hashView.getUint32(0, true), hashView.getUint32(4, true), text, size, stat, stable);
 }
 
 class Digest implements FileDigest {

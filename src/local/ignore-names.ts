@@ -45,9 +45,8 @@ export function fileNameCheck(patterns: readonly string[]): ((name: string) => b
   const firstChars = new Uint8Array(128);
   for (const lit of [...exact, ...suffixes]) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
   for (const lit of prefixes) firstChars[lit.charCodeAt(0)] = 1;
-  const folded = (c: number): number => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
   return (name) => {
-    if (infixes.length === 0 && name.length > 0 && lastChars[folded(name.charCodeAt(name.length - 1))] !== 1 && firstChars[folded(name.charCodeAt(0))] !== 1) return false;
+    if (infixes.length === 0 && name.length > 0 && lastChars[foldAscii(name.charCodeAt(name.length - 1))] !== 1 && firstChars[foldAscii(name.charCodeAt(0))] !== 1) return false;
     if (exact.size > 0 && exact.has(asciiLower(name))) return true;
     for (const s of suffixes) if (foldedAt(name, s, name.length - s.length)) return true;
     for (const p of prefixes) if (foldedAt(name, p, 0)) return true;
@@ -97,10 +96,14 @@ function asciiLower(s: string): string {
 function foldedAt(name: string, lit: string, at: number): boolean {
   if (at < 0 || at + lit.length > name.length) return false;
   for (let i = 0; i < lit.length; i++) {
-    const c = name.charCodeAt(at + i);
-    if ((c >= 0x41 && c <= 0x5a ? c | 0x20 : c) !== lit.charCodeAt(i)) return false;
+    if (foldAscii(name.charCodeAt(at + i)) !== lit.charCodeAt(i)) return false;
   }
   return true;
+}
+
+/** An ASCII capital's small letter; any other code unit as it is. */
+function foldAscii(c: number): number {
+  return c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
 }
 
 function foldedIn(name: string, lit: string): boolean {

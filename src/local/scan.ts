@@ -137,12 +137,8 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   // An .npmrc is read for credentials, which may drop its entry: entries are made.
   if (same && (npmrcs.length > 0 || !restAsExpected(expected!, slots, toRead, read))) same = false;
   let result: Snapshot;
-  /** Every file found (`result` is a LazySnapshot whose entries reading would make). */
-  let found: { has: (rel: string) => boolean; keys: () => Iterable<string> };
   if (same) {
-    const { expected: entries, flags } = expected!;
-    result = sameAsExpected(opts.expect as LazySnapshot, entries, flags.view());
-    found = { has: (rel) => result.has(rel), keys: () => foundPaths(entries, metInPlace, slots, toRead, read) };
+    result = sameAsExpected(opts.expect as LazySnapshot, expected!.expected, expected!.flags.view());
   } else {
     const snapshot: Snapshot = new Map();
     if (metInPlace > 0) {
@@ -163,10 +159,11 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     withoutCredentialFiles(npmrcs, npmrcEntries, read.warnings, read.skipped);
     npmrcs.forEach((f, i) => npmrcEntries[i] === null && snapshot.delete(f.rel));
     result = snapshot;
-    found = snapshot;
   }
   if (cache) {
-    cache.retain((rel) => found.has(rel), { order: () => found.keys(), hits: cached, recorded: read.recorded });
+    // (A LazySnapshot `result` is asked only when the cache cannot tell by itself that it
+    // holds exactly the files found: see StatCache.retain.)
+    cache.retain((rel) => result.has(rel), { order: () => result.keys(), hits: cached, recorded: read.recorded });
     // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
     cache.markKept(matcher.key);
   }
@@ -199,23 +196,6 @@ function restAsExpected(expected: Expected, slots: readonly Slot[], toRead: read
     }
   }
   return cursor.done;
-}
-
-/** The paths of the files found when they are the expected tree, in walk order, without making its entries past `metInPlace`. */
-function* foundPaths(
-  expected: () => Iterable<Entry>, metInPlace: number, slots: readonly Slot[], toRead: readonly ToRead[], read: Read,
-): Iterable<string> {
-  if (metInPlace > 0) {
-    let i = 0;
-    for (const e of expected()) {
-      if (i++ === metInPlace) break;
-      yield e.path;
-    }
-  }
-  for (const slot of slots) {
-    if (typeof slot !== 'number') yield slot.path;
-    else if (read.state[slot] !== NOT_READ) yield toRead[slot]!.rel;
-  }
 }
 
 /** File `i`'s entry as read (null: gone or unreadable). */

@@ -282,22 +282,21 @@ export class StatCache {
     const lo = hashWordLE(hash, 0);
     const hi = hashWordLE(hash, 1);
     if (lo < 0 || hi < 0) throw new Error(`not an XXH64 hash (16 hex digits): ${hash}`);
-    this.logged(relPath).set(this.log.rels.length - 1, stat, lo, hi, text, recordedMs);
+    this.log.rows.set(this.logged(relPath), stat, lo, hi, text, recordedMs);
   }
 
   /** update() with row `i` of `rows` (a scan's reads): what it says of `relPath`. */
   record(relPath: string, rows: StatRows, i: number): void {
-    this.logged(relPath).copy(this.log.rels.length - 1, rows, i);
+    this.log.rows.copy(this.logged(relPath), rows, i);
   }
 
-  /** Appends `relPath` to the log: its row is the last one, for the caller to set. */
-  private logged(relPath: string): StatRows {
+  /** Appends `relPath` to the log; returns its row, for the caller to set. */
+  private logged(relPath: string): number {
     // With nothing loaded there is no loaded entry to drop (and no index to build).
     if (this.loaded !== null) this.index().delete(relPath);
     this.logIsScan = false;
     this.dirty = true;
-    this.log.rels.push(relPath);
-    return this.log.rows;
+    return this.log.rels.push(relPath) - 1;
   }
 
   delete(relPath: string): void {
