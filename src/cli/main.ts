@@ -28,8 +28,9 @@ function seconds(name: string, min: number, max: number) {
   };
 }
 
-/** npm ships README.md in every package, so this path holds wherever hostsync is installed. */
+/** The package ships README.md and docs/ (package.json "files"), so these paths hold wherever hostsync is installed. */
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 
 /** Ends `hostsync --help`: what a script reads (exit codes) and where the long answers are. */
 const HELP_FOOTER = `
@@ -40,8 +41,9 @@ Exit codes:
   3  refused: conflicts, the mass-delete guard, or another hostsync holding the lock
   4  pushed, but the deployment is unhealthy
 
-Run \`hostsync <command> --help\` for a command's flags. Sections of the README (${README}):
-  Install, Using it on your project, Configuration, Exit codes, How a push works, Watch mode, The emulator`;
+Run \`hostsync <command> --help\` for a command's flags. The README (${README}) is the tour;
+the pages in ${DOCS} are the guides and the reference: commands.md, configuration.md, ci.md, safety.md,
+how-push-decides.md, health.md, json-output.md, emulator.md`;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

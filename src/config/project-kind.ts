@@ -1,7 +1,7 @@
 /**
  * What kind of deployment a project is, read from the packages it depends on, so that
  * `hostsync init` can write the right `health` settings. Pure: manifest texts in, a
- * finding out. The tables are the README's "Which kind init picks" table.
+ * finding out. The tables are docs/health.md's "Which kind init picks" table.
  */
 import type { HealthSettings } from './config.js';
 

@@ -21,12 +21,13 @@ describe('help', () => {
     expect(r.stdout).toContain('Global Options:');
   });
 
-  it('`hostsync --help` ends with the exit codes and the README sections', async () => {
+  it('`hostsync --help` ends with the exit codes and the README and the docs pages', async () => {
     const r = await runCli(['--help'], {});
     expect(r.code).toBe(0);
     const tail = r.stdout.slice(r.stdout.indexOf('Exit codes:'));
     for (const code of ['0', '1', '2', '3', '4']) expect(tail).toMatch(new RegExp(`^  ${code}  \\S`, 'm'));
     expect(tail).toMatch(/README\.md/);
+    expect(tail).toMatch(/docs\/[\s\S]*commands\.md/);
   });
 
   it('`hostsync --help` lists exactly the registered commands (nothing it cannot run)', async () => {

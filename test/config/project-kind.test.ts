@@ -29,9 +29,9 @@ describe('detectProjectKind', () => {
     expect(pipPackages('# c\nflask==3 ; python_version>"3"\n  django~=5\n-e .\nhttps://x/y.whl\nrequests[socks]\n')).toEqual(['flask', 'django', 'requests']);
   });
 
-  it("every package of the tables is in the README's table", () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('### Which kind `init` picks'));
+  it("every package of the tables is in docs/health.md's table", () => {
+    const page = readFileSync('docs/health.md', 'utf8');
+    const section = page.slice(page.indexOf('## Which kind `init` picks'));
     for (const names of [KIND_TABLE.npm.worker, KIND_TABLE.npm.web, KIND_TABLE.pip.worker, KIND_TABLE.pip.web]) {
       for (const name of names) expect(section.split('\n## ')[0]).toContain(`\`${name}\``);
     }
