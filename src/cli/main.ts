@@ -77,7 +77,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--force', 'local wins every conflict (still never deletes ignored or remote-only files)')
     .option('--mirror', 'also delete files that exist only on the deployment (never ignored ones)')
     .option('--no-apply', 'do not call deployments.apply after pushing')
-    .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
+    .option('--allow-mass-delete', 'allow deleting more than half of the tracked files, or all of them')
     .option('--no-backup', 'take no server-side copy of what --force or --mirror replaces (nor undo\'s copy of files an upload overwrites)')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/push.js')).pushCommand(opts, cmd)));
 

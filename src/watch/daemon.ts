@@ -11,8 +11,13 @@
  *   only after verification, so a cycle killed at any instant (SIGKILL, abandoned on
  *   SIGINT) is repaired by the next one.
  * - A failed cycle loses nothing: its paths go back into the next batch. Only a
- *   configuration error (rejected key, missing scope) stops the daemon. (An apply owed by
- *   a cycle that failed after its files landed is push's own apply-pending marker.)
+ *   configuration error (rejected key, missing scope) stops the daemon, or a project that
+ *   vanished (exit 3). (An apply owed by a cycle that failed after its files landed is
+ *   push's own apply-pending marker.)
+ * - A root deleted, replaced, emptied or stripped of the hostsync.json that names the
+ *   deployment is never pushed as deletions (sync/vanished.ts): the cycle that finds it
+ *   sends nothing, and the daemon stops without writing state into the folder (a state
+ *   write would create it again).
  */
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -28,6 +33,7 @@ import type { StepFailure } from '../sync/execute.js';
 import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
 import { DriftPoll } from '../sync/drift-poll.js';
+import { assertProjectThere, markProject, ProjectVanishedError, type ProjectMark } from '../sync/vanished.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
 import { Backoff } from './backoff.js';
@@ -224,6 +230,9 @@ class Daemon implements WatchDaemon {
   private cacheSavedAt = 0;
   private stopping: Promise<StopResult> | null = null;
   private fatal: WatchEnd['fatal'];
+  /** The project as watch found it at start, and whether it has vanished since (then no state is written). */
+  private project: ProjectMark | null = null;
+  private vanished = false;
   private resolveDone!: (end: WatchEnd) => void;
   /** What `hostsync status` reads (.hostsync/<deployment>/watch.json). */
   private readonly status: WatchStatusWriter;
@@ -263,6 +272,7 @@ class Daemon implements WatchDaemon {
   }
 
   async start(): Promise<void> {
+    this.project = await markProject(this.session.config);
     this.scheduler.rescanAll();
     this.scheduler.start();
     const t0 = performance.now();
@@ -325,11 +335,11 @@ class Daemon implements WatchDaemon {
       await Promise.race([this.scheduler.settled(), new Promise((r) => setTimeout(r, this.t.shutdownGraceMs).unref())]);
     }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
-    await this.session.cache.save().catch(() => undefined);
+    if (!this.vanished) await this.session.cache.save().catch(() => undefined);
     // Verified writes into state.bin (the journal folded in); unverified ones stay in the
     // record for the next start. Not after an abandoned cycle: it may still be between its
     // record and its writes. The drift rotation's place is saved after the base it relies on.
-    if (result !== 'abandoned') await this.scoped.compact().then(() => this.drift.save()).catch(() => undefined);
+    if (result !== 'abandoned' && !this.vanished) await this.scoped.compact().then(() => this.drift.save()).catch(() => undefined);
     await this.status.remove();
     await this.lock.release();
     this.emit({ type: 'stopped', result });
@@ -349,6 +359,9 @@ class Daemon implements WatchDaemon {
     try {
       const scanOpts = { root: config.root, matcher: session.matcher, cache: session.cache };
       const { tree } = this;
+      // Before the scan (a root that is gone is not scanned) and again before anything is sent.
+      await assertProjectThere(this.project!);
+      const filesBefore = tree.snapshot?.size ?? 0;
       if (batch.full || tree.snapshot === null) {
         this.scanStarted = true;
         warnings.push(...(await tree.scanAll(scanOpts)));
@@ -368,6 +381,7 @@ class Daemon implements WatchDaemon {
         this.cycles++;
         return { kind: 'done', reachedService: false, ...this.verifyDelay(0) };
       }
+      await this.checkProject(local.size + skipped.length, filesBefore);
       const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
       const guarded = this.deleteGuard();
       let report: PushReport;
@@ -393,7 +407,7 @@ class Daemon implements WatchDaemon {
           if (!scoped.ready) await scoped.forget();
         }
         const pre = await scoped.verifyNow({ local, skipped, noApply: true });
-        report = await push(session, { local, skipped, noApply, ...guarded });
+        report = await push(session, { local, skipped, noApply, project: this.project!, ...guarded });
         if (pre) report = withEarlier(report, pre);
         // push() read the whole remote after its writes and saved the base from it: every
         // earlier write is settled there (landed: L = R adopted; lost: planned again).
@@ -451,7 +465,10 @@ class Daemon implements WatchDaemon {
     } catch (err) {
       this.cycles++;
       this.tree.unsettle();
-      const failure = classifyFailure(err, config.apiKey);
+      // A scan that failed because the root went is the project vanishing, not an I/O error to retry.
+      const gone = err instanceof ProjectVanishedError ? err : await this.vanishedNow();
+      if (gone) this.vanished = true;
+      const failure = classifyFailure(gone ?? err, config.apiKey);
       switch (failure.kind) {
         case 'refused':
           if (failure.message !== this.lastRefusal) this.emit({ type: 'refused', message: failure.message });
@@ -505,6 +522,29 @@ class Daemon implements WatchDaemon {
     }
     const polled = await this.drift.poll(opts.local, opts);
     return polled && { report: polled.report ?? emptyPushReport(), news: polled.news };
+  }
+
+  /**
+   * Throws ProjectVanishedError when the project is gone, replaced, stripped of its
+   * hostsync.json, or emptied: `files` the tree holds now, of `filesBefore` it held before
+   * this cycle's scan (at start-up, the base's count: a root emptied while watch was not
+   * running).
+   */
+  private async checkProject(files: number, filesBefore: number): Promise<void> {
+    let tracked = filesBefore;
+    if (files === 0 && tracked === 0) tracked = (await this.session.store.load()).base?.size ?? 0;
+    await assertProjectThere(this.project!, { files, tracked });
+  }
+
+  /** The vanishing behind a failed cycle, if that is what it was. */
+  private async vanishedNow(): Promise<ProjectVanishedError | null> {
+    if (this.project === null) return null;
+    try {
+      await assertProjectThere(this.project);
+      return null;
+    } catch (err) {
+      return err instanceof ProjectVanishedError ? err : null;
+    }
   }
 
   /**
@@ -612,6 +652,7 @@ class Daemon implements WatchDaemon {
   }
 
   private async maybeSaveCache(): Promise<void> {
+    if (this.vanished) return;
     const now = performance.now();
     if (this.cacheSavedAt !== 0 && now - this.cacheSavedAt < this.t.cacheSaveMs) return;
     this.cacheSavedAt = now;
