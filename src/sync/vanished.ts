@@ -11,9 +11,10 @@
  * (CI) does not depend on the file, so removing it there is an ordinary deletion, under
  * the mass-delete guard like any other.
  */
-import { lstat, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, readConfigFile, type Config } from '../config/config.js';
+import type { IgnoreMatcher } from '../local/ignore.js';
 import { EXIT, HostsyncError } from '../errors.js';
 
 /** The project as it was when a push or watch began: what "still there" is measured against. */
@@ -99,6 +100,22 @@ export async function vanishedReason(mark: ProjectMark, tree?: TreeCount): Promi
 
 function vanishedMessage(why: string, fix = 'restore the folder'): string {
   return `the project vanished: ${why}; nothing was deleted on the deployment: ${fix}, then start again (to delete the deployment's files on purpose: hostsync push --allow-mass-delete)`;
+}
+
+/**
+ * Whether the root, on disk now, still holds anything that is synced (one readdir, top
+ * level only: a folder counts as holding something). Watch asks when a cycle's snapshot
+ * lost files: the watcher may have reported one deletion of an emptying that is already
+ * complete, and the snapshot alone would take it for one deleted file.
+ */
+export async function rootHoldsSynced(root: string, matcher: IgnoreMatcher): Promise<boolean> {
+  let entries;
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  return entries.some((d) => !matcher.ignores(d.name, d.isDirectory()));
 }
 
 /** Throws ProjectVanishedError when vanishedReason finds one. */

@@ -33,7 +33,7 @@ import type { StepFailure } from '../sync/execute.js';
 import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
 import { DriftPoll } from '../sync/drift-poll.js';
-import { assertProjectThere, markProject, ProjectVanishedError, type ProjectMark } from '../sync/vanished.js';
+import { assertProjectThere, markProject, ProjectVanishedError, rootHoldsSynced, type ProjectMark } from '../sync/vanished.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
 import { Backoff } from './backoff.js';
@@ -533,6 +533,8 @@ class Daemon implements WatchDaemon {
   private async checkProject(files: number, filesBefore: number): Promise<void> {
     let tracked = filesBefore;
     if (files === 0 && tracked === 0) tracked = (await this.session.store.load()).base?.size ?? 0;
+    // Files went: the disk may already be empty while the watcher has told of only some of it.
+    if (files > 0 && files < filesBefore && !(await rootHoldsSynced(this.session.config.root, this.session.matcher))) files = 0;
     await assertProjectThere(this.project!, { files, tracked });
   }
 
