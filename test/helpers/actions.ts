@@ -221,7 +221,14 @@ export async function runSteps(
   steps: YamlMap[],
   runner: Runner,
   ctx: Record<string, Record<string, string>>,
-  opts: { jobEnv?: Record<string, string>; onUses?: (uses: string, step: YamlMap) => Promise<void>; extraEnv?: Record<string, string> } = {},
+  opts: {
+    jobEnv?: Record<string, string>;
+    /** Runs a `uses` step (its `with` already expanded); may hand back its outputs and exit code. */
+    onUses?: (uses: string, withInputs: Record<string, string>) => Promise<{ code: number; outputs: Record<string, string>; stdout?: string } | void>;
+    extraEnv?: Record<string, string>;
+    /** A `run` script the test must replace (e.g. `npm ci`, which needs the registry): returns the stand-in, or undefined. */
+    standIn?: (script: string) => string | undefined;
+  } = {},
 ): Promise<{ steps: StepRun[]; failed: boolean }> {
   const out: StepRun[] = [];
   let failed = false;
@@ -236,8 +243,12 @@ export async function runSteps(
       continue;
     }
     if (typeof step.uses === 'string') {
-      await opts.onUses?.(step.uses, step);
-      out.push({ id, name, code: 0, stdout: '', stderr: '', outputs: {}, summary: '', skipped: false });
+      const withInputs: Record<string, string> = {};
+      for (const [k, v] of Object.entries((step.with ?? {}) as YamlMap)) withInputs[k] = expand(String(v ?? ''), ctx);
+      const res = (await opts.onUses?.(step.uses, withInputs)) ?? { code: 0, outputs: {} };
+      if (id) ctx[`steps.${id}`] = res.outputs;
+      out.push({ id, name, code: res.code, stdout: res.stdout ?? '', stderr: '', outputs: res.outputs, summary: '', skipped: false });
+      if (res.code !== 0) failed = true;
       continue;
     }
     const files = { output: `output_${n}`, summary: `summary_${n}`, env: `env_${n}`, path: `path_${n}` };
@@ -255,7 +266,8 @@ export async function runSteps(
       GITHUB_ENV: path.join(runner.temp, files.env),
       GITHUB_PATH: path.join(runner.temp, files.path),
     };
-    const script = expand(String(step.run), ctx);
+    const written = expand(String(step.run), ctx);
+    const script = opts.standIn?.(written.trim()) ?? written;
     const res = await bash(script, env, runner.workspace);
     const outputs = parseCommandFile(await readFile(env.GITHUB_OUTPUT, 'utf8'));
     Object.assign(added, parseCommandFile(await readFile(env.GITHUB_ENV, 'utf8')));
