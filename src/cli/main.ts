@@ -37,7 +37,7 @@ Exit codes:
   0  done, and the deployment is healthy (or nothing needed applying)
   1  failed: network, server, local I/O, or a file that did not verify
   2  bad usage or configuration (key, deployment, base URL, hostsync.json)
-  3  refused: conflicts, the mass-delete guard, or another hostsync holding the lock
+  3  refused: conflicts, the mass-delete guard, a project that vanished, or another hostsync holding the lock
   4  pushed, but the deployment is unhealthy
 
 Run \`hostsync <command> --help\` for a command's flags. Sections of the README (${README}):
