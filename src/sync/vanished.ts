@@ -58,11 +58,11 @@ export async function markProject(config: Pick<Config, 'root' | 'deploymentId'>)
 }
 
 /**
- * What the local tree looks like now, for the emptiness test: `files` it holds (unreadable
- * ones included) and the `tracked` files it held before (the base, or the previous scan).
+ * The emptiness test's input: whether the tree is `empty` now (as the caller found it on
+ * disk), and how many files it `tracked` before (the base, or the previous scan).
  */
 export interface TreeCount {
-  files: number;
+  empty: boolean;
   tracked: number;
 }
 
@@ -94,7 +94,7 @@ export async function vanishedReason(mark: ProjectMark, tree?: TreeCount): Promi
       }
     }
   }
-  if (tree && tree.files === 0 && tree.tracked > 0) return vanishedMessage(`${root} is empty`);
+  if (tree && tree.empty && tree.tracked > 0) return vanishedMessage(`${root} is empty`);
   return null;
 }
 
@@ -105,8 +105,8 @@ function vanishedMessage(why: string, fix = 'restore the folder'): string {
 /**
  * Whether the root, on disk now, still holds anything that is synced (one readdir, top
  * level only: a folder counts as holding something). Watch asks when a cycle's snapshot
- * lost files: the watcher may have reported one deletion of an emptying that is already
- * complete, and the snapshot alone would take it for one deleted file.
+ * lost files or holds none: the watcher may have told of only part of an emptying already
+ * complete, or not yet of the files a branch switch wrote after its unlinks.
  */
 export async function rootHoldsSynced(root: string, matcher: IgnoreMatcher): Promise<boolean> {
   let entries;

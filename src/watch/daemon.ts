@@ -22,7 +22,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
@@ -33,7 +33,7 @@ import type { StepFailure } from '../sync/execute.js';
 import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
 import { DriftPoll } from '../sync/drift-poll.js';
-import { assertProjectThere, markProject, ProjectVanishedError, rootHoldsSynced, type ProjectMark } from '../sync/vanished.js';
+import { markProject, ProjectVanishedError, rootHoldsSynced, vanishedReason, type ProjectMark, type TreeCount } from '../sync/vanished.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
 import { Backoff } from './backoff.js';
@@ -360,7 +360,7 @@ class Daemon implements WatchDaemon {
       const scanOpts = { root: config.root, matcher: session.matcher, cache: session.cache };
       const { tree } = this;
       // Before the scan (a root that is gone is not scanned) and again before anything is sent.
-      await assertProjectThere(this.project!);
+      await this.checkProject(null, 0);
       const filesBefore = tree.snapshot?.size ?? 0;
       if (batch.full || tree.snapshot === null) {
         this.scanStarted = true;
@@ -466,7 +466,7 @@ class Daemon implements WatchDaemon {
       this.cycles++;
       this.tree.unsettle();
       // A scan that failed because the root went is the project vanishing, not an I/O error to retry.
-      const gone = err instanceof ProjectVanishedError ? err : await this.vanishedNow();
+      const gone = err instanceof ProjectVanishedError ? err : await this.stillVanished();
       if (gone) this.vanished = true;
       const failure = classifyFailure(gone ?? err, config.apiKey);
       switch (failure.kind) {
@@ -526,27 +526,36 @@ class Daemon implements WatchDaemon {
 
   /**
    * Throws ProjectVanishedError when the project is gone, replaced, stripped of its
-   * hostsync.json, or emptied: `files` the tree holds now, of `filesBefore` it held before
-   * this cycle's scan (at start-up, the base's count: a root emptied while watch was not
-   * running).
+   * hostsync.json, or emptied, and still is WATCH_VANISHED_RECHECK_MS later. `files`: what
+   * the snapshot holds now (null: the root alone is checked, before a scan), of
+   * `filesBefore` before this cycle's scan.
    */
-  private async checkProject(files: number, filesBefore: number): Promise<void> {
-    let tracked = filesBefore;
-    if (files === 0 && tracked === 0) tracked = (await this.session.store.load()).base?.size ?? 0;
-    // Files went: the disk may already be empty while the watcher has told of only some of it.
-    if (files > 0 && files < filesBefore && !(await rootHoldsSynced(this.session.config.root, this.session.matcher))) files = 0;
-    await assertProjectThere(this.project!, { files, tracked });
+  private async checkProject(files: number | null, filesBefore: number): Promise<void> {
+    const gone = await this.stillVanished(files, filesBefore);
+    if (gone !== null) throw gone;
   }
 
-  /** The vanishing behind a failed cycle, if that is what it was. */
-  private async vanishedNow(): Promise<ProjectVanishedError | null> {
+  /** vanishedNow, confirmed by a second look WATCH_VANISHED_RECHECK_MS later. */
+  private async stillVanished(files: number | null = null, filesBefore = 0): Promise<ProjectVanishedError | null> {
+    if ((await this.vanishedNow(files, filesBefore)) === null) return null;
+    await new Promise((resolve) => setTimeout(resolve, WATCH_VANISHED_RECHECK_MS));
+    return this.vanishedNow(files, filesBefore);
+  }
+
+  /**
+   * Why the project counts as vanished now, or null. Emptiness is judged on disk (one
+   * readdir) whenever the snapshot lost files or holds none; at start-up the files tracked
+   * before are the base's (a root emptied while watch was not running).
+   */
+  private async vanishedNow(files: number | null, filesBefore: number): Promise<ProjectVanishedError | null> {
     if (this.project === null) return null;
-    try {
-      await assertProjectThere(this.project);
-      return null;
-    } catch (err) {
-      return err instanceof ProjectVanishedError ? err : null;
+    let tree: TreeCount | undefined;
+    if (files !== null && (files === 0 || files < filesBefore)) {
+      const tracked = filesBefore > 0 ? filesBefore : ((await this.session.store.load()).base?.size ?? 0);
+      tree = { empty: !(await rootHoldsSynced(this.session.config.root, this.session.matcher)), tracked };
     }
+    const reason = await vanishedReason(this.project, tree);
+    return reason === null ? null : new ProjectVanishedError(reason);
   }
 
   /**
