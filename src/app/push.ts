@@ -18,7 +18,7 @@ export interface PushOptions extends ConnectionOptions {
   mirror?: boolean;
   /** Call deployments.apply after pushing; default true. */
   apply?: boolean;
-  /** Allow deleting more than half of the tracked files. */
+  /** Allow deleting more than half of the tracked files, or every one of them. */
   allowMassDelete?: boolean;
   /** Keep server-side copies of what the push replaces (the safety copy, undo's copy of uploaded-over files); default true. */
   backup?: boolean;

@@ -38,7 +38,7 @@ Exit codes:
   0  done, and the deployment is healthy (or nothing needed applying)
   1  failed: network, server, local I/O, or a file that did not verify
   2  bad usage or configuration (key, deployment, base URL, hostsync.json)
-  3  refused: conflicts, the mass-delete guard, or another hostsync holding the lock
+  3  refused: conflicts, the mass-delete guard, a project that vanished, or another hostsync holding the lock
   4  pushed, but the deployment is unhealthy
 
 Run \`hostsync <command> --help\` for a command's flags. The README (${README}) is the tour;
@@ -79,7 +79,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--force', 'local wins every conflict (still never deletes ignored or remote-only files)')
     .option('--mirror', 'also delete files that exist only on the deployment (never ignored ones)')
     .option('--no-apply', 'do not call deployments.apply after pushing')
-    .option('--allow-mass-delete', 'allow deleting more than half of the tracked files')
+    .option('--allow-mass-delete', 'allow deleting more than half of the tracked files, or all of them')
     .option('--no-backup', 'take no server-side copy of what --force or --mirror replaces (nor undo\'s copy of files an upload overwrites)')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/push.js')).pushCommand(opts, cmd)));
 

@@ -75,7 +75,9 @@ export function planChanges(changes: Change[], remote: Snapshot, uploadMaxBytes 
 /**
  * Mass-deletion guard (DESIGN.md): refuse a push that deletes more than half of the tracked
  * files when that is also more than MASS_DELETE_MIN_FILES; both bounds are strict ("more
- * than"). Renames are not deletions (the content stays on the remote). `trackedCount` is
+ * than"). Whatever the size, a push that deletes every tracked file is refused too: a
+ * five-file project emptied (a deleted folder, a wrong --dir) is the same mistake as a
+ * large one, only under the threshold (issue 27, item 4). Renames are not deletions (the content stays on the remote). `trackedCount` is
  * the number of files the base tracks (0 on a first push, where any large `mirror`
  * deletion is refused). `earlierDeletes` are deletions watch already made within its
  * window (counted in `trackedCount` too): a slow deletion trips the guard like a fast one.
@@ -87,7 +89,9 @@ export function massDeleteGuard(
 ): { refuse: boolean; deletes: number; tracked: number } {
   const own = changes.filter((c) => c.kind === 'delete').length;
   const deletes = earlierDeletes + own;
-  const refuse = own > 0 && deletes > MASS_DELETE_MIN_FILES && deletes > trackedCount * MASS_DELETE_FRACTION;
+  const most = deletes > MASS_DELETE_MIN_FILES && deletes > trackedCount * MASS_DELETE_FRACTION;
+  const all = deletes >= trackedCount;
+  const refuse = own > 0 && (most || all);
   return { refuse, deletes, tracked: trackedCount };
 }
 

@@ -10,6 +10,7 @@ import { decide, guardMassDelete, type Decision } from './decide.js';
 import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
+import { assertProjectThere, markProject, type ProjectMark } from './vanished.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
 import type { JournalArchive } from '../state/journal.js';
 import { changedPaths } from '../model/change.js';
@@ -52,6 +53,12 @@ export interface PushOptions {
    * or, answering null (no terminal), push them with a warning. Without it: the warning.
    */
   onGitignored?: (paths: string[]) => Promise<boolean | null>;
+  /**
+   * The project as the caller found it (watch: at its start). Default: taken when this push
+   * starts. A push that would delete anything first checks the project is still there
+   * (vanished.ts): a root gone, replaced or stripped of its hostsync.json is refused.
+   */
+  project?: ProjectMark;
 }
 
 export interface ChangeCounts {
@@ -272,6 +279,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const started = Date.now();
   const { config, client, matcher, store } = session;
   const state = await store.load();
+  // Taken before the scan: a project that goes during the scan reads as its deletion.
+  const project = opts.dryRun ? null : (opts.project ?? (await markProject(config)));
   const tree = await localTree(session, opts, state.base);
   const { skipped, warnings } = tree;
   const scanned = state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
@@ -299,6 +308,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     { recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0, allow: opts.allowMassDelete ?? false, hold: opts.holdMassDelete !== undefined },
   );
   const { decision: first, guard, held: heldDeletes } = guarded;
+  if (project !== null && first.rec.changes.some((c) => c.kind === 'delete')) await assertProjectThere(project);
   if (guard.refuse && !opts.allowMassDelete && !opts.dryRun && heldDeletes.length === 0) {
     throw refusal(
       `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or pass --allow-mass-delete`,

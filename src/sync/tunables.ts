@@ -50,7 +50,7 @@ export const TRANSFER_VANISHED_ATTEMPTS = 3;
  */
 export const VANISHED_CHECK_SLICE = 2048;
 
-/** Mass-deletion guard (DESIGN.md): refuse to delete more than half of tracked files when that is more than 20. */
+/** Mass-deletion guard (DESIGN.md): refuse to delete more than half of tracked files when that is more than 20 (and, whatever the size, every tracked file: plan.ts). */
 export const MASS_DELETE_MIN_FILES = 20;
 export const MASS_DELETE_FRACTION = 0.5;
 

@@ -11,13 +11,18 @@
  *   only after verification, so a cycle killed at any instant (SIGKILL, abandoned on
  *   SIGINT) is repaired by the next one.
  * - A failed cycle loses nothing: its paths go back into the next batch. Only a
- *   configuration error (rejected key, missing scope) stops the daemon. (An apply owed by
- *   a cycle that failed after its files landed is push's own apply-pending marker.)
+ *   configuration error (rejected key, missing scope) stops the daemon, or a project that
+ *   vanished (exit 3). (An apply owed by a cycle that failed after its files landed is
+ *   push's own apply-pending marker.)
+ * - A root deleted, replaced, emptied or stripped of the hostsync.json that names the
+ *   deployment is never pushed as deletions (sync/vanished.ts): the cycle that finds it
+ *   sends nothing, and the daemon stops without writing state into the folder (a state
+ *   write would create it again).
  */
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
 import type { ExitCode } from '../errors.js';
 import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
@@ -28,6 +33,7 @@ import type { StepFailure } from '../sync/execute.js';
 import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
 import { DriftPoll } from '../sync/drift-poll.js';
+import { markProject, ProjectVanishedError, rootHoldsSynced, vanishedReason, type ProjectMark, type TreeCount } from '../sync/vanished.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
 import { Backoff } from './backoff.js';
@@ -224,6 +230,9 @@ class Daemon implements WatchDaemon {
   private cacheSavedAt = 0;
   private stopping: Promise<StopResult> | null = null;
   private fatal: WatchEnd['fatal'];
+  /** The project as watch found it at start, and whether it has vanished since (then no state is written). */
+  private project: ProjectMark | null = null;
+  private vanished = false;
   private resolveDone!: (end: WatchEnd) => void;
   /** What `hostsync status` reads (.hostsync/<deployment>/watch.json). */
   private readonly status: WatchStatusWriter;
@@ -263,6 +272,7 @@ class Daemon implements WatchDaemon {
   }
 
   async start(): Promise<void> {
+    this.project = await markProject(this.session.config);
     this.scheduler.rescanAll();
     this.scheduler.start();
     const t0 = performance.now();
@@ -325,11 +335,11 @@ class Daemon implements WatchDaemon {
       await Promise.race([this.scheduler.settled(), new Promise((r) => setTimeout(r, this.t.shutdownGraceMs).unref())]);
     }
     // Cache entries are self-checking (stat + racy rule), so even an abandoned cycle's are safe to keep.
-    await this.session.cache.save().catch(() => undefined);
+    if (!this.vanished) await this.session.cache.save().catch(() => undefined);
     // Verified writes into state.bin (the journal folded in); unverified ones stay in the
     // record for the next start. Not after an abandoned cycle: it may still be between its
     // record and its writes. The drift rotation's place is saved after the base it relies on.
-    if (result !== 'abandoned') await this.scoped.compact().then(() => this.drift.save()).catch(() => undefined);
+    if (result !== 'abandoned' && !this.vanished) await this.scoped.compact().then(() => this.drift.save()).catch(() => undefined);
     await this.status.remove();
     await this.lock.release();
     this.emit({ type: 'stopped', result });
@@ -349,6 +359,9 @@ class Daemon implements WatchDaemon {
     try {
       const scanOpts = { root: config.root, matcher: session.matcher, cache: session.cache };
       const { tree } = this;
+      // Before the scan (a root that is gone is not scanned) and again before anything is sent.
+      await this.checkProject(null, 0);
+      const filesBefore = tree.snapshot?.size ?? 0;
       if (batch.full || tree.snapshot === null) {
         this.scanStarted = true;
         warnings.push(...(await tree.scanAll(scanOpts)));
@@ -368,6 +381,7 @@ class Daemon implements WatchDaemon {
         this.cycles++;
         return { kind: 'done', reachedService: false, ...this.verifyDelay(0) };
       }
+      await this.checkProject(local.size + skipped.length, filesBefore);
       const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
       const guarded = this.deleteGuard();
       let report: PushReport;
@@ -393,7 +407,7 @@ class Daemon implements WatchDaemon {
           if (!scoped.ready) await scoped.forget();
         }
         const pre = await scoped.verifyNow({ local, skipped, noApply: true });
-        report = await push(session, { local, skipped, noApply, ...guarded });
+        report = await push(session, { local, skipped, noApply, project: this.project!, ...guarded });
         if (pre) report = withEarlier(report, pre);
         // push() read the whole remote after its writes and saved the base from it: every
         // earlier write is settled there (landed: L = R adopted; lost: planned again).
@@ -451,7 +465,10 @@ class Daemon implements WatchDaemon {
     } catch (err) {
       this.cycles++;
       this.tree.unsettle();
-      const failure = classifyFailure(err, config.apiKey);
+      // A scan that failed because the root went is the project vanishing, not an I/O error to retry.
+      const gone = err instanceof ProjectVanishedError ? err : await this.stillVanished();
+      if (gone) this.vanished = true;
+      const failure = classifyFailure(gone ?? err, config.apiKey);
       switch (failure.kind) {
         case 'refused':
           if (failure.message !== this.lastRefusal) this.emit({ type: 'refused', message: failure.message });
@@ -505,6 +522,40 @@ class Daemon implements WatchDaemon {
     }
     const polled = await this.drift.poll(opts.local, opts);
     return polled && { report: polled.report ?? emptyPushReport(), news: polled.news };
+  }
+
+  /**
+   * Throws ProjectVanishedError when the project is gone, replaced, stripped of its
+   * hostsync.json, or emptied, and still is WATCH_VANISHED_RECHECK_MS later. `files`: what
+   * the snapshot holds now (null: the root alone is checked, before a scan), of
+   * `filesBefore` before this cycle's scan.
+   */
+  private async checkProject(files: number | null, filesBefore: number): Promise<void> {
+    const gone = await this.stillVanished(files, filesBefore);
+    if (gone !== null) throw gone;
+  }
+
+  /** vanishedNow, confirmed by a second look WATCH_VANISHED_RECHECK_MS later. */
+  private async stillVanished(files: number | null = null, filesBefore = 0): Promise<ProjectVanishedError | null> {
+    if ((await this.vanishedNow(files, filesBefore)) === null) return null;
+    await new Promise((resolve) => setTimeout(resolve, WATCH_VANISHED_RECHECK_MS));
+    return this.vanishedNow(files, filesBefore);
+  }
+
+  /**
+   * Why the project counts as vanished now, or null. Emptiness is judged on disk (one
+   * readdir) whenever the snapshot lost files or holds none; at start-up the files tracked
+   * before are the base's (a root emptied while watch was not running).
+   */
+  private async vanishedNow(files: number | null, filesBefore: number): Promise<ProjectVanishedError | null> {
+    if (this.project === null) return null;
+    let tree: TreeCount | undefined;
+    if (files !== null && (files === 0 || files < filesBefore)) {
+      const tracked = filesBefore > 0 ? filesBefore : ((await this.session.store.load()).base?.size ?? 0);
+      tree = { empty: !(await rootHoldsSynced(this.session.config.root, this.session.matcher)), tracked };
+    }
+    const reason = await vanishedReason(this.project, tree);
+    return reason === null ? null : new ProjectVanishedError(reason);
   }
 
   /**
@@ -612,6 +663,7 @@ class Daemon implements WatchDaemon {
   }
 
   private async maybeSaveCache(): Promise<void> {
+    if (this.vanished) return;
     const now = performance.now();
     if (this.cacheSavedAt !== 0 && now - this.cacheSavedAt < this.t.cacheSaveMs) return;
     this.cacheSavedAt = now;

@@ -129,3 +129,12 @@ export const LOGS_FOLLOW_SIZE = 500;
 /** After a failed read (network, 5xx) the follower waits this long, doubling up to the second figure, and says so once. */
 export const LOGS_FOLLOW_RETRY_MIN_MS = 2_000;
 export const LOGS_FOLLOW_RETRY_MAX_MS = 30_000;
+
+/**
+ * Watch mode: a project found vanished (sync/vanished.ts) is looked at once more after this
+ * long before watch stops. Some saves pass through a moment without the file (an editor
+ * that renames the old hostsync.json away before writing the new one) and a branch switch
+ * can empty a small tree between git's unlinks and its writes; a deleted folder is still
+ * gone a fifth of a second later, and nothing is sent meanwhile.
+ */
+export const WATCH_VANISHED_RECHECK_MS = 200;

@@ -401,10 +401,14 @@ describe('planChanges', () => {
 describe('massDeleteGuard', () => {
   const deletes = (n: number): Change[] => many(n, (i) => del(text(`f${i}`, `${i}`)));
   it.each([
-    // [deletes, tracked, refuse]: refused only when deletes > 20 AND deletes > tracked / 2.
+    // [deletes, tracked, refuse]: refused when deletes > 20 AND deletes > tracked / 2, or when they are every tracked file.
     [0, 0, false],
     [20, 30, false], // 20 is not more than 20
-    [20, 0, false],
+    [1, 1, true], // a one-file project emptied: every tracked file (issue 27, item 4)
+    [5, 5, true],
+    [4, 5, false],
+    [20, 20, true],
+    [20, 0, true], // first push with mirror: more deleted than tracked
     [21, 40, true], // 21 > 20 and 21 > 20
     [21, 41, true], // 21 > 20.5
     [21, 42, false], // 21 is not more than half of 42
@@ -423,8 +427,8 @@ describe('massDeleteGuard', () => {
       create(text('w', 'w')),
       chmod(text('c', 'c', true)),
     ];
-    expect(massDeleteGuard(changes, 10)).toEqual({ refuse: false, deletes: MASS_DELETE_MIN_FILES, tracked: 10 });
-    expect(massDeleteGuard([...changes, del(text('one-more', '1'))], 10).refuse).toBe(true);
+    expect(massDeleteGuard(changes, 40)).toEqual({ refuse: false, deletes: MASS_DELETE_MIN_FILES, tracked: 40 });
+    expect(massDeleteGuard([...changes, del(text('one-more', '1'))], 40).refuse).toBe(true);
   });
 
   it("counts watch's earlier deletions of its window with this plan's, and never refuses a plan that deletes nothing", () => {

@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+/**
+ * The logic of the GitHub Action (action.yml at the repository root): runs
+ * `hostsync push --json` from the action's own checkout, then speaks the runner's
+ * protocol: outputs (`healthy`, `url`, `exit-code`, `result`) appended to $GITHUB_OUTPUT,
+ * a job summary appended to $GITHUB_STEP_SUMMARY, and `::error` annotations naming each
+ * conflict, or the crash, on stdout. It exits with hostsync's own exit code (DESIGN.md:
+ * 0 done and healthy, 1 failed, 2 configuration, 3 refused, 4 unhealthy), so the step
+ * fails exactly when the push did.
+ *
+ * Inputs come as INPUT_* variables that action.yml's step sets from its `inputs`
+ * (a composite action does not set them by itself). Plain Node, no dependency: it runs
+ * before anything but the CLI's build exists, and tests run it as a runner would.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CLI = path.resolve(here, '../dist/cli/main.js');
+/** Conflicts and log lines shown before "+N more": a summary is read, not searched. */
+const SHOWN = 20;
+
+const env = process.env;
+const input = (name) => (env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] ?? '').trim();
+const yes = (name) => /^(true|yes|1)$/i.test(input(name));
+
+/** Workflow-command escaping (the runner's own rules): data, and property values. */
+const escapeData = (s) => String(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** Splits the `args` input as a shell would for plain words and quotes (no expansion). */
+function words(s) {
+  const out = [];
+  for (const m of s.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+function pushArgs() {
+  const dir = input('directory') || '.';
+  const args = ['push', '--json', '--dir', dir];
+  if (input('target')) args.push('--target', input('target'));
+  if (input('deployment')) args.push('--deployment', input('deployment'));
+  if (yes('force')) args.push('--force');
+  if (input('args')) args.push(...words(input('args')));
+  return { dir, args };
+}
+
+function run(args) {
+  const childEnv = { ...env, CI: env.CI || 'true' };
+  if (input('api-key')) childEnv.HOSTSYNC_API_KEY = input('api-key');
+  if (input('base-url')) childEnv.HOSTSYNC_BASE_URL = input('base-url');
+  // The INPUT_* copies of the key stay here: the CLI reads HOSTSYNC_API_KEY only.
+  for (const k of Object.keys(childEnv)) if (k.startsWith('INPUT_')) delete childEnv[k];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    // The CLI's progress and warnings go to the job log as they come, and are kept for the summary.
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      process.stderr.write(d);
+    });
+    child.on('error', (err) => resolve({ code: 1, stdout, stderr: `${stderr}${err.message}\n` }));
+    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 1 : 1), stdout, stderr }));
+  });
+}
+
+function parse(stdout) {
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    return null;
+  }
+}
+
+/** The app's public URL as the apply's answer gave it; empty when nothing was applied. */
+const urlOf = (r) => r?.apply?.http?.url || r?.apply?.direct?.url || '';
+
+/** The lines worth showing when something went wrong: the app's own, else hostsync's stderr. */
+function logTail(r, stderr) {
+  const app = r?.health?.logs?.length ? r.health.logs : (r?.apply?.logs ?? []);
+  if (app.length > 0) return { from: 'the app', lines: app.slice(-SHOWN) };
+  const own = stderr.split('\n').filter((l) => l.trim() !== '');
+  return { from: 'hostsync', lines: own.slice(-SHOWN) };
+}
+
+function annotations(r, code, dir, stderr) {
+  const out = [];
+  for (const c of (r?.conflicts ?? []).slice(0, SHOWN)) {
+    // Relative to the workspace, as the runner places annotations on the repository's files.
+    const file = path.relative(env.GITHUB_WORKSPACE || process.cwd(), path.resolve(dir, c.path)).split(path.sep).join('/');
+    out.push(`::error file=${escapeProperty(file)},title=${escapeProperty(`hostsync: conflict on ${c.path}`)}::${escapeData(`${c.path}: ${c.reason}, left alone on the deployment (resolve it, or push with force)`)}`);
+  }
+  if (code === 4) {
+    const reason = r?.health?.reason ?? 'the deployment is unhealthy';
+    const last = logTail(r, stderr).lines.at(-1);
+    out.push(`::error title=${escapeProperty('hostsync: the app is unhealthy')}::${escapeData(`${reason}${last ? `; last log line: ${last}` : ''}`)}`);
+  } else if (code !== 0 && out.length === 0) {
+    const error = r?.error ?? (stderr.trim().split('\n').at(-1) || `hostsync exited ${code}`);
+    out.push(`::error title=${escapeProperty(`hostsync push failed (exit ${code})`)}::${escapeData(error)}`);
+  }
+  return out;
+}
+
+const VERDICT = { 0: 'deployed', 1: 'failed', 2: 'configuration error', 3: 'refused', 4: 'pushed, but unhealthy' };
+
+function summary(r, code, stderr) {
+  const lines = [`### hostsync push: ${VERDICT[code] ?? `exit ${code}`} (exit ${code})`, ''];
+  if (r?.error) lines.push(`> ${r.error}`, '');
+  if (r) {
+    const c = r.changes ?? {};
+    lines.push('| written | deleted | moved | chmod | conflicts | requests | healthy |', '|---|---|---|---|---|---|---|');
+    lines.push(`| ${c.written ?? 0} | ${c.deleted ?? 0} | ${c.moved ?? 0} | ${c.chmod ?? 0} | ${(r.conflicts ?? []).length} | ${r.requests?.total ?? 0} | ${r.healthy ?? 'n/a'} |`, '');
+    const planned = (r.planned ?? []).map((p) => (p.kind === 'rename' ? `rename ${p.from} -> ${p.to}` : `${p.kind} ${p.path}`));
+    if (planned.length > 0) {
+      lines.push('<details><summary>Changes</summary>', '', ...planned.slice(0, 200).map((p) => `- \`${p}\``));
+      if (planned.length > 200) lines.push(`- +${planned.length - 200} more`);
+      lines.push('', '</details>', '');
+    }
+    if ((r.conflicts ?? []).length > 0) {
+      lines.push('**Conflicts** (left alone on the deployment):', '');
+      for (const x of r.conflicts.slice(0, SHOWN)) lines.push(`- \`${x.path}\`: ${x.reason}`);
+      if (r.conflicts.length > SHOWN) lines.push(`- +${r.conflicts.length - SHOWN} more`);
+      lines.push('');
+    }
+    const ops = Object.entries(r.requests?.byOperation ?? {}).map(([op, n]) => `${op} ${n}`).join(', ');
+    if (ops) lines.push(`Requests: ${r.requests.total} (${ops}; rate-limited ${r.requests.rateLimited ?? 0}).`, '');
+    if (r.health) {
+      const h = r.health;
+      lines.push(`Health: ${h.healthy ? 'healthy' : 'unhealthy'}${h.kind ? ` (${h.kind})` : ''}: ${h.reason}; state ${h.state ?? 'unknown'}.`, '');
+    } else if (r.apply === null) {
+      lines.push('Health: nothing was applied.', '');
+    }
+    const url = urlOf(r);
+    if (url) lines.push(`URL: ${url}`, '');
+  }
+  if (code !== 0) {
+    const tail = logTail(r, stderr);
+    if (tail.lines.length > 0) lines.push(`<details open><summary>Log tail (${tail.from})</summary>`, '', '```', ...tail.lines, '```', '', '</details>', '');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const { dir, args } = pushArgs();
+const { code, stdout, stderr } = await run(args);
+const result = parse(stdout);
+// A CLI that printed no JSON (it could not start) failed like any crash.
+const exitCode = result === null && code === 0 ? 1 : code;
+
+const resultFile = path.join(env.RUNNER_TEMP || tmpdir(), `hostsync-push-${process.pid}.json`);
+writeFileSync(resultFile, result === null ? stdout : `${JSON.stringify(result)}\n`);
+if (env.GITHUB_OUTPUT) {
+  const healthy = result?.healthy === true ? 'true' : result?.healthy === false ? 'false' : '';
+  appendFileSync(env.GITHUB_OUTPUT, `healthy=${healthy}\nurl=${urlOf(result)}\nexit-code=${exitCode}\nresult=${resultFile}\n`);
+}
+if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, summary(result, exitCode, stderr));
+for (const line of annotations(result, exitCode, dir, stderr)) process.stdout.write(`${line}\n`);
+process.exitCode = exitCode;
