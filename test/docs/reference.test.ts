@@ -41,3 +41,15 @@ describe('docs/commands.md against the CLI', () => {
     expect(documented.filter((n) => !names.has(n))).toEqual([]);
   });
 });
+
+describe('docs/api.md against the client', () => {
+  it('names every endpoint the client calls', async () => {
+    const { OPERATIONS } = await import('../../src/remote/operations.js');
+    const apiPage = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    // files.upload and files.download are the signed node URLs, described with uploadUrl/downloadUrl.
+    const missing = Object.values(OPERATIONS)
+      .map((o) => o.name)
+      .filter((n) => n !== 'files.upload' && n !== 'files.download' && !apiPage.includes(`\`${n}\``));
+    expect(missing).toEqual([]);
+  });
+});
