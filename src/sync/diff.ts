@@ -69,7 +69,7 @@ function changeOf(p: Pair): DiffItem['change'] {
 }
 
 export async function diff(session: Session, paths: string[] | null): Promise<DiffReport> {
-  const sides = await readSides(session, paths);
+  const sides = await readSides(session, paths, 'diff');
   const rec = reconcile(sides.base, sides.local, sides.remote, { force: false, mirror: false });
   const pairs: Pair[] = [];
   const pair = (p: string, s: DiffSide, from?: string): void => {

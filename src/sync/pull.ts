@@ -53,7 +53,7 @@ export async function pull(session: Session, opts: PullOptions): Promise<PullRep
 async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
-  const sides = await readSides(session, opts.paths);
+  const sides = await readSides(session, opts.paths, 'a pull');
   const rec = reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false });
   const report: PullReport = {
     dryRun: opts.dryRun ?? false,

@@ -10,6 +10,7 @@ import { decide, guardMassDelete, type Decision } from './decide.js';
 import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { verify } from './verify.js';
+import { refuseWhileUndoPending } from './undo-guard.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
 import type { JournalArchive } from '../state/journal.js';
 import { changedPaths } from '../model/change.js';
@@ -271,6 +272,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
 async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
+  await refuseWhileUndoPending(session, opts.dryRun ? 'a comparison' : 'a push');
   const state = await store.load();
   const tree = await localTree(session, opts, state.base);
   const { skipped, warnings } = tree;

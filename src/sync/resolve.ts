@@ -27,7 +27,7 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
   }
   const lock = await session.hold('resolve');
   try {
-    const sides = await readSides(session, paths);
+    const sides = await readSides(session, paths, 'resolve');
     const scoped: Snapshot = new Map();
     for (const [k, v] of sides.remote) scoped.set(k, toBaseEntry(v));
     const settled = [...new Set([...sides.local.keys(), ...sides.remote.keys()])]

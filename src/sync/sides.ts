@@ -10,6 +10,7 @@ import type { SyncState } from '../state/store.js';
 import { expectedFiles, readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
 import { matcherFor, restrict, scopedMatcher, within } from './scope.js';
 import type { Session } from './session.js';
+import { refuseWhileUndoPending } from './undo-guard.js';
 
 export interface Sides {
   /** The named paths, or null for the whole tree. */
@@ -33,8 +34,9 @@ function withoutSkipped(snap: Snapshot, skipped: readonly string[]): Snapshot {
   return out;
 }
 
-export async function readSides(session: Session, scopes: string[] | null): Promise<Sides> {
+export async function readSides(session: Session, scopes: string[] | null, command = 'this command'): Promise<Sides> {
   const { config, matcher, cache, store, client } = session;
+  await refuseWhileUndoPending(session, command);
   const state = await store.load();
   if (scopes === null || scopes.includes('')) {
     const scan = await scanTree({ root: config.root, matcher, cache });
