@@ -11,6 +11,7 @@ import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './r
 import type { Session } from './session.js';
 import { verify } from './verify.js';
 import { refuseWhileUndoPending } from './undo-guard.js';
+import { foldUnverified, settleUnverified } from './unverified-fold.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
 import type { JournalArchive } from '../state/journal.js';
 import { changedPaths } from '../model/change.js';
@@ -273,7 +274,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const started = Date.now();
   const { config, client, matcher, store } = session;
   await refuseWhileUndoPending(session, opts.dryRun ? 'a comparison' : 'a push');
-  const state = await store.load();
+  let state = await store.load();
   const tree = await localTree(session, opts, state.base);
   const { skipped, warnings } = tree;
   const scanned = state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
@@ -288,6 +289,9 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     remote = { ...remote, leftovers: [] };
     cleaned = true;
   }
+  // Writes a killed watch left unverified that did land are ours, not a conflict (unverified-fold.ts).
+  const folded = await foldUnverified(session, state.base, remote.snapshot);
+  state = { ...state, base: folded.base };
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   let protect = skipped;
   const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped: protect, remote: r, options });
@@ -388,6 +392,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
       base,
       remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
     });
+    await settleUnverified(session, folded.covered);
   }
 
   await finishPush(session, journal, remote.snapshot);

@@ -31,6 +31,7 @@ import { modeOf } from './plan.js';
 import { readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { undoPendingStore } from './undo-guard.js';
+import { foldUnverified, settleUnverified } from './unverified-fold.js';
 import { CLOCK_SKEW_IGNORED_MS, DELETE_BATCH_PATHS } from './tunables.js';
 import { afterUndo, pickVersion, planUndo, type UndoPlan } from './undo-plan.js';
 
@@ -104,8 +105,10 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
   if (pending === null && open.length === 0) throw refusal('no push to undo: hostsync history lists the pushes made from this directory');
   if (want > open.length) throw refusal(`only ${plural(open.length, 'push', 'pushes')} can be undone (hostsync history lists them): ask for --steps ${open.length} or fewer`);
 
-  const state = await store.load();
-  const remote = await readRemote(client, matcher, state.remote);
+  const loaded = await store.load();
+  const remote = await readRemote(client, matcher, loaded.remote);
+  const folded = await foldUnverified(session, loaded.base, remote.snapshot);
+  const state = { ...loaded, base: folded.base };
   const report: UndoReport = {
     dryRun: opts.dryRun ?? false,
     steps: [],
@@ -120,7 +123,10 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
     durationMs: 0,
   };
   if (pending !== null && opts.abandon) {
-    if (!opts.dryRun) await abandon(session, open, state.base, remote);
+    if (!opts.dryRun) {
+      await abandon(session, open, state.base, remote);
+      await settleUnverified(session, folded.covered);
+    }
     report.abandoned = !opts.dryRun;
     report.durationMs = Date.now() - started;
     return report;
@@ -193,6 +199,7 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
       ? { digest: verified.digest, requestKey: verified.requestKey, snapshot: verified.snapshot, symlinks: verified.symlinks, leftovers: [] }
       : null,
   });
+  await settleUnverified(session, folded.covered);
   if (report.failures.length === 0 && held.size === 0) await markUndone(session, steps);
   // The base now says what the remote holds: nothing left half-known.
   await marker.clear();

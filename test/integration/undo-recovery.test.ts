@@ -1,7 +1,8 @@
 /**
  * Issue 28, items 9 and 10: an undo killed mid-way is recognised by every command and
  * finished (or abandoned), never taken for remote drift; and a remote edit made while an
- * undo runs is held back, not overwritten (exit 3).
+ * undo runs is held back, not overwritten (exit 3). Item 12: the writes a killed watch left
+ * unverified are taken in by every command.
  */
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +13,8 @@ import { envFor } from '../helpers/push.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openSession, type Session } from '../../src/sync/session.js';
 import { undo as undoCore } from '../../src/sync/undo.js';
+import { ScopedSync } from '../../src/sync/scoped-sync.js';
+import { scanTree } from '../../src/local/scan.js';
 import { push } from '../../src/app/push.js';
 import { status } from '../../src/app/status.js';
 import { pull } from '../../src/app/pull.js';
@@ -172,5 +175,45 @@ describe('a remote edit while undo runs (issue 28, item 10)', () => {
     // The base of the held path stays the pushed one: status calls the app's write drift, not a change of ours.
     const s = await status(conn());
     expect(s.drift.map((d) => d.path)).toEqual(['w2.txt']);
+  });
+});
+
+describe('writes a killed watch left unverified (issue 28, item 12)', () => {
+  it('status, push and pull take them as ours: a later local edit is a change, not a conflict against our own bytes', async () => {
+    await writeTree(work.dir, Object.fromEntries(FILES.map((f) => [f, `${f} v1\n`])));
+    expect((await push({ ...conn(), apply: false })).error).toBeUndefined();
+
+    // One watch cycle writes w3.txt, then the daemon is killed before any read verified it:
+    // the write landed, the base on disk is still v1, and unverified.json names the bytes sent.
+    await writeTree(work.dir, { 'w3.txt': 'w3.txt v2, from watch\n' });
+    const session = await openOwn();
+    try {
+      const scoped = new ScopedSync(session);
+      await scoped.reload();
+      const scan = await scanTree({ root: work.dir, matcher: session.matcher, cache: session.cache });
+      const cycle = await scoped.cycle({ local: scan.snapshot, skipped: [], paths: ['w3.txt'], noApply: true });
+      expect(cycle.counts.written).toBe(1);
+    } finally {
+      await session.close();
+    }
+    const record = path.join(session.stateDir, 'unverified.json');
+    await expect(readFile(record, 'utf8')).resolves.toContain('w3.txt');
+    expect(await remote('w3.txt')).toBe('w3.txt v2, from watch\n');
+
+    await writeTree(work.dir, { 'w3.txt': 'w3.txt v3, edited after the kill\n' });
+    const s = await status(conn());
+    expect(s.error).toBeUndefined();
+    expect(s.conflicts).toEqual([]);
+    expect(s.changes.map((c) => c.path)).toEqual(['w3.txt']);
+
+    const p = await pull({ ...conn(), dryRun: true });
+    expect(p.conflicts).toEqual([]);
+    expect(p.fetched).toEqual([]);
+
+    const pushed = await push({ ...conn(), apply: false });
+    expect(pushed.error).toBeUndefined();
+    expect(await remote('w3.txt')).toBe('w3.txt v3, edited after the kill\n');
+    // The record is settled once a base was saved from the read that covered it.
+    await expect(readFile(record, 'utf8')).rejects.toThrow();
   });
 });
