@@ -118,6 +118,9 @@ export function runUndo(opts: UndoOptions = {}): Promise<{ result: Outcome<UndoR
       });
       return undoResultOf(report, requestsOf(session.client.stats()), deploymentRef(session.config));
     },
+    // It changes the deployment like a push: a target with "confirm": true is asked first.
+    // A dry run and --abandon send nothing.
+    opts.dryRun || opts.abandon ? undefined : 'undo pushes on',
   );
 }
 
