@@ -44,8 +44,9 @@ export function renderUndo(r: UndoResult): string {
 
 /** `hostsync history` for humans: newest first. */
 export function renderHistory(r: HistoryResult): string {
-  if (r.pushes.length === 0) return `No pushes recorded for ${targetName(r.deployment)} from this directory.`;
-  const out: string[] = [];
+  const interrupted = r.interruptedUndo ? [pc.yellow(`warning: ${r.interruptedUndo}`)] : [];
+  if (r.pushes.length === 0) return [`No pushes recorded for ${targetName(r.deployment)} from this directory.`, ...interrupted].join('\n');
+  const out: string[] = [...interrupted];
   let undoable = 0;
   for (const p of r.pushes) {
     const c = p.changes;

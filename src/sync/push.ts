@@ -273,7 +273,7 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
 async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
-  await refuseWhileUndoPending(session, opts.dryRun ? 'a comparison' : 'a push');
+  await refuseWhileUndoPending(session, opts.dryRun ? 'status' : 'a push');
   let state = await store.load();
   const tree = await localTree(session, opts, state.base);
   const { skipped, warnings } = tree;

@@ -20,6 +20,7 @@ import { status } from '../../src/app/status.js';
 import { pull } from '../../src/app/pull.js';
 import { diff } from '../../src/app/diff.js';
 import { undo, undoResultOf } from '../../src/app/undo.js';
+import { history } from '../../src/app/history.js';
 import { deploymentRef } from '../../src/app/options.js';
 import { requestsOf } from '../../src/app/result.js';
 import { EXIT } from '../../src/errors.js';
@@ -103,6 +104,9 @@ describe('an interrupted undo (issue 28, item 9)', () => {
 
     const d = await diff(conn());
     expect(d.exitCode).toBe(EXIT.refused);
+
+    const h = await history(conn());
+    expect(h.interruptedUndo).toMatch(/an undo was interrupted/);
 
     const human = await runCli(['status', '--dir', work.dir], env());
     expect(human.code).toBe(3);
