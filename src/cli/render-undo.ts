@@ -20,7 +20,7 @@ export function renderUndo(r: UndoResult): string {
   if (r.abandoned) {
     return `Ended the interrupted undo on ${target} where it stopped: the deployment is kept as it is; \`hostsync status\` shows what differs from your files.`;
   }
-  if (r.continued) out.push(pc.bold('Finishing the undo that was interrupted.'));
+  if (r.continued) out.push(pc.bold(r.dryRun ? 'An undo was interrupted; finishing it would do this:' : 'Finishing the undo that was interrupted.'));
   for (const u of r.undone) {
     out.push(pc.bold(`push of ${when(u.startedAt)}`));
     const lines = [

@@ -45,7 +45,7 @@ describe('trust and a target\'s "baseUrl" (item 13)', () => {
     const plain = { HOSTSYNC_API_KEY: emu.apiKey };
     const refused = await runCli(['status', '-t', 'prod', '--dir', work.dir], plain);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/hostsync trust/);
+    expect(refused.stderr).toMatch(/"baseUrl" of target prod .*run `hostsync trust --target prod`/);
 
     const unnamed = await runCli(['trust', '--dir', work.dir], plain);
     expect(unnamed.code).toBe(2);
