@@ -160,7 +160,7 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
   await store.setApplyPending(true);
   const held = new Set<string>();
   for (const step of steps) {
-    await holdRemoteEdits(session, step, held);
+    await holdRemoteEdits(session, step, held, new Set(report.failures.map((f) => f.path)));
     await runStep(session, step, report);
   }
   report.held = [...held].sort();
@@ -236,15 +236,16 @@ function sameRemote(a: Entry | undefined, b: Entry | undefined): boolean {
  * Right before a step changes the remote, its paths are read again (one scoped index): a
  * path the deployment changed since the step was planned is taken out of the step, with
  * the other end of its rename, and added to `held`. An older step's plan counts on the
- * newer step's outcome, so a path held there is found changed here too.
+ * newer step's outcome, so a path held there is found changed here too; one that failed
+ * there (`failed`) is left out as well, but stays a failure, not a remote edit.
  */
-async function holdRemoteEdits(session: Session, step: UndoStep, held: Set<string>): Promise<void> {
+async function holdRemoteEdits(session: Session, step: UndoStep, held: Set<string>, failed: ReadonlySet<string>): Promise<void> {
   const { plan } = step;
   const paths = [...new Set([...plan.deletes, ...plan.renames.flatMap((r) => [r.from, r.to]), ...plan.restores.map((r) => r.path), ...plan.chmods.map((c) => c.path)])];
   if (paths.length === 0) return;
   const now = await readRemoteScope(session.client, session.matcher, paths);
   const linked = (p: string): boolean => now.symlinks.some((l) => p === l || p.startsWith(`${l}/`));
-  const changed = new Set(paths.filter((p) => held.has(p) || linked(p) || !sameRemote(step.from.get(p), now.snapshot.get(p))));
+  const changed = new Set(paths.filter((p) => held.has(p) || failed.has(p) || linked(p) || !sameRemote(step.from.get(p), now.snapshot.get(p))));
   if (changed.size === 0) return;
   for (const r of plan.renames) {
     if (changed.has(r.from) || changed.has(r.to)) {
@@ -256,7 +257,7 @@ async function holdRemoteEdits(session: Session, step: UndoStep, held: Set<strin
   plan.renames = plan.renames.filter((r) => !changed.has(r.from));
   plan.restores = plan.restores.filter((r) => !changed.has(r.path));
   plan.chmods = plan.chmods.filter((c) => !changed.has(c.path));
-  for (const p of changed) held.add(p);
+  for (const p of changed) if (!failed.has(p)) held.add(p);
 }
 
 /**
