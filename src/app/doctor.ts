@@ -178,9 +178,18 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
       const rel = entry.replace(/^\/+/, '').replace(/^home\/container\//, '');
       const present = await exists(path.join(root, rel));
       const ignored = present && s.matcher.ignores(rel, false);
-      add('entry', present && !ignored,
-        !present ? `the startup entry file ${rel} is not in ${root}` : ignored ? `the startup entry file ${rel} is ignored, so it is never pushed` : `${rel} exists and is synced`,
-        !present ? `create ${rel}, or change the entry file in the deployment's startup settings to your main file` : `remove the pattern that ignores ${rel} from .syncignore or "ignore" in hostsync.json`);
+      // "Synced" only from what the comparison saw: a deployment nothing was pushed to lacks the file.
+      const write = index.value?.changes.find((c) => c.kind === 'write' && c.path === rel);
+      const missing = write?.kind === 'write' && write.create;
+      const where = index.error ? 'exists here (whether the deployment has it could not be read)'
+        : missing ? 'exists here but is not on the deployment yet'
+        : write ? 'exists here; the deployment has an older copy (a push sends yours)'
+        : 'exists here and on the deployment';
+      add('entry', present && !ignored && !missing,
+        !present ? `the startup entry file ${rel} is not in ${root}` : ignored ? `the startup entry file ${rel} is ignored, so it is never pushed` : `${rel} ${where}`,
+        !present ? `create ${rel}, or change the entry file in the deployment's startup settings to your main file`
+        : ignored ? `remove the pattern that ignores ${rel} from .syncignore or "ignore" in hostsync.json`
+        : `run \`hostsync push\` to send it`);
     }
     const runtime = d.startup?.runtime || d.runtime;
     const wants = kind.node ? 'node' : kind.python ? 'python' : null;

@@ -103,6 +103,11 @@ async function diffOrPush(session: Session, file: string, opts: EnvOptions, resu
   const remote: EnvVariable[] = (await session.client.env.list()).variables;
   const plan = planEnv({ local, remote, plain, secret, secretMatches: (k, v) => digests.matches(k, v) });
   result.unverified = plan.unverified;
+  if (plan.system.length > 0) {
+    const keys = plan.system.join(', ');
+    const one = plan.system.length === 1;
+    result.warnings.push(`${keys} ${one ? 'is a system variable' : 'are system variables'} the node sets (env.list marks ${one ? 'it' : 'them'} system): skipped, ${path.basename(file)} cannot change ${one ? 'it' : 'them'}`);
+  }
   const removals = plan.changes.filter((c) => c.change === 'removed');
   if (!apply) return { ...result, ok: true, changes: plan.changes };
 

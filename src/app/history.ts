@@ -1,6 +1,7 @@
 import { sameContent } from '../model/snapshot.js';
 import type { Journal, JournalArchive } from '../state/journal.js';
 import { journalStore } from '../sync/push-journal.js';
+import { interruptedUndoMessage, undoPendingStore } from '../sync/undo-guard.js';
 import type { ConnectionOptions, DeploymentRef } from './options.js';
 import { deploymentRef } from './options.js';
 import { requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
@@ -24,11 +25,13 @@ export interface HistoryItem {
 export interface HistoryResult extends Partial<FailureFields> {
   ok: boolean;
   pushes: HistoryItem[];
+  /** An undo was interrupted (undo-pending marker): what to run; null when none is. */
+  interruptedUndo: string | null;
   requests: RequestsSummary;
   deployment: DeploymentRef | null;
 }
 
-export const emptyHistoryResult = (): HistoryResult => ({ ok: false, pushes: [], requests: requestsOf(null), deployment: null });
+export const emptyHistoryResult = (): HistoryResult => ({ ok: false, pushes: [], interruptedUndo: null, requests: requestsOf(null), deployment: null });
 
 export function historyItem(j: Journal): HistoryItem {
   const changes = { written: 0, deleted: 0, moved: 0, chmod: 0 };
@@ -52,6 +55,7 @@ export function runHistory(opts: ConnectionOptions = {}): Promise<{ result: Outc
     async (session) => ({
       ok: true,
       pushes: (await journalStore(session).list()).map(historyItem),
+      interruptedUndo: await undoPendingStore(session).load().then((p) => (p === null ? null : interruptedUndoMessage(p, 'status'))),
       requests: requestsOf(session.client.stats()),
       deployment: deploymentRef(session.config),
     }),

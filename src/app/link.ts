@@ -1,6 +1,6 @@
 import type { Deployment } from '../api/types.js';
 import { readConfigFile } from '../config/config.js';
-import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
+import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
 import { answerTimeout } from '../sync/session.js';
@@ -29,6 +29,8 @@ export interface LinkResult extends Partial<FailureFields> {
   /** Every deployment the key can see (deployments.list). */
   deployments: LinkChoice[];
   baseUrl: string | null;
+  /** The hostsync.json target the deployment was linked for; null: the top-level "deployment". */
+  target: string | null;
   /** What was written to hostsync.json; null when nothing was. */
   config: ConfigEditResult | null;
   requests: RequestsSummary;
@@ -69,7 +71,7 @@ export async function chooseDeployment(
 }
 
 /** The shape of a link that linked nothing. */
-export const emptyLinkResult = (): LinkResult => ({ ok: false, deployment: null, deployments: [], baseUrl: null, config: null, requests: requestsOf(null) });
+export const emptyLinkResult = (): LinkResult => ({ ok: false, deployment: null, deployments: [], baseUrl: null, target: null, config: null, requests: requestsOf(null) });
 
 /**
  * `hostsync link` as a function: lists the deployments the key can see, picks one, and
@@ -96,12 +98,13 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
           { ...(opts.deployment ? { id: opts.deployment } : {}), ...(opts.name ? { name: opts.name } : {}) },
           opts.choose,
         );
-        const fileBaseUrl = (await readConfigFile(config.root)).baseUrl;
-        const edit = await setConfigFields(config.root, {
-          deployment: chosen.id,
-          ...(opts.baseUrl || !fileBaseUrl ? { baseUrl: config.baseUrl } : {}),
-        });
-        return { ok: true, deployment: chosen, deployments: visible, baseUrl, config: edit, requests: requestsOf(client.stats()) };
+        const file = await readConfigFile(config.root);
+        // With a target selected, the choice is that target's: commands on it read its
+        // "deployment" before the top level's, so writing the top level would change nothing.
+        const fileBaseUrl = (config.target !== null ? file.targets?.[config.target]?.baseUrl : undefined) ?? file.baseUrl;
+        const fields = { deployment: chosen.id, ...(opts.baseUrl || !fileBaseUrl ? { baseUrl: config.baseUrl } : {}) };
+        const edit = config.target !== null ? await setTargetFields(config.root, config.target, fields) : await setConfigFields(config.root, fields);
+        return { ok: true, deployment: chosen, deployments: visible, baseUrl, target: config.target, config: edit, requests: requestsOf(client.stats()) };
       } finally {
         await client.close();
       }

@@ -14,18 +14,20 @@ export interface PathOptions extends ConnectionOptions {
 /**
  * The run of a command on one session: connect, run `body`, close, and come back with a
  * result whatever happened (runCommand). `empty` gets the requests and deployment known
- * so far, so a failure still reports them.
+ * so far, so a failure still reports them. `action` (a command that changes the
+ * deployment) passes the target's `"confirm": true` gate first (options.ts confirmTarget).
  */
 export function runOnSession<T extends { ok: boolean }>(
   opts: ConnectionOptions,
   empty: (known: { requests: RequestsSummary; deployment: DeploymentRef | null }) => T,
   body: (session: Session) => Promise<Outcome<T>>,
+  action?: string,
 ): Promise<{ result: Outcome<T>; thrown: boolean }> {
   let session: Session | null = null;
   return runCommand(
     () => empty({ requests: requestsOf(session?.client.stats()), deployment: session ? deploymentRef(session.config) : null }),
     async () => {
-      session = await connect(opts);
+      session = await connect(opts, action);
       try {
         return await body(session);
       } finally {

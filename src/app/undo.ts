@@ -15,6 +15,10 @@ export interface UndoOptions extends ConnectionOptions {
   dryRun?: boolean;
   /** Call deployments.apply afterwards; default true. */
   apply?: boolean;
+  /** Finish an interrupted undo (a plain undo does too); refused (exit 3) when none is pending. */
+  continue?: boolean;
+  /** End an interrupted undo where it stopped, keeping the deployment as it is; nothing is sent. */
+  abandon?: boolean;
 }
 
 /** One push taken back (or, with dryRun, that would be). */
@@ -37,6 +41,12 @@ export interface UndoResult extends Partial<FailureFields> {
   undone: UndoneItem[];
   counts: UndoCounts;
   failures: StepFailure[];
+  /** Paths the deployment changed while the undo ran: left as they were (exit 3); the push stays in history. */
+  held: string[];
+  /** This run finished an undo that had been interrupted. */
+  continued: boolean;
+  /** This run ended an interrupted undo where it stopped (--abandon). */
+  abandoned: boolean;
   requests: RequestsSummary;
   apply: ApplyResult | null;
   health: HealthReport | null;
@@ -46,7 +56,7 @@ export interface UndoResult extends Partial<FailureFields> {
 }
 
 export const emptyUndoResult = (): UndoResult => ({
-  ok: false, dryRun: false, undone: [], counts: { restored: 0, deleted: 0, moved: 0, chmod: 0 }, failures: [],
+  ok: false, dryRun: false, undone: [], counts: { restored: 0, deleted: 0, moved: 0, chmod: 0 }, failures: [], held: [], continued: false, abandoned: false,
   requests: requestsOf(null), apply: null, health: null, healthy: null, durationMs: 0, deployment: null,
 });
 
@@ -64,6 +74,9 @@ export function undoResultOf(report: UndoReport, requests: RequestsSummary, depl
     })),
     counts: report.counts,
     failures: report.failures,
+    held: report.held,
+    continued: report.continued,
+    abandoned: report.abandoned,
     requests,
     apply: report.apply,
     health: report.health,
@@ -74,6 +87,14 @@ export function undoResultOf(report: UndoReport, requests: RequestsSummary, depl
   if (report.failures.length > 0) {
     const f = report.failures[0]!;
     return failedWith(result, `${report.failures.length} file(s) did not come back (first: ${f.path}: ${f.error}); the push stays in history: run undo again`, EXIT.failed);
+  }
+  if (report.held.length > 0) {
+    const n = report.held.length;
+    return failedWith(
+      result,
+      `${n === 1 ? `${report.held[0]} was` : `${n} files were (first: ${report.held[0]})`} changed on the deployment while the undo ran: left as ${n === 1 ? 'it is' : 'they are'}, not overwritten; the rest was taken back and the push stays in history (hostsync diff shows the change)`,
+      EXIT.refused,
+    );
   }
   if (report.healthy === false) {
     return failedWith(result, `the deployment is unhealthy after the undo: ${report.health?.reason ?? report.apply?.state} (see health.logs)`, EXIT.unhealthy);
@@ -88,9 +109,18 @@ export function runUndo(opts: UndoOptions = {}): Promise<{ result: Outcome<UndoR
     opts,
     (known) => ({ ...emptyUndoResult(), ...known, dryRun: opts.dryRun ?? false, durationMs: Date.now() - started }),
     async (session) => {
-      const report = await undoCore(session, { steps: opts.steps ?? 1, dryRun: opts.dryRun ?? false, noApply: opts.apply === false });
+      const report = await undoCore(session, {
+        steps: opts.steps ?? 1,
+        dryRun: opts.dryRun ?? false,
+        noApply: opts.apply === false,
+        continue: opts.continue ?? false,
+        abandon: opts.abandon ?? false,
+      });
       return undoResultOf(report, requestsOf(session.client.stats()), deploymentRef(session.config));
     },
+    // It changes the deployment like a push: a target with "confirm": true is asked first.
+    // A dry run and --abandon send nothing.
+    opts.dryRun || opts.abandon ? undefined : 'undo pushes on',
   );
 }
 

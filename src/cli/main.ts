@@ -112,6 +112,8 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--dry-run', 'show what would be taken back, change nothing')
     .option('--no-apply', 'do not call deployments.apply afterwards')
     .option('--steps <n>', 'take back the last N pushes (default 1); running undo again also steps further back')
+    .option('--continue', 'finish an undo that was interrupted (a plain undo finishes it too)')
+    .option('--abandon', 'end an interrupted undo where it stopped, keeping the deployment as it is now')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/undo.js')).undoCommand(opts, cmd)));
 
   program

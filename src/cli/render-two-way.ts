@@ -4,8 +4,12 @@ import type { DiffItem, DiffResult } from '../app/diff.js';
 import type { PullResult } from '../app/pull.js';
 import type { ResolveResult } from '../app/resolve.js';
 import { conflictReason, resolveHint, targetName } from './render.js';
+import { DIFF_TEXT_MAX_BYTES } from '../sync/tunables.js';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "1 file differs", "2 files differ": the noun and the verb agree. */
+const filesDiffer = (n: number): string => `${plural(n, 'file')} ${n === 1 ? 'differs' : 'differ'}`;
+const MIB = 1024 * 1024;
 const requestsLine = (n: number): string => plural(n, 'request');
 
 const SIDES: Record<DiffItem['side'], string> = {
@@ -21,6 +25,8 @@ function summary(f: DiffItem): string {
   const name = f.from !== undefined ? `${f.from} -> ${f.path}` : f.path;
   const what = f.change === 'mode'
     ? `mode ${f.remote?.executable ? '+x' : '-x'} -> ${f.local?.executable ? '+x' : '-x'}`
+    : f.tooLarge
+      ? `over ${DIFF_TEXT_MAX_BYTES / MIB} MiB, too large to show as a diff: deployment ${f.remote ? `${f.remote.size} B ${short(f.remote.hash)}` : 'none'}, local ${f.local ? `${f.local.size} B ${short(f.local.hash)}` : 'none'}`
     : f.binary
       ? `binary: deployment ${f.remote ? `${f.remote.size} B ${short(f.remote.hash)}` : 'none'}, local ${f.local ? `${f.local.size} B ${short(f.local.hash)}` : 'none'}`
       : f.patch === null
@@ -40,7 +46,7 @@ function colourPatch(patch: string): string {
 /** The last line of `hostsync diff`, and all that `diff --quiet` prints. */
 export function diffSummary(result: DiffResult): string {
   if (result.files.length === 0) return `No differences with ${targetName(result.deployment)} (${requestsLine(result.requests.total)})`;
-  return pc.dim(`${plural(result.files.length, 'file')} differ from ${targetName(result.deployment)} (${requestsLine(result.requests.total)}); - is the deployment, + is local`);
+  return pc.dim(`${filesDiffer(result.files.length)} from ${targetName(result.deployment)} (${requestsLine(result.requests.total)}); - is the deployment, + is local`);
 }
 
 /** `hostsync diff`: unified diffs (deployment -> local), or with `stat` one line per file. */

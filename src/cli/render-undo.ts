@@ -5,7 +5,8 @@ import type { UndoResult } from '../app/undo.js';
 import { renderHealth, targetName } from './render.js';
 
 const LIST_LIMIT = 20;
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
+const pushes = (n: number): string => plural(n, 'push', 'pushes');
 const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 
 function limited(lines: string[]): string[] {
@@ -16,6 +17,10 @@ function limited(lines: string[]): string[] {
 export function renderUndo(r: UndoResult): string {
   const out: string[] = [];
   const target = targetName(r.deployment);
+  if (r.abandoned) {
+    return `Ended the interrupted undo on ${target} where it stopped: the deployment is kept as it is; \`hostsync status\` shows what differs from your files.`;
+  }
+  if (r.continued) out.push(pc.bold(r.dryRun ? 'An undo was interrupted; finishing it would do this:' : 'Finishing the undo that was interrupted.'));
   for (const u of r.undone) {
     out.push(pc.bold(`push of ${when(u.startedAt)}`));
     const lines = [
@@ -28,18 +33,20 @@ export function renderUndo(r: UndoResult): string {
   }
   const c = r.counts;
   const requests = plural(r.requests.total, 'request');
-  if (r.dryRun) out.push(`dry run: would take back ${plural(r.undone.length, 'push')} on ${target}; nothing was changed`);
-  else out.push(`Took back ${plural(r.undone.length, 'push')} on ${target}: ${c.restored} restored, ${c.deleted} deleted, ${c.moved} moved back, ${c.chmod} chmod (${requests}, ${(r.durationMs / 1000).toFixed(2)} s)`);
+  if (r.dryRun) out.push(`dry run: would take back ${pushes(r.undone.length)} on ${target}; nothing was changed`);
+  else out.push(`Took back ${pushes(r.undone.length)} on ${target}: ${c.restored} restored, ${c.deleted} deleted, ${c.moved} moved back, ${c.chmod} chmod (${requests}, ${(r.durationMs / 1000).toFixed(2)} s)`);
   for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
-  if (!r.dryRun && r.failures.length === 0 && r.undone.length > 0) out.push(pc.dim('Your local files are unchanged: `hostsync status` shows them as changes to push again.'));
+  for (const p of r.held) out.push(pc.yellow(`held: ${p} was changed on the deployment while the undo ran; left as it is`));
+  if (!r.dryRun && r.failures.length === 0 && r.held.length === 0 && r.undone.length > 0) out.push(pc.dim('Your local files are unchanged: `hostsync status` shows them as changes to push again.'));
   if (r.apply || r.health) out.push(...renderHealth(r.apply, r.health, r.healthy));
   return out.join('\n');
 }
 
 /** `hostsync history` for humans: newest first. */
 export function renderHistory(r: HistoryResult): string {
-  if (r.pushes.length === 0) return `No pushes recorded for ${targetName(r.deployment)} from this directory.`;
-  const out: string[] = [];
+  const interrupted = r.interruptedUndo ? [pc.yellow(`warning: ${r.interruptedUndo}`)] : [];
+  if (r.pushes.length === 0) return [`No pushes recorded for ${targetName(r.deployment)} from this directory.`, ...interrupted].join('\n');
+  const out: string[] = [...interrupted];
   let undoable = 0;
   for (const p of r.pushes) {
     const c = p.changes;

@@ -345,7 +345,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : selected?.settings.baseUrl ? `"baseUrl" of target ${selected.name}` : '"baseUrl" in hostsync.json';
   const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '';
   // The key follows the base URL: one that only a file in the project names must be trusted first.
-  if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL) await checkFileBaseUrl(baseUrl, env);
+  if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL) await checkFileBaseUrl(baseUrl, env, selected?.settings.baseUrl ? selected.name : null);
   return {
     root,
     baseUrl,

@@ -68,12 +68,15 @@ export async function trustBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv = pro
  * Refuses (exit 2) a base URL that came from hostsync.json, is neither loopback nor a
  * documented service host, and was never trusted: the key would follow it.
  */
-export async function checkFileBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function checkFileBaseUrl(baseUrl: string, env: NodeJS.ProcessEnv = process.env, target: string | null = null): Promise<void> {
   if (await isTrusted(baseUrl, env)) return;
   const origin = new URL(baseUrl).origin;
+  // The target's own address is trusted by naming the target, as every command selects it.
+  const where = target === null ? '"baseUrl" in hostsync.json' : `"baseUrl" of target ${target} in hostsync.json`;
+  const trust = target === null ? 'hostsync trust' : `hostsync trust --target ${target}`;
   throw usageError(
-    `"baseUrl" in hostsync.json points at ${origin}, which you have not trusted, and HOSTSYNC_API_KEY would be sent there ` +
-      `(a cloned repository or an edited hostsync.json can name any host): if it is your service, run \`hostsync trust\` once, ` +
+    `${where} points at ${origin}, which you have not trusted, and HOSTSYNC_API_KEY would be sent there ` +
+      `(a cloned repository or an edited hostsync.json can name any host): if it is your service, run \`${trust}\` once, ` +
       `or pass it with --base-url or HOSTSYNC_BASE_URL`,
   );
 }

@@ -38,6 +38,8 @@ export interface DiffItem {
   remote: FileSide | null;
   /** True when either side is binary or too large to show as text: size and hash only. */
   binary: boolean;
+  /** Of those, the ones shown without a patch only for their size (over DIFF_TEXT_MAX_BYTES), not known to be binary. */
+  tooLarge: boolean;
   /** Lines only in the local file / only in the remote file. */
   added: number;
   removed: number;
@@ -69,7 +71,7 @@ function changeOf(p: Pair): DiffItem['change'] {
 }
 
 export async function diff(session: Session, paths: string[] | null): Promise<DiffReport> {
-  const sides = await readSides(session, paths);
+  const sides = await readSides(session, paths, 'diff');
   const rec = reconcile(sides.base, sides.local, sides.remote, { force: false, mirror: false });
   const pairs: Pair[] = [];
   const pair = (p: string, s: DiffSide, from?: string): void => {
@@ -112,6 +114,7 @@ export async function diff(session: Session, paths: string[] | null): Promise<Di
       local: side(p.local),
       remote: side(p.remote),
       binary: false,
+      tooLarge: false,
       added: 0,
       removed: 0,
       patch: null,
@@ -121,6 +124,10 @@ export async function diff(session: Session, paths: string[] | null): Promise<Di
       const newText = p.local ? await localText(session.config.root, p.local) : Buffer.alloc(0);
       if (!oldText || !newText) {
         item.binary = true;
+        // A side small enough to read that did not come back as text is binary; otherwise only size kept the patch out.
+        const big = (e: Entry | undefined): boolean => e !== undefined && e.size > DIFF_TEXT_MAX_BYTES;
+        const knownBinary = (e: Entry | undefined, text: Buffer | null | undefined): boolean => e !== undefined && (e.text === false || (!big(e) && !text));
+        item.tooLarge = (big(p.local) || big(p.remote)) && !knownBinary(p.local, newText) && !knownBinary(p.remote, oldText);
       } else {
         const a = oldText.toString('utf8');
         const b = newText.toString('utf8');

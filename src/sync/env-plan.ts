@@ -22,6 +22,12 @@ export interface EnvPlan {
    * value cannot be read back, so whether the file matches them is unknown. Not changes.
    */
   unverified: string[];
+  /**
+   * Keys of the file that are system variables on the deployment (env.list marks them
+   * `system`: PORT, SERVER_PORT...): the node sets them and refuses a change, so they are
+   * neither changes nor sent. Sorted.
+   */
+  system: string[];
 }
 
 export interface EnvPlanInput {
@@ -39,9 +45,15 @@ export interface EnvPlanInput {
 
 export function planEnv(input: EnvPlanInput): EnvPlan {
   const remote = new Map(input.remote.filter((v) => !v.system).map((v) => [v.key, v]));
+  const systemKeys = new Set(input.remote.filter((v) => v.system).map((v) => v.key));
   const changes: EnvChange[] = [];
   const unverified: string[] = [];
+  const system: string[] = [];
   for (const [key, value] of input.local) {
+    if (systemKeys.has(key) && !remote.has(key)) {
+      system.push(key);
+      continue;
+    }
     const there = remote.get(key);
     // A new key is a secret unless --plain; an existing one keeps its flag unless a flag names it.
     const wantSecret = input.plain.has(key) ? false : input.secret?.has(key) ? true : (there?.secret ?? true);
@@ -62,5 +74,5 @@ export function planEnv(input: EnvPlanInput): EnvPlan {
   }
   for (const [key, v] of remote) if (!input.local.has(key)) changes.push({ key, change: 'removed', secret: v.secret });
   changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return { changes, unverified: unverified.sort() };
+  return { changes, unverified: unverified.sort(), system: system.sort() };
 }

@@ -15,6 +15,7 @@ import type { StepFailure } from './execute.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
 import { mergeBase, readSides } from './sides.js';
+import { settleUnverified } from './unverified-fold.js';
 import type { Session } from './session.js';
 
 export interface PullOptions {
@@ -53,7 +54,7 @@ export async function pull(session: Session, opts: PullOptions): Promise<PullRep
 async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
-  const sides = await readSides(session, opts.paths);
+  const sides = await readSides(session, opts.paths, 'a pull');
   const rec = reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false });
   const report: PullReport = {
     dryRun: opts.dryRun ?? false,
@@ -107,6 +108,7 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     base,
     remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [] } : sides.state.remote,
   });
+  await settleUnverified(session, sides.unverified);
   report.durationMs = Date.now() - started;
   await store.appendLog({
     command: 'pull',

@@ -11,6 +11,8 @@ import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './r
 import type { Session } from './session.js';
 import { verify } from './verify.js';
 import { assertProjectThere, markProject, type ProjectMark } from './vanished.js';
+import { refuseWhileUndoPending } from './undo-guard.js';
+import { foldUnverified, settleUnverified } from './unverified-fold.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
 import type { JournalArchive } from '../state/journal.js';
 import { changedPaths } from '../model/change.js';
@@ -278,7 +280,8 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
 async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
-  const state = await store.load();
+  await refuseWhileUndoPending(session, opts.dryRun ? 'status' : 'a push');
+  let state = await store.load();
   // Taken before the scan: a project that goes during the scan reads as its deletion.
   const project = opts.dryRun ? null : (opts.project ?? (await markProject(config)));
   const tree = await localTree(session, opts, state.base);
@@ -295,6 +298,9 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     remote = { ...remote, leftovers: [] };
     cleaned = true;
   }
+  // Writes a killed watch left unverified that did land are ours, not a conflict (unverified-fold.ts).
+  const folded = await foldUnverified(session, state.base, remote.snapshot);
+  state = { ...state, base: folded.base };
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   let protect = skipped;
   const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped: protect, remote: r, options });
@@ -396,6 +402,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
       base,
       remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
     });
+    await settleUnverified(session, folded.covered);
   }
 
   await finishPush(session, journal, remote.snapshot);

@@ -9,6 +9,7 @@ import type { Snapshot } from '../model/types.js';
 import { toBaseEntry } from '../model/snapshot.js';
 import { pull, type PullReport } from './pull.js';
 import { mergeBase, readSides } from './sides.js';
+import { settleUnverified } from './unverified-fold.js';
 import type { Session } from './session.js';
 
 export interface ResolveReport {
@@ -27,7 +28,7 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
   }
   const lock = await session.hold('resolve');
   try {
-    const sides = await readSides(session, paths);
+    const sides = await readSides(session, paths, 'resolve');
     const scoped: Snapshot = new Map();
     for (const [k, v] of sides.remote) scoped.set(k, toBaseEntry(v));
     const settled = [...new Set([...sides.local.keys(), ...sides.remote.keys()])]
@@ -39,6 +40,7 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
       .sort();
     const base = mergeBase(sides.state.base, sides.scopes, scoped, (rel) => session.matcher.ignores(rel, false));
     await session.store.save({ base, remote: sides.state.remote });
+    await settleUnverified(session, sides.unverified);
     await session.store.appendLog({ command: 'resolve', side, paths: settled.length, requests: session.client.stats().total });
     return { side, settled, pull: null };
   } finally {

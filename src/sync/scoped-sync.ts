@@ -38,6 +38,7 @@ import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader, type ScopedRead } from './scoped-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';
+import { landed } from './unverified-fold.js';
 import { STATE_JOURNAL_COMPACT_BYTES } from '../state/tunables.js';
 import { TreeSnapshot } from '../model/tree-snapshot.js';
 
@@ -51,15 +52,6 @@ export interface ScopedCycleOptions {
   /** Watch's mass-delete guard (PushOptions.holdMassDelete): deletions it holds are left on the deployment. */
   holdMassDelete?: { recentDeletes: number };
   allowMassDelete?: boolean;
-}
-
-/** Does the remote entry hold what we sent? */
-function holds(exp: Expectation, r: Entry | undefined): boolean {
-  if (exp === null) return r === undefined;
-  if (!r || r.executable !== exp.executable) return false;
-  // A file above hashMaxBytes comes without a hash: same size is taken as ours (resolveRemote's presumption).
-  if (r.hash === null) return exp.size !== null && r.size === exp.size;
-  return r.hash === exp.hash && (exp.size === null || r.size === exp.size);
 }
 
 /** The paths one read covers: a cycle's scope, or a drift poll's region. */
@@ -229,7 +221,7 @@ export class ScopedSync {
     for (const [p, exp] of this.unverified) {
       if (!region.has(p)) continue;
       const r = remote.snapshot.get(p);
-      if (holds(exp, r)) {
+      if (landed(exp, r)) {
         if (exp === null) base.delete(p);
         else base.set(p, { path: p, hash: r!.hash ?? exp.hash, size: r!.size, executable: exp.executable });
         this.unsaved.set(p, exp);

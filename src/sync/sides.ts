@@ -8,8 +8,10 @@ import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Snapshot } from '../model/types.js';
 import type { SyncState } from '../state/store.js';
 import { expectedFiles, readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
-import { matcherFor, restrict, scopedMatcher, within } from './scope.js';
+import { inScope, matcherFor, restrict, scopedMatcher, within } from './scope.js';
 import type { Session } from './session.js';
+import { refuseWhileUndoPending } from './undo-guard.js';
+import { foldUnverified } from './unverified-fold.js';
 
 export interface Sides {
   /** The named paths, or null for the whole tree. */
@@ -22,6 +24,8 @@ export interface Sides {
   /** The whole-tree read (its digest refreshes the cache); null when scoped. */
   remoteRead: RemoteRead | null;
   warnings: string[];
+  /** Unverified watch writes this read covered (folded into the base): settleUnverified once a base is saved. */
+  unverified: string[];
 }
 
 /** Drops the entries at or below a path the local scan could not read: unknown, never "absent". */
@@ -33,16 +37,20 @@ function withoutSkipped(snap: Snapshot, skipped: readonly string[]): Snapshot {
   return out;
 }
 
-export async function readSides(session: Session, scopes: string[] | null): Promise<Sides> {
+export async function readSides(session: Session, scopes: string[] | null, command = 'this command'): Promise<Sides> {
   const { config, matcher, cache, store, client } = session;
-  const state = await store.load();
+  await refuseWhileUndoPending(session, command);
+  const loaded = await store.load();
   if (scopes === null || scopes.includes('')) {
     const scan = await scanTree({ root: config.root, matcher, cache });
     await cache.save();
-    const remoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scan.snapshot, state.remote?.snapshot, state.base));
+    const remoteRead = await readRemote(client, matcher, loaded.remote, expectedFiles(scan.snapshot, loaded.remote?.snapshot, loaded.base));
+    const folded = await foldUnverified(session, loaded.base, remoteRead.snapshot);
+    const state = { ...loaded, base: folded.base };
     return {
       scopes: null,
       state,
+      unverified: folded.covered,
       base: state.base,
       local: withoutSkipped(scan.snapshot, scan.skipped),
       remote: withoutSkipped(remoteRead.snapshot, scan.skipped),
@@ -52,9 +60,12 @@ export async function readSides(session: Session, scopes: string[] | null): Prom
   }
   const scan = await rescanPaths({ root: config.root, matcher: scopedMatcher(matcher, scopes), cache }, new Map(), scopes);
   const remote = await readRemotePaths(client, scopes, (p) => matcherFor(matcher, p));
+  const folded = await foldUnverified(session, loaded.base, remote.snapshot, (p) => inScope(p, scopes));
+  const state = { ...loaded, base: folded.base };
   return {
     scopes,
     state,
+    unverified: folded.covered,
     base: state.base ? restrict(state.base, scopes) : null,
     local: withoutSkipped(scan.snapshot, scan.skipped),
     remote: withoutSkipped(remote.snapshot, scan.skipped),

@@ -31,6 +31,12 @@ describe('planEnv', () => {
     expect(p.unverified).toEqual(unverified);
   });
 
+  it('a file key that is a system variable (PORT) is neither added nor sent: listed as system (issue 28, item 16)', () => {
+    const p = plan({ PORT: '3000', A: '1' }, [v('PORT', '8080', false, true), v('SERVER_PORT', '8080', false, true)]);
+    expect(p.changes).toEqual([{ key: 'A', change: 'added', secret: true }]);
+    expect(p.system).toEqual(['PORT']);
+  });
+
   it('sorts the changes by key and carries no value', () => {
     const p = plan({ B: 'secret-b', A: 'secret-a' }, [v('C', 'plain-c')]);
     expect(p.changes.map((c) => c.key)).toEqual(['A', 'B', 'C']);

@@ -17,7 +17,7 @@ const listing = (visible: LinkChoice[]): string =>
   `Deployments this key can see:\n${visible.map((d, i) => choiceLine(d, i)).join('\n')}\n`;
 
 export function renderLink(r: LinkResult): string {
-  const lines = [`Linked to ${choiceLine(r.deployment!)}`];
+  const lines = [`Linked ${r.target !== null ? `target ${r.target} ` : ''}to ${choiceLine(r.deployment!)}`];
   if (r.config) lines.push(configEditLine(r.config));
   return lines.join('\n');
 }
