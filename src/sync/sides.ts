@@ -22,6 +22,10 @@ export interface Sides {
   /** The whole-tree read (its digest refreshes the cache); null when scoped. */
   remoteRead: RemoteRead | null;
   warnings: string[];
+  /** Local paths passed over as unknown (links, special or unreadable files; a folder ends in "/"). */
+  skipped: string[];
+  /** hostsync's own temp files the local scan met (ScanResult.temps): a command under the lock may remove them. */
+  temps: string[];
 }
 
 /** Drops the entries at or below a path the local scan could not read: unknown, never "absent". */
@@ -48,6 +52,8 @@ export async function readSides(session: Session, scopes: string[] | null): Prom
       remote: withoutSkipped(remoteRead.snapshot, scan.skipped),
       remoteRead,
       warnings: [...scan.warnings],
+      temps: scan.temps,
+      skipped: scan.skipped,
     };
   }
   const scan = await rescanPaths({ root: config.root, matcher: scopedMatcher(matcher, scopes), cache }, new Map(), scopes);
@@ -60,6 +66,8 @@ export async function readSides(session: Session, scopes: string[] | null): Prom
     remote: withoutSkipped(remote.snapshot, scan.skipped),
     remoteRead: null,
     warnings: [...scan.warnings],
+    temps: scan.temps,
+    skipped: scan.skipped,
   };
 }
 
