@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Ignore, Options as IgnoreOptions } from 'ignore';
 import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
 import { fileNameCheck } from './ignore-names.js';
-import { OWN_TEMP_PATTERNS, mayBeOwnTemp } from './temp-names.js';
+import { OWN_TEMP_PATTERNS } from './temp-names.js';
 
 // CommonJS packages are required, not imported: see README, "Start-up".
 const require = createRequire(import.meta.url);
@@ -121,10 +121,7 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
   constructor(patterns: readonly string[], options: IgnoreMatcherOptions) {
     this.patterns = Object.freeze([...patterns]);
     this.key = matcherKey(this.patterns);
-    // The temp-name patterns use `?`, which the name pre-check does not read: they are
-    // checked by code (mayBeOwnTemp, wider than they are) and left out of it.
-    const names = fileNameCheck(this.patterns.filter((p) => !OWN_TEMP_PATTERNS.includes(p)));
-    this.nameCheck = names && ((name) => mayBeOwnTemp(name) || names(name));
+    this.nameCheck = fileNameCheck(this.patterns);
     this.cacheMaxPaths = options.cacheMaxPaths ?? IGNORE_CACHE_MAX_PATHS;
     this.ig = this.build();
   }
