@@ -16,7 +16,7 @@
  *   matches no file), and a path of literal segments (optionally after a leading `**` + "/")
  *   whose last segment is literal: it matches only files of exactly that name.
  * - hostsync's own temp-name patterns (local/temp-names.ts, enforced, so in every list)
- *   are understood by name: they use `?`, read nowhere else here, and end in "p" or "t".
+ *   are understood by name: they use `?`, read nowhere else here.
  * - Case-insensitive, as the matcher (the package's default): names compare by ASCII
  *   case folding, and a pattern must be ASCII, so no Unicode folding can make a
  *   name match a pattern this says it cannot.
@@ -51,9 +51,10 @@ export function fileNameCheck(patterns: readonly string[]): ((name: string) => b
   const firstChars = new Uint8Array(128);
   for (const lit of [...exact, ...suffixes]) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
   for (const lit of prefixes) firstChars[lit.charCodeAt(0)] = 1;
-  if (ownTemps) lastChars[0x70] = lastChars[0x74] = 1; // ".tmp", ".part"
   return (name) => {
-    if (infixes.length === 0 && name.length > 0 && lastChars[foldAscii(name.charCodeAt(name.length - 1))] !== 1 && firstChars[foldAscii(name.charCodeAt(0))] !== 1) return false;
+    if (infixes.length === 0 && name.length > 0 && lastChars[foldAscii(name.charCodeAt(name.length - 1))] !== 1 && firstChars[foldAscii(name.charCodeAt(0))] !== 1) {
+      return ownTemps && mayBeOwnTemp(name);
+    }
     if (exact.size > 0 && exact.has(asciiLower(name))) return true;
     for (const s of suffixes) if (foldedAt(name, s, name.length - s.length)) return true;
     for (const p of prefixes) if (foldedAt(name, p, 0)) return true;

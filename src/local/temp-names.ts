@@ -40,5 +40,10 @@ export const OWN_TEMP_PATTERNS: readonly string[] = Object.freeze(['.*.hostsync-
 const MAY_BE_OWN_TEMP = /\.hostsync-.{8}\.(?:tmp|part)$/i;
 
 export function mayBeOwnTemp(name: string): boolean {
-  return MAY_BE_OWN_TEMP.test(name);
+  // Shorter than ".hostsync-" + 8 + ".part", or no "-" and "." where "-XXXXXXXX.tmp" or
+  // "-XXXXXXXX.part" would have them: not ours, and no regular expression run (the usual
+  // case, once per file in a scan).
+  const n = name.length;
+  const at = (i: number): number => name.charCodeAt(n - i);
+  return n >= 23 && ((at(4) === 0x2e && at(13) === 0x2d) || (at(5) === 0x2e && at(14) === 0x2d)) && MAY_BE_OWN_TEMP.test(name);
 }

@@ -142,7 +142,7 @@ describe('loadIgnoreMatcher', () => {
 });
 
 describe("hostsync's own temp files (issue 28, item 11)", () => {
-  const temps = ['.app.js.hostsync-0a1b2c3d.tmp', '.app.js.hostsync-0a1b2c3d.tmp.hostsync-deadbeef.part', 'big.bin.hostsync-12345678.part', 'sub/.f1.txt.hostsync-aaaaaaaa.tmp'];
+  const temps = ['X.HOSTSYNC-ZZ-ZZ-ZZ.PART', '.a.Hostsync-        .tmp', '.app.js.hostsync-0a1b2c3d.tmp', '.app.js.hostsync-0a1b2c3d.tmp.hostsync-deadbeef.part', 'big.bin.hostsync-12345678.part', 'sub/.f1.txt.hostsync-aaaaaaaa.tmp'];
 
   it('are ignored whatever .syncignore and config say, and each agrees with the ignore package', async () => {
     const { dir, cleanup } = await tempDir('hostsync-ignore-');
