@@ -169,7 +169,7 @@ describe('against the emulator', () => {
       await writeFile(vol('b.bin'), bin('remote'));
       const mine = bin('mine');
 
-      emu.setLatency(300);
+      emu.setLatency(1000);
       const before = emu.stats().requests.byOperation['files.readMany'] ?? 0;
       const running = pull(base());
       // The pull has scanned, read the index, and its read-many is held by the latency: edit now.
@@ -198,7 +198,7 @@ describe('against the emulator', () => {
       expect((await push({ dir: root, env: env(), apply: false })).exitCode ?? 0).toBe(0);
       await rm(vol('gone.txt'));
       await writeFile(vol('other.txt'), 'remote o\n');
-      emu.setLatency(300);
+      emu.setLatency(1000);
       const before = emu.stats().requests.byOperation['files.index'] ?? 0;
       const running = pull(base());
       // The index read is held by the latency: the scan is done, edit now.
