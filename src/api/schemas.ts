@@ -14,6 +14,7 @@
  */
 import * as v from 'valibot';
 import type * as T from './types.js';
+import { entryNameProblem, quotePath, volumePathProblem } from '../model/safe-path.js';
 
 const str = v.string();
 const bool = v.boolean();
@@ -21,6 +22,23 @@ const num = v.number();
 /** Counts and sizes: whole and not negative (a negative size would corrupt plans and totals). */
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const strings = v.array(str);
+/**
+ * A path the client may act on (model/safe-path.ts): an answer naming `../x`, `/..`, a
+ * NUL or a Windows-style escape is refused whole, as any other malformed answer, before
+ * a single path of it is used (the message quotes the path: a check names its own field).
+ */
+const volumePath = v.pipe(
+  v.string(),
+  v.check((p) => volumePathProblem(p) === null, (issue) => unsafeMessage(String(issue.input), volumePathProblem(String(issue.input)))),
+);
+/** One name in a folder listing: the same rules, and no "/". */
+const entryName = v.pipe(
+  v.string(),
+  v.check((p) => entryNameProblem(p) === null, (issue) => unsafeMessage(String(issue.input), entryNameProblem(String(issue.input)))),
+);
+function unsafeMessage(p: string, why: string | null): string {
+  return `an unsafe path ${quotePath(p)} (${why ?? 'not inside the volume'}): the answer was refused and nothing in it was used`;
+}
 /** The live states the contract lists ("States and transitions"); the engine decides health on them. */
 const state = v.picklist(['running', 'starting', 'stopping', 'offline', 'installing', 'unknown'] satisfies T.DeploymentState[]);
 
@@ -45,7 +63,7 @@ function fits<S extends v.GenericSchema, W>(proof: Fits<S, W>): void {
 // ---- files ----
 
 export const FileIndexEntry = v.looseObject({
-  path: str,
+  path: volumePath,
   type: str,
   sizeBytes: count,
   modifiedAt: str,
@@ -64,16 +82,16 @@ export const IndexResult = v.pipe(
 );
 
 export const ListResult = v.looseObject({
-  path: v.optional(str),
-  entries: v.array(v.looseObject({ name: str, type: str, sizeBytes: count, modifiedAt: v.optional(str), mode: v.optional(str) })),
+  path: v.optional(volumePath),
+  entries: v.array(v.looseObject({ name: entryName, type: str, sizeBytes: count, modifiedAt: v.optional(str), mode: v.optional(str) })),
 });
 
 export const ReadResult = v.looseObject({
-  path: v.optional(str), content: str, offset: v.optional(count), totalLines: v.optional(count), hasMore: bool,
+  path: v.optional(volumePath), content: str, offset: v.optional(count), totalLines: v.optional(count), hasMore: bool,
 });
 
 export const ReadManyResult = v.looseObject({
-  files: v.array(v.looseObject({ path: str, content: v.nullable(str), bytes: count, skipped: v.nullish(str) })),
+  files: v.array(v.looseObject({ path: volumePath, content: v.nullable(str), bytes: count, skipped: v.nullish(str) })),
   truncated: bool,
 });
 
@@ -81,25 +99,25 @@ export const SignedUrl = v.looseObject({ url: str, expiresAt: v.optional(str) })
 export const UploadUrlResult = v.looseObject({ url: str, field: v.optional(str), expiresAt: v.optional(str) });
 
 export const HistoryResult = v.looseObject({
-  path: v.optional(str),
+  path: v.optional(volumePath),
   versions: v.array(v.looseObject({ id: str, savedAt: str, bytes: count })),
 });
 
 export const OkResult = v.looseObject({ ok: bool });
-export const RestoreResult = v.looseObject({ ok: bool, path: v.optional(str), bytes: v.optional(count) });
-export const WriteResult = v.looseObject({ ok: bool, path: v.optional(str), bytes: v.optional(count) });
+export const RestoreResult = v.looseObject({ ok: bool, path: v.optional(volumePath), bytes: v.optional(count) });
+export const WriteResult = v.looseObject({ ok: bool, path: v.optional(volumePath), bytes: v.optional(count) });
 export const WriteManyResult = v.looseObject({
   ok: v.optional(bool),
-  written: v.array(v.looseObject({ path: str, bytes: v.optional(count), lines: v.optional(count) })),
-  failed: v.array(v.looseObject({ path: str, error: str })),
+  written: v.array(v.looseObject({ path: volumePath, bytes: v.optional(count), lines: v.optional(count) })),
+  failed: v.array(v.looseObject({ path: volumePath, error: str })),
 });
 export const DeleteResult = v.looseObject({ ok: bool, deleted: v.optional(count) });
 export const MoveResult = v.looseObject({
   ok: bool,
-  moved: v.array(v.looseObject({ from: str, to: str })),
-  failed: v.array(v.looseObject({ from: str, reason: str })),
+  moved: v.array(v.looseObject({ from: volumePath, to: volumePath })),
+  failed: v.array(v.looseObject({ from: volumePath, reason: str })),
 });
-export const CompressResult = v.looseObject({ ok: bool, archive: str });
+export const CompressResult = v.looseObject({ ok: bool, archive: volumePath });
 export const DecompressResult = v.looseObject({ ok: bool, archiveRemoved: v.optional(bool) });
 
 // ---- deployments ----

@@ -3,6 +3,7 @@ import { usageError } from '../errors.js';
 import { resolve as resolveCore } from '../sync/resolve.js';
 import type { StepFailure } from '../sync/execute.js';
 import { deploymentRef, type DeploymentRef } from './options.js';
+import { conflictItem, type ConflictItem } from './push.js';
 import { failedWith, requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { runOnSession, scopesOf, type PathOptions } from './session-command.js';
 
@@ -16,12 +17,19 @@ export interface ResolveResult extends Partial<FailureFields> {
   side: 'ours' | 'theirs' | null;
   /** Paths settled (where local and the deployment differed). */
   settled: string[];
+  /** Named paths left as they are, with why (a symlink here, or a folder above them that is one). */
+  leftAlone: { path: string; why: string }[];
+  /** --theirs: files edited here while it ran (kept, not settled). */
+  conflicts: ConflictItem[];
   failures: StepFailure[];
+  warnings: string[];
   requests: RequestsSummary;
   deployment: DeploymentRef | null;
 }
 
-export const emptyResolveResult = (): ResolveResult => ({ ok: false, side: null, settled: [], failures: [], requests: requestsOf(null), deployment: null });
+export const emptyResolveResult = (): ResolveResult => ({
+  ok: false, side: null, settled: [], leftAlone: [], conflicts: [], failures: [], warnings: [], requests: requestsOf(null), deployment: null,
+});
 
 /** `hostsync resolve` as a function. Never rejects. */
 export function runResolve(opts: ResolveOptions): Promise<{ result: Outcome<ResolveResult>; thrown: boolean }> {
@@ -37,11 +45,19 @@ export function runResolve(opts: ResolveOptions): Promise<{ result: Outcome<Reso
         ok: true,
         side: opts.side,
         settled: report.settled,
+        leftAlone: report.leftAlone,
+        conflicts: (report.pull?.conflicts ?? []).map(conflictItem),
         failures,
+        warnings: report.pull?.warnings ?? [],
         requests: requestsOf(session.client.stats()),
         deployment: deploymentRef(session.config),
       };
       if (failures.length > 0) return failedWith(result, `${failures[0]!.path}: ${failures[0]!.error}: run resolve again`, EXIT.failed);
+      if (result.conflicts.length > 0) {
+        const c = result.conflicts[0]!;
+        return failedWith(result, `${c.path} changed here while resolve ran: your file was kept; run resolve again to take the deployment's`, EXIT.refused);
+      }
+      if (result.leftAlone.length > 0) return failedWith(result, `${result.leftAlone[0]!.path} not settled: ${result.leftAlone[0]!.why}`, EXIT.refused);
       return result;
     },
   );

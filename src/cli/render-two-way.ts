@@ -94,9 +94,12 @@ export function renderPull(r: PullResult): string {
 /** `hostsync resolve` for humans. */
 export function renderResolve(r: ResolveResult): string {
   const out: string[] = [];
-  if (r.settled.length === 0) out.push('Nothing to settle: these paths already match the deployment.');
+  if (r.settled.length === 0 && r.leftAlone.length === 0 && r.conflicts.length === 0) out.push('Nothing to settle: these paths already match the deployment.');
+  else if (r.settled.length === 0) out.push('Nothing settled:');
   else if (r.side === 'theirs') out.push(`Took the deployment's side of ${plural(r.settled.length, 'path')}:`, ...r.settled.map((p) => `  ${p}`));
   else out.push(`Kept your side of ${plural(r.settled.length, 'path')}; the next push writes them:`, ...r.settled.map((p) => `  ${p}`));
+  for (const a of r.leftAlone) out.push(pc.yellow(`Not settled: ${a.path}: ${a.why}`));
+  for (const c of r.conflicts) out.push(pc.red(`Not settled: ${c.path} changed here while resolve ran; your file was kept`));
   for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
   return out.join('\n');
 }

@@ -19,6 +19,7 @@ const REASONS: Record<ConflictItem['reason'], string> = {
   'modify-delete': 'changed here, deleted on the deployment',
   'delete-modify': 'deleted here, changed on the deployment',
   'remote-symlink': 'is (or lies below) a symlink on the deployment; hostsync never writes through links',
+  'file-folder': 'lies in a folder on the deployment that is a file here (edited or never synced); move the file away or resolve it first',
 };
 
 export const conflictReason = (c: Pick<ConflictItem, 'reason'>): string => REASONS[c.reason] ?? c.reason;

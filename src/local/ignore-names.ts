@@ -15,10 +15,14 @@
  *   NAME, *NAME, NAME*, *NAME* (no slash, or a trailing one: a folder-only pattern, which
  *   matches no file), and a path of literal segments (optionally after a leading `**` + "/")
  *   whose last segment is literal: it matches only files of exactly that name.
+ * - hostsync's own temp-name patterns (local/temp-names.ts, enforced, so in every list)
+ *   are understood by name: they use `?`, read nowhere else here.
  * - Case-insensitive, as the matcher (the package's default): names compare by ASCII
  *   case folding, and a pattern must be ASCII, so no Unicode folding can make a
  *   name match a pattern this says it cannot.
  */
+
+import { OWN_TEMP_PATTERNS, mayBeOwnTemp } from './temp-names.js';
 
 /** What a file name must be like for some pattern of a list to match it (lower case). */
 interface NameRules {
@@ -26,6 +30,8 @@ interface NameRules {
   suffixes: string[];
   prefixes: string[];
   infixes: string[];
+  /** The temp-name patterns are in the list (see the invariants). */
+  ownTemps: boolean;
 }
 
 /** A segment made of these only: no wildcard, class, escape, space or non-ASCII. */
@@ -36,9 +42,9 @@ const LITERAL = /^[A-Za-z0-9._~#@%+,=-]+$/;
  * match a file so named. Null when some pattern is not understood (see the invariants).
  */
 export function fileNameCheck(patterns: readonly string[]): ((name: string) => boolean) | null {
-  const rules: NameRules = { exact: new Set(), suffixes: [], prefixes: [], infixes: [] };
+  const rules: NameRules = { exact: new Set(), suffixes: [], prefixes: [], infixes: [], ownTemps: false };
   for (const pattern of patterns) if (!addPattern(rules, pattern)) return null;
-  const { exact, suffixes, prefixes, infixes } = rules;
+  const { exact, suffixes, prefixes, infixes, ownTemps } = rules;
   // A name can match an exact name or a suffix only by its last character, a prefix only by
   // its first: most names are told apart by these two (all lower-case ASCII, see foldedAt).
   const lastChars = new Uint8Array(128);
@@ -46,12 +52,14 @@ export function fileNameCheck(patterns: readonly string[]): ((name: string) => b
   for (const lit of [...exact, ...suffixes]) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
   for (const lit of prefixes) firstChars[lit.charCodeAt(0)] = 1;
   return (name) => {
-    if (infixes.length === 0 && name.length > 0 && lastChars[foldAscii(name.charCodeAt(name.length - 1))] !== 1 && firstChars[foldAscii(name.charCodeAt(0))] !== 1) return false;
+    if (infixes.length === 0 && name.length > 0 && lastChars[foldAscii(name.charCodeAt(name.length - 1))] !== 1 && firstChars[foldAscii(name.charCodeAt(0))] !== 1) {
+      return ownTemps && mayBeOwnTemp(name);
+    }
     if (exact.size > 0 && exact.has(asciiLower(name))) return true;
     for (const s of suffixes) if (foldedAt(name, s, name.length - s.length)) return true;
     for (const p of prefixes) if (foldedAt(name, p, 0)) return true;
     for (const m of infixes) if (foldedIn(name, m)) return true;
-    return false;
+    return ownTemps && mayBeOwnTemp(name);
   };
 }
 
@@ -59,6 +67,7 @@ export function fileNameCheck(patterns: readonly string[]): ((name: string) => b
 function addPattern(rules: NameRules, pattern: string): boolean {
   // A negated pattern matches the same names (and then re-includes them).
   const body = pattern.startsWith('!') ? pattern.slice(1) : pattern;
+  if (OWN_TEMP_PATTERNS.includes(body)) return (rules.ownTemps = true);
   if (body === '' || body.startsWith('#') || body.startsWith('!')) return false;
   const slash = body.indexOf('/');
   if (slash === -1 || slash === body.length - 1) {

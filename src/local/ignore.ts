@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { Ignore, Options as IgnoreOptions } from 'ignore';
 import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
 import { fileNameCheck } from './ignore-names.js';
+import { OWN_TEMP_PATTERNS } from './temp-names.js';
 
 // CommonJS packages are required, not imported: see README, "Start-up".
 const require = createRequire(import.meta.url);
@@ -55,9 +56,10 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
 
 /**
  * Appended after every other pattern, so no `!` can re-include them: `.hostsync/` holds
- * our own state (lock, stat cache, base snapshots), which must never be pushed.
+ * our own state (lock, stat cache, base snapshots), which must never be pushed; the temp
+ * and part files of a pull killed mid-download (local/temp-names.ts) are not the user's.
  */
-export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/']);
+export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/', ...OWN_TEMP_PATTERNS]);
 
 export const SYNCIGNORE_FILE = '.syncignore';
 

@@ -68,6 +68,8 @@ export interface ScanResult {
    * in "/"): unknown rather than absent, so a push must not delete them remotely.
    */
   skipped: string[];
+  /** hostsync's own temp files found (WalkResult.temps): never in the snapshot. */
+  temps: string[];
   stats: ScanStats;
 }
 
@@ -171,6 +173,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     snapshot: result,
     warnings: [...walked.warnings, ...read.warnings],
     skipped: [...walked.skipped, ...read.skipped],
+    temps: walked.temps,
     stats: { files: result.size, hashed: read.hashed, cached, dirs: walked.dirs, ms: performance.now() - t0 },
   };
 }
@@ -287,6 +290,7 @@ export async function rescanPaths(
   };
   const warnings: string[] = [];
   const skipped: string[] = [];
+  const temps: string[] = [];
   const files: WalkedFile[] = [];
   /** Paths under which everything in `previous` is stale (the path was, or may have been, a directory). */
   const staleDirs = new Set<string>();
@@ -322,6 +326,12 @@ export async function rescanPaths(
       if (ok) {
         const now = lstatKind(path.join(root, dirRel));
         if (now.kind === 'unreadable') unreadable(dirRel, now.code, false);
+        else if (now.kind !== 'dir' && now.kind !== 'gone' && now.kind !== 'file') {
+          // A link (or a special file) where a folder was named: not followed, and unknown
+          // rather than absent, as the whole-tree walk has it, so nothing is written through it.
+          warnings.push(describeSkipped(now.kind, dirRel, path.join(root, dirRel)));
+          skipped.push(dirRel);
+        }
         ok = now.kind === 'dir';
       }
       if (!ok) staleDirs.add(dirRel);
@@ -357,6 +367,7 @@ export async function rescanPaths(
       for (const f of walked.files) queue(f);
       for (const w of walked.warnings) warnings.push(w);
       skipped.push(...walked.skipped);
+      temps.push(...walked.temps);
       dirs += walked.dirs;
     } else if (matcher.ignores(rel, false)) {
       continue;
@@ -396,6 +407,7 @@ export async function rescanPaths(
     changed,
     warnings: [...warnings, ...resolved.warnings],
     skipped: [...skipped, ...resolved.skipped],
+    temps,
     stats: { files: next.size, hashed: resolved.hashed, cached: resolved.cached, dirs, ms: performance.now() - t0 },
   };
 }

@@ -25,6 +25,7 @@ import path from 'node:path';
 import type { FileStat } from './filestat.js';
 import { kindOfMode, lstatOf } from './fast-stat.js';
 import type { IgnoreMatcher } from './ignore.js';
+import { isOwnTemp } from './temp-names.js';
 
 export interface WalkedFile {
   rel: string;
@@ -43,6 +44,8 @@ export interface WalkResult {
   skipped: string[];
   /** Directories read (ignored ones are never read). */
   dirs: number;
+  /** hostsync's own temp files met (ignored, by their exact name: local/temp-names.ts), for a cleanup under the lock. */
+  temps: string[];
 }
 
 export interface WalkOptions {
@@ -132,6 +135,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
   const files: WalkedFile[] = [];
   const warnings: string[] = [];
   const skipped: string[] = [];
+  const temps: string[] = [];
   const { kept, keptDir, statNow, onFile = (rel: string, abs: string, stat: FileStat | undefined) => void files.push({ rel, abs, stat: stat! }) } = options;
   const { dirs } = visitTree(
     root,
@@ -146,7 +150,10 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
         if (kind === 'gone') return;
         if (kind === 'dir') return keptDir?.(rel) || !matcher.ignores(rel, true) ? 'descend' : undefined;
         if (kind === 'file') {
-          if (!kept?.(rel) && (matcher.ignoresFileIn ? matcher.ignoresFileIn(rel, d.name) : matcher.ignores(rel, false))) return;
+          if (!kept?.(rel) && (matcher.ignoresFileIn ? matcher.ignoresFileIn(rel, d.name) : matcher.ignores(rel, false))) {
+            if (isOwnTemp(d.name)) temps.push(rel);
+            return;
+          }
           if (statNow !== undefined && !statNow(rel)) return void onFile(rel, abs, undefined);
           const now = lstatKind(abs);
           if (now.kind === 'gone') {
@@ -169,7 +176,7 @@ export function walkTree(root: string, matcher: IgnoreMatcher, startRel = '', op
     },
     startRel,
   );
-  return { files, warnings, skipped, dirs };
+  return { files, warnings, skipped, dirs, temps };
 }
 
 export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'device' | 'unreadable' | 'gone';

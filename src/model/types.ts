@@ -45,7 +45,8 @@ export type ConflictReason =
   | 'first-push-differs' // no base, L and R both exist and differ
   | 'modify-delete'      // local modified, remote deleted
   | 'delete-modify'      // local deleted, remote modified
-  | 'remote-symlink';    // the remote path (or a folder above it) is a symlink: writing would follow it
+  | 'remote-symlink'     // the remote path (or a folder above it) is a symlink: writing would follow it
+  | 'file-folder';       // a folder above the remote file is a file here, which stays (edited, or never synced)
 
 export interface Conflict {
   path: string;

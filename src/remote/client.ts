@@ -11,7 +11,6 @@
 import { createWriteStream, type Stats } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import type * as Pino from 'pino';
@@ -60,6 +59,7 @@ import * as S from '../api/schemas.js';
 import type { AnswerSchema } from '../api/schemas.js';
 import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { checkAnswer, failAnswer } from './answer.js';
+import { partOf } from '../local/temp-names.js';
 import { BudgetLedger, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
@@ -631,7 +631,7 @@ export class HostingClient {
    * only: each round is one downloadUrl attempt and one GET attempt.
    */
   private async download(path: string, toLocalPath: string): Promise<void> {
-    const tmp = `${toLocalPath}.hostsync-${randomBytes(4).toString('hex')}.part`;
+    const tmp = partOf(toLocalPath);
     try {
       await withRetry(
         this.policy,

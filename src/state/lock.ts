@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Lockfile from 'proper-lockfile';
-import { mkdir, open, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { refusal } from '../errors.js';
@@ -145,4 +145,33 @@ async function removeIfStill(file: string, judged: Seen): Promise<void> {
   } finally {
     await release().catch(() => undefined);
   }
+}
+
+/**
+ * When the oldest live hostsync of this root took its lock (ms since the epoch), over
+ * every deployment's lock under `stateRoot` (the root's `.hostsync/`); Infinity when none.
+ * A file only a hostsync writes, last modified before that, belongs to none of them: a
+ * process holding a lock of this root now was not yet running then (sync/temp-cleanup.ts).
+ * A lock of another host, or one being written, counts as live.
+ */
+export async function oldestLiveLockMs(stateRoot: string): Promise<number> {
+  let oldest = Infinity;
+  let names: string[];
+  try {
+    names = await readdir(stateRoot);
+  } catch {
+    return oldest;
+  }
+  const here = hostname();
+  for (const name of names) {
+    const seen = await readHolder(path.join(stateRoot, name, 'lock')).catch(() => null);
+    if (seen === null) continue;
+    const h = seen.holder;
+    if (h !== null && h.host === here && !processAlive(h.pid)) continue;
+    const started = h === null ? Date.now() - seen.ageMs : Date.parse(h.startedAt);
+    // A start time we cannot read: as old as the file itself, or older (nothing is then cleaned before it).
+    const at = Number.isFinite(started) ? Math.min(started, Date.now() - seen.ageMs) : -Infinity;
+    oldest = Math.min(oldest, at);
+  }
+  return oldest;
 }

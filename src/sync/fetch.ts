@@ -11,8 +11,10 @@ import type { HostingClient } from '../remote/client.js';
 import { xxh64Bytes, xxh64File } from '../local/hash.js';
 import { isTextBuffer } from '../local/text.js';
 import { placeBytes, placeTemp, prepareTarget, tempBeside } from '../local/place.js';
+import { EditedMeanwhileError, type Expectation } from '../local/recheck.js';
+import type { StatCache } from '../local/statcache.js';
 import { toBaseEntry } from '../model/snapshot.js';
-import type { Entry } from '../model/types.js';
+import type { Entry, Snapshot } from '../model/types.js';
 import type { StepFailure } from './execute.js';
 import { DIFF_TEXT_MAX_BYTES, DOWNLOAD_CONCURRENCY, READ_MANY_BUDGET_BYTES } from './tunables.js';
 
@@ -84,7 +86,17 @@ export interface FetchResult {
   /** What each placed file now is locally (hash of the bytes written). */
   placed: Map<string, Entry>;
   failures: StepFailure[];
+  /** Not placed: the local file changed since `local` was scanned (a conflict, the user's file kept). */
+  raced: string[];
   bytes: number;
+}
+
+export interface FetchOptions {
+  onFile?: (rel: string) => void;
+  /** The local tree as scanned: each target must still be so right before it is replaced (local/recheck.ts). */
+  local?: Snapshot;
+  /** Vouches for an unchanged stat, so an untouched target is not hashed again. */
+  cache?: StatCache;
 }
 
 /**
@@ -92,17 +104,20 @@ export interface FetchResult {
  * atomically with its mode kept (local/place.ts). A file that fails is reported and left
  * as it was; the others still land.
  */
-export async function fetchInto(client: HostingClient, root: string, entries: readonly Entry[], onFile?: (rel: string) => void): Promise<FetchResult> {
-  const out: FetchResult = { placed: new Map(), failures: [], bytes: 0 };
+export async function fetchInto(client: HostingClient, root: string, entries: readonly Entry[], opts: FetchOptions = {}): Promise<FetchResult> {
+  const { onFile, local, cache } = opts;
+  const out: FetchResult = { placed: new Map(), failures: [], raced: [], bytes: 0 };
   const fail = (p: string, err: unknown): void => {
-    out.failures.push({ path: p, error: err instanceof Error ? err.message : String(err) });
+    if (err instanceof EditedMeanwhileError) out.raced.push(p);
+    else out.failures.push({ path: p, error: err instanceof Error ? err.message : String(err) });
   };
+  const expect = (rel: string): Expectation | undefined => (local ? { rel, entry: local.get(rel), cache } : undefined);
   const small = await readSmall(client, entries);
   for (const e of entries) {
     const data = small.got.get(e.path);
     if (!data) continue;
     try {
-      await placeBytes(path.join(root, e.path), data, e.executable);
+      await placeBytes(root, e.path, data, e.executable, expect(e.path));
       out.placed.set(e.path, toBaseEntry({ ...e, hash: await xxh64Bytes(data), size: data.length }));
       out.bytes += data.length;
       onFile?.(e.path);
@@ -111,15 +126,13 @@ export async function fetchInto(client: HostingClient, root: string, entries: re
     }
   }
   await eachLimited(small.rest, DOWNLOAD_CONCURRENCY, async (e) => {
-    const abs = path.join(root, e.path);
     let tmp: string | null = null;
     try {
-      await prepareTarget(abs);
-      tmp = tempBeside(abs);
+      tmp = tempBeside(prepareTarget(root, e.path));
       await client.files.download(e.path, tmp);
       const d = await xxh64File(tmp);
       if (e.hash !== null && d.hash !== e.hash) throw new Error(changedMessage(e.path));
-      await placeTemp(tmp, abs, e.executable);
+      await placeTemp(tmp, root, e.path, e.executable, expect(e.path));
       tmp = null;
       out.placed.set(e.path, { path: e.path, hash: d.hash, size: d.size, executable: e.executable });
       out.bytes += d.size;

@@ -11,13 +11,15 @@
  *   no base at all, L and R differ  -> conflict 'first-push-differs'
  *   L != B, R != B, L != R          -> conflict: untouched and reported
  * `force` turns conflicts into takes of R (listed in `overridden`).
+ * A remote file below a folder that is a file here, which the pull does not remove (the
+ * local file was edited, or never synced), cannot land: a conflict 'file-folder'.
  *
  * Invariants: every path appears in at most one of fetch / remove / chmod / conflicts /
  * localOnly; lists are sorted by path; nextBase holds, for every path considered, what
  * the remote holds once the pull lands, except where a conflict or local change keeps
  * the old base entry (so push still sees them as local changes).
  */
-import { sortedUnion } from '../model/paths.js';
+import { ancestors, sortedUnion } from '../model/paths.js';
 import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from '../model/snapshot.js';
 import type { Conflict, ConflictReason, Entry, Snapshot } from '../model/types.js';
 
@@ -83,7 +85,29 @@ export function reconcilePull(base: Snapshot | null, local: Snapshot, remote: Sn
       keepBase();
     }
   }
+  if (out.fetch.length > 0) blockedByLocalFiles(out, local, base);
   return out;
+}
+
+/** Moves each fetch whose folder is a local file that stays (see the header) to the conflicts. */
+function blockedByLocalFiles(out: PullReconciliation, local: Snapshot, base: Snapshot | null): void {
+  const removed = new Set(out.remove);
+  const blocked = (p: string): boolean => ancestors(p).some((dir) => local.has(dir) && !removed.has(dir));
+  if (!out.fetch.some((e) => blocked(e.path))) return;
+  const kept: Entry[] = [];
+  for (const e of out.fetch) {
+    if (!blocked(e.path)) {
+      kept.push(e);
+      continue;
+    }
+    const b = base?.get(e.path);
+    out.conflicts.push({ path: e.path, reason: 'file-folder', local: null, remote: e, base: b ?? null });
+    out.overridden = out.overridden.filter((c) => c.path !== e.path);
+    if (b) out.nextBase.set(e.path, toBaseEntry(b));
+    else out.nextBase.delete(e.path);
+  }
+  out.fetch = kept;
+  out.conflicts.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
 /** The local action that makes `path` equal to the remote. Precondition: they differ. */

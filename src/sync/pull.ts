@@ -7,13 +7,13 @@
  * whole-tree pull, with the index just read as the remote cache: the next push then finds
  * L = B = R everywhere and costs the one index request.
  */
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { setExecutable } from '../local/place.js';
+import { removeFile, setExecutable } from '../local/place.js';
+import { EditedMeanwhileError } from '../local/recheck.js';
 import type { Conflict, Snapshot } from '../model/types.js';
 import type { StepFailure } from './execute.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
+import { removeLeftTemps } from './temp-cleanup.js';
 import { mergeBase, readSides } from './sides.js';
 import { settleUnverified } from './unverified-fold.js';
 import type { Session } from './session.js';
@@ -39,6 +39,8 @@ export interface PullReport {
   failures: StepFailure[];
   bytes: number;
   warnings: string[];
+  /** Local paths the scan passed over (links, special files): never written, so never settled. */
+  skipped: string[];
   durationMs: number;
 }
 
@@ -67,33 +69,54 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     failures: [],
     bytes: 0,
     warnings: sides.warnings,
+    skipped: sides.skipped,
     durationMs: 0,
   };
   if (opts.dryRun) {
     report.durationMs = Date.now() - started;
     return report;
   }
+  const cleaned = await removeLeftTemps(config.root, sides.temps);
 
-  const fetched = await fetchInto(client, config.root, rec.fetch, opts.onFile);
-  report.failures.push(...fetched.failures);
-  report.bytes = fetched.bytes;
+  // Each target is re-checked against this scan right before it is replaced or removed.
+  const asScanned = (rel: string) => ({ rel, entry: sides.local.get(rel), cache: session.cache });
+  /** Local files that changed while the pull ran: kept, and conflicts like any other. */
+  const raced = new Set<string>();
+  // Removals first: a remote file that became a folder needs the file gone before the folder's files land.
   for (const rel of rec.remove) {
     try {
-      await rm(path.join(config.root, rel), { force: true });
+      await removeFile(config.root, rel, asScanned(rel));
     } catch (err) {
-      report.failures.push({ path: rel, error: (err as Error).message });
+      if (err instanceof EditedMeanwhileError) raced.add(rel);
+      else report.failures.push({ path: rel, error: (err as Error).message });
     }
   }
+  const fetched = await fetchInto(client, config.root, rec.fetch, { ...(opts.onFile ? { onFile: opts.onFile } : {}), local: sides.local, cache: session.cache });
+  report.failures.push(...fetched.failures);
+  for (const rel of fetched.raced) raced.add(rel);
+  report.bytes = fetched.bytes;
   for (const c of rec.chmod) {
     try {
-      await setExecutable(path.join(config.root, c.path), c.executable);
+      await setExecutable(config.root, c.path, c.executable);
     } catch (err) {
       report.failures.push({ path: c.path, error: (err as Error).message });
     }
   }
+  if (raced.size > 0) {
+    const remoteOf = new Map(rec.fetch.map((e) => [e.path, e]));
+    report.fetched = report.fetched.filter((p) => !raced.has(p));
+    report.removed = report.removed.filter((p) => !raced.has(p));
+    report.overridden = report.overridden.filter((c) => !raced.has(c.path));
+    for (const rel of [...raced].sort()) {
+      const remote = remoteOf.get(rel) ?? null;
+      report.conflicts.push({ path: rel, reason: remote ? 'both-modified' : 'modify-delete', local: null, remote, base: sides.base?.get(rel) ?? null });
+      report.warnings.push(`${rel} changed here while the pull ran: your file was kept (a conflict)`);
+    }
+    report.conflicts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
 
-  // What failed keeps its old base entry: the next status still shows it as remote drift.
-  const failed = new Set(report.failures.map((f) => f.path));
+  // What failed (or raced) keeps its old base entry: the next status still shows it as remote drift, or as a conflict.
+  const failed = new Set([...report.failures.map((f) => f.path), ...raced]);
   const scoped: Snapshot = new Map();
   const old = sides.base;
   for (const [k, v] of rec.nextBase) if (!failed.has(k)) scoped.set(k, fetched.placed.get(k) ?? v);
@@ -113,6 +136,8 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   await store.appendLog({
     command: 'pull',
     fetched: report.fetched.length - fetched.failures.length,
+    raced: raced.size,
+    tempsRemoved: cleaned.length,
     removed: report.removed.length,
     conflicts: report.conflicts.length,
     failures: report.failures.length,

@@ -9,6 +9,7 @@ import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type O
 import { decide, guardMassDelete, type Decision } from './decide.js';
 import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
+import { removeLeftTemps } from './temp-cleanup.js';
 import { verify } from './verify.js';
 import { assertProjectThere, markProject, type ProjectMark } from './vanished.js';
 import { refuseWhileUndoPending } from './undo-guard.js';
@@ -158,13 +159,13 @@ export function emptyPushReport(): PushReport {
 
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
-async function localTree(session: Session, opts: PushOptions, base: Snapshot | null): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[] }> {
-  if (opts.local) return { scanned: opts.local, skipped: opts.skipped ?? [], warnings: [] };
+async function localTree(session: Session, opts: PushOptions, base: Snapshot | null): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[]; temps: string[] }> {
+  if (opts.local) return { scanned: opts.local, skipped: opts.skipped ?? [], warnings: [], temps: [] };
   opts.onProgress?.({ phase: 'scan', done: 0, total: 0 });
   // Checked against the base as it is found: an unchanged tree makes no entries (ScanOptions.expect).
   const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache, expect: base });
   await session.cache.save();
-  return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings] };
+  return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings], temps: scan.temps };
 }
 
 /**
@@ -286,6 +287,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   const project = opts.dryRun ? null : (opts.project ?? (await markProject(config)));
   const tree = await localTree(session, opts, state.base);
   const { skipped, warnings } = tree;
+  // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
+  if (!opts.dryRun) await removeLeftTemps(config.root, tree.temps);
   const scanned = state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });

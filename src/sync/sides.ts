@@ -26,6 +26,10 @@ export interface Sides {
   warnings: string[];
   /** Unverified watch writes this read covered (folded into the base): settleUnverified once a base is saved. */
   unverified: string[];
+  /** Local paths passed over as unknown (links, special or unreadable files; a folder ends in "/"). */
+  skipped: string[];
+  /** hostsync's own temp files the local scan met (ScanResult.temps): a command under the lock may remove them. */
+  temps: string[];
 }
 
 /** Drops the entries at or below a path the local scan could not read: unknown, never "absent". */
@@ -56,6 +60,8 @@ export async function readSides(session: Session, scopes: string[] | null, comma
       remote: withoutSkipped(remoteRead.snapshot, scan.skipped),
       remoteRead,
       warnings: [...scan.warnings],
+      temps: scan.temps,
+      skipped: scan.skipped,
     };
   }
   const scan = await rescanPaths({ root: config.root, matcher: scopedMatcher(matcher, scopes), cache }, new Map(), scopes);
@@ -71,6 +77,8 @@ export async function readSides(session: Session, scopes: string[] | null, comma
     remote: withoutSkipped(remote.snapshot, scan.skipped),
     remoteRead: null,
     warnings: [...scan.warnings],
+    temps: scan.temps,
+    skipped: scan.skipped,
   };
 }
 

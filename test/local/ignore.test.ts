@@ -141,6 +141,33 @@ describe('loadIgnoreMatcher', () => {
   });
 });
 
+describe("hostsync's own temp files (issue 28, item 11)", () => {
+  const temps = ['X.HOSTSYNC-ZZ-ZZ-ZZ.PART', '.a.Hostsync-        .tmp', '.app.js.hostsync-0a1b2c3d.tmp', '.app.js.hostsync-0a1b2c3d.tmp.hostsync-deadbeef.part', 'big.bin.hostsync-12345678.part', 'sub/.f1.txt.hostsync-aaaaaaaa.tmp'];
+
+  it('are ignored whatever .syncignore and config say, and each agrees with the ignore package', async () => {
+    const { dir, cleanup } = await tempDir('hostsync-ignore-');
+    try {
+      await writeFile(path.join(dir, '.syncignore'), '!*.part\n!*.tmp\n!.*\n');
+      const m = await loadIgnoreMatcher(dir, ['!*.hostsync-*']);
+      const pkg = ignore({ allowRelativePaths: true }).add([...m.patterns]);
+      for (const rel of temps) {
+        expect(m.ignores(rel, false), rel).toBe(true);
+        expect(m.ignoresFileIn!(rel, rel.split('/').at(-1)!), rel).toBe(true);
+        expect(pkg.ignores(rel), rel).toBe(true);
+      }
+      // Look-alikes a user may well have stay synced.
+      for (const rel of ['notes.part', 'app.js.tmp', 'a.hostsync-notes.md', 'x.hostsync-123.part']) expect(m.ignores(rel, false), rel).toBe(false);
+      expect(fileNameCheck(m.patterns)).not.toBeNull();
+      // And with the defaults alone (the name pre-check's fast path).
+      const plain = await loadIgnoreMatcher(path.join(dir, 'none'));
+      for (const rel of temps) expect(plain.ignoresFileIn!(rel, rel.split('/').at(-1)!), rel).toBe(true);
+      expect(plain.ignoresFileIn!('x.hostsync-123.part', 'x.hostsync-123.part')).toBe(false);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 describe('file names no pattern can match (ignore-names.ts)', () => {
   it('understands the defaults, and names the defaults cannot match are told apart in any case', () => {
     const check = fileNameCheck([...DEFAULT_IGNORE_PATTERNS, ...ENFORCED_IGNORE_PATTERNS])!;

@@ -29,6 +29,35 @@ function failure(body: unknown, schema: S.AnswerSchema<unknown> = S.IndexResult)
   throw new Error('the answer passed');
 }
 
+describe('paths in answers (issue 28, item 1): checked once, at the schema, for every answer that carries one', () => {
+  const unsafe = (p: string, why: string) => `unexpected answer from the service to files.index: an unsafe path ${JSON.stringify(p)} (${why}): the answer was refused and nothing in it was used`;
+  it('refuses an escaping path wherever it comes', () => {
+    expect(failure({ ...index, entries: [{ ...entry, path: '../victim.txt' }] })).toBe(unsafe('../victim.txt', 'a ".." segment'));
+    expect(failure({ ...index, entries: [{ ...entry, path: 'sub/../../x' }] })).toBe(unsafe('sub/../../x', 'a ".." segment'));
+    expect(failure({ ...index, entries: [{ ...entry, path: '//etc/passwd' }] })).toBe(unsafe('//etc/passwd', 'an absolute path'));
+    expect(failure({ ...index, entries: [{ ...entry, path: 'a\u0000b' }] })).toBe(unsafe('a\u0000b', 'a NUL character'));
+    expect(failure({ ...index, entries: [{ ...entry, path: 'a\\..\\..\\x' }] })).toBe(unsafe('a\\..\\..\\x', 'a ".." segment'));
+    const cases: [S.AnswerSchema<unknown>, unknown][] = [
+      [S.ReadManyResult, { truncated: false, files: [{ path: '/../x', content: 'x', bytes: 1, skipped: null }] }],
+      [S.ListResult, { path: '/', entries: [{ name: '..', type: 'directory', sizeBytes: 0 }] }],
+      [S.ListResult, { path: '/', entries: [{ name: 'a/../../b', type: 'file', sizeBytes: 0 }] }],
+      [S.MoveResult, { ok: true, moved: [{ from: 'a', to: '../a' }], failed: [] }],
+      [S.WriteManyResult, { written: [{ path: '../w' }], failed: [] }],
+      [S.HistoryResult, { path: '../h', versions: [] }],
+      [S.CompressResult, { ok: true, archive: '../backup.tar.gz' }],
+      [S.RestoreResult, { ok: true, path: 'x/../../y' }],
+    ];
+    for (const [schema, body] of cases) expect(failure(body, schema), JSON.stringify(body)).toMatch(/an unsafe path .*: the answer was refused/);
+  });
+
+  it('takes the volume-rooted and odd-but-legal paths the service does send', () => {
+    const ok = (body: unknown, schema: S.AnswerSchema<unknown>) => expect(() => checkAnswer('x', schema, body, { status: 200 })).not.toThrow();
+    ok({ ...index, entries: [{ ...entry, path: '/src/a.js' }, { ...entry, path: 'dir/' }, { ...entry, path: '...' }, { ...entry, path: 'a\\b.txt' }] }, S.IndexResult);
+    ok({ path: '/', entries: [{ name: '.env', type: 'file', sizeBytes: 1 }] }, S.ListResult);
+    ok({ ok: true, moved: [{ from: '/a', to: '/' }], failed: [] }, S.MoveResult);
+  });
+});
+
 describe('answers that do not fit the contract', () => {
   it('say what is wrong, where, in one line', () => {
     const p = 'unexpected answer from the service to files.index: ';

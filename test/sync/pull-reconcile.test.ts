@@ -38,6 +38,13 @@ const rows: Row[] = [
   { name: 'never synced, both differ: conflict', base: null, local: [L('a', '2')], remote: [R('a', '3')], actions: [], conflicts: ['a first-push-differs'], nextBase: [] },
   { name: 'force: both modified takes remote', base: [R('a', '1')], local: [L('a', '2')], remote: [R('a', '3')], force: true, actions: ['fetch a'], overridden: ['a'], nextBase: [R('a', '3')] },
   { name: 'force: modify-delete removes the local edit', base: [R('a', '1')], local: [L('a', '2')], remote: [], force: true, actions: ['remove a'], overridden: ['a'], nextBase: [] },
+  { name: 'remote file became a folder, local = base: the file goes, the folder comes', base: [R('a', '1')], local: [L('a', '1')], remote: [R('a/x', 'x')], actions: ['fetch a/x', 'remove a'], nextBase: [R('a/x', 'x')] },
+  {
+    name: 'remote file became a folder, local file edited: both conflicts, nothing fetched',
+    base: [R('a', '1')], local: [L('a', '2')], remote: [R('a/x', 'x')], actions: [], conflicts: ['a modify-delete', 'a/x file-folder'], nextBase: [R('a', '1')],
+  },
+  { name: 'a remote folder where a never-synced local file is: conflict', base: [], local: [L('a', '2')], remote: [R('a/b/x', 'x')], actions: [], conflicts: ['a/b/x file-folder'], localChanges: ['a'], nextBase: [] },
+  { name: 'force over a file turned folder: the local edit goes, the folder comes', base: [R('a', '1')], local: [L('a', '2')], remote: [R('a/x', 'x')], force: true, actions: ['fetch a/x', 'remove a'], overridden: ['a'], nextBase: [R('a/x', 'x')] },
   { name: 'force: local change with remote = base is still left for push', base: [R('a', '1')], local: [L('a', '2')], remote: [R('a', '1')], force: true, actions: [], localChanges: ['a'], nextBase: [R('a', '1')] },
 ];
 
