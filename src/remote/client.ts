@@ -313,8 +313,9 @@ export class HostingClient {
       userLimit: rate.userRequests ?? Math.max(RATE_LIMIT_USER_REQUESTS, rate.requests),
       windowMs: rate.windowMs,
       marginMs: RATE_WINDOW_MARGIN_MS,
-      onUnavailable: (err) => logger.warn({ file: err.file }, `${err.message}; pacing on this process alone`),
-      onWait: (w) => logger.warn({ file: w.file, held: w.held, limit: w.limit, pids: w.owners.map((o) => o.pid) }, describeWait(w, Date.now())),
+      // The lines name the file themselves: no fields, which a terminal's log line would repeat.
+      onUnavailable: (err) => logger.warn(`${err.message}; pacing on this process alone`),
+      onWait: (w) => logger.warn(describeWait(w, Date.now())),
     });
     this.transport = new Transport({
       apiKey: opts.apiKey,
