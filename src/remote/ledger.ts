@@ -349,6 +349,8 @@ export class BudgetLedger {
   private async pumpLoop(): Promise<void> {
     for (;;) {
       this.again = false;
+      // Nobody waits (granted, or given up): the next wait is a new one, told anew.
+      if (this.waiters.length === 0) this.noteWait(false, undefined, 0);
       if (this.waiters.length === 0 && this.finished.length === 0) return;
       // Taken out of the queue inside the locked pass, so an abort meanwhile cannot shift the queue under us.
       let taken: Waiter[] = [];
