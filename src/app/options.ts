@@ -36,7 +36,7 @@ export interface ConnectionOptions {
   logger?: Logger | ((config: Config) => Logger);
   /** The environment to read; default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Seconds an ordinary API call may go unanswered; else HOSTSYNC_TIMEOUT, else 30. */
+  /** Seconds an ordinary API call may take, whole (wall clock); else HOSTSYNC_TIMEOUT, else 30. */
   timeoutSeconds?: number;
   /** Seconds the whole command may take (0: none); else HOSTSYNC_DEADLINE, else the command's own (app/tunables.ts). */
   deadlineSeconds?: number;

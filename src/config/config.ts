@@ -32,7 +32,7 @@ export interface Config {
   confirm: boolean;
   /** Environment file for `hostsync env`, relative to the root (default .env). */
   envFile: string;
-  /** HOSTSYNC_TIMEOUT: seconds an ordinary API call may go unanswered; undefined: the client's default (30 s). */
+  /** HOSTSYNC_TIMEOUT: seconds an ordinary API call may take, whole (wall clock); undefined: the client's default (30 s). */
   timeoutSeconds: number | undefined;
   /** HOSTSYNC_DEADLINE: seconds a whole command may take; 0: none; undefined: the command's default. */
   deadlineSeconds: number | undefined;

@@ -17,7 +17,8 @@ import type * as Pino from 'pino';
 import type { Logger } from 'pino';
 import {
   ANSWER_TIMEOUT_FACTOR, ANSWER_TIMEOUT_MS, UNPACK_MIN_FILES_PER_SECOND, MAX_IN_FLIGHT, RATE_LIMIT_MAX_RETRIES, RATE_WINDOW_MARGIN_MS, RETRY_AFTER_FALLBACK_MS,
-  RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS, TIMEOUT_MAX_ATTEMPTS, UPLOAD_MIN_BYTES_PER_SECOND,
+  RETRY_AFTER_MAX_WINDOWS, RETRY_BASE_DELAY_MS, RETRY_MAX_ATTEMPTS, RETRY_MAX_DELAY_MS, TIMEOUT_MAX_ATTEMPTS, TRANSFER_MIN_BYTES_PER_SECOND,
+  UPLOAD_MIN_BYTES_PER_SECOND,
 } from './tunables.js';
 import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS, SHELL_DEFAULT_TIMEOUT_S } from '../api/limits.js';
 import type {
@@ -60,12 +61,12 @@ import type { AnswerSchema } from '../api/schemas.js';
 import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, rateLimitTooLongError } from './errors.js';
 import { checkAnswer, failAnswer } from './answer.js';
 import { partOf } from '../local/temp-names.js';
-import { BudgetLedger, ledgerDir, ledgerFile } from './ledger.js';
+import { BudgetLedger, describeWait, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
 import { SlidingWindow, retryAfterDelay, type Slot } from './ratelimit.js';
 import { Redactor, redactingLogger } from './redact.js';
-import { TIMEOUT_CODES, withRetry, type RetryPolicy } from './retry.js';
+import { withRetry, type RetryPolicy } from './retry.js';
 import { StatsCounter, type ClientStats } from './stats.js';
 import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
 import { filesForm, streamForm, tarGzPart, tarGzStream, type ArchivePart, type ArchiveStream, type PartBudget, type UploadFile } from './upload.js';
@@ -113,14 +114,16 @@ export interface ClientOptions {
   /** Requests running at once; default MAX_IN_FLIGHT. */
   maxInFlight?: number;
   /**
-   * How long an ordinary call may go without an answer (or without progress in its body);
-   * default ANSWER_TIMEOUT_MS. Slower calls get a multiple (ANSWER_TIMEOUT_FACTOR), uploads
-   * their size's worth on top, and calls that wait server-side their wait.
+   * How long an ordinary call's attempt may take, whole (wall clock, to the last byte of
+   * its answer); default ANSWER_TIMEOUT_MS. Slower calls get a multiple
+   * (ANSWER_TIMEOUT_FACTOR), calls that wait server-side their wait, and every call the
+   * bytes it moves at TRANSFER_MIN_BYTES_PER_SECOND.
    */
   timeoutMs?: number;
   /**
-   * The whole command's budget, from the client's creation: no attempt starts after it,
-   * and an attempt's wait is cut to what is left. Default: none (watch runs for days).
+   * The whole command's budget, wall clock from the client's creation: when it passes,
+   * every call still running, queued, backing off or waiting for the shared budget fails
+   * with the deadline's error, and so does every later one. Default: none (watch runs for days).
    */
   deadlineMs?: number;
   /** Debug-level request logs go here (key-bearing fields redacted); default: silent. */
@@ -261,6 +264,11 @@ export class HostingClient {
   private readonly maxRetryAfterMs: number;
   /** Aborted by destroy(): cancels requests on the wire, retry waits and queued work. */
   private readonly abort = new AbortController();
+  /** Aborted when the deadline passes: stops the same things as `abort`, with the deadline's error. */
+  private readonly expired = new AbortController();
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  /** Either of the two: what every wait and every request listens to. */
+  private readonly signal: AbortSignal;
   private closed = false;
   /** Server clock minus ours, from the last API answer's Date header (whole seconds); null before one. */
   private serverOffsetMs: number | null = null;
@@ -282,6 +290,7 @@ export class HostingClient {
     this.timeoutMs = opts.timeoutMs ?? ANSWER_TIMEOUT_MS;
     this.deadlineMs = opts.deadlineMs;
     this.deadlineAt = opts.deadlineMs === undefined ? undefined : performance.now() + opts.deadlineMs;
+    this.signal = AbortSignal.any([this.abort.signal, this.expired.signal]);
     this.policy = {
       maxAttempts: RETRY_MAX_ATTEMPTS,
       maxTimeoutAttempts: TIMEOUT_MAX_ATTEMPTS,
@@ -304,7 +313,9 @@ export class HostingClient {
       userLimit: rate.userRequests ?? Math.max(RATE_LIMIT_USER_REQUESTS, rate.requests),
       windowMs: rate.windowMs,
       marginMs: RATE_WINDOW_MARGIN_MS,
-      onUnavailable: (err) => logger.warn({ err: String(err) }, 'the shared rate-budget ledger cannot be used; pacing on this process alone'),
+      // The lines name the file themselves: no fields, which a terminal's log line would repeat.
+      onUnavailable: (err) => logger.warn(`${err.message}; pacing on this process alone`),
+      onWait: (w) => logger.warn(describeWait(w, Date.now())),
     });
     this.transport = new Transport({
       apiKey: opts.apiKey,
@@ -378,6 +389,27 @@ export class HostingClient {
       audit: () => this.call<EnvAuditResult>(O.envAudit, { schema: S.EnvAuditResult }),
     };
     this.account = { get: () => this.call<Account>(O.accountGet, { schema: S.Account }) };
+    if (opts.deadlineMs !== undefined) {
+      // A timer, not a check before each attempt: the wait it ends may be a request whose
+      // server trickles its answer, a 429 pause, or the shared budget held by others.
+      this.deadlineTimer = setTimeout(() => this.expire(), Math.min(opts.deadlineMs, 2 ** 31 - 1));
+      // Pending work holds the process open by itself; a command that is done must not wait for its deadline.
+      this.deadlineTimer.unref();
+    }
+  }
+
+  /** The deadline passed: everything pending fails with its error, and so does every later call. */
+  private expire(): void {
+    this.deadlineTimer = undefined;
+    if (this.abort.signal.aborted) return;
+    this.expired.abort();
+    this.queue.close((operation) => deadlineError(operation, this.deadlineMs!, { sent: false, idempotent: true }));
+  }
+
+  /** The error of a call the signal stopped: the deadline's, unless destroy() came first (expire() then does nothing). */
+  private stopError(operation: string, ctx: { sent: boolean; idempotent: boolean; host?: string; why?: string }): ApiError {
+    if (this.expired.signal.aborted) return deadlineError(operation, this.deadlineMs!, ctx);
+    return cancelledError(operation, ctx);
   }
 
   /** The budget left and the service's clock, as the last API answer stated them (nulls before any answer). */
@@ -427,6 +459,7 @@ export class HostingClient {
     if (this.closed) return;
     this.closed = true;
     this.queue.close();
+    clearTimeout(this.deadlineTimer);
     // Running requests finish (p-queue's onIdle) before the connections close under them;
     // a destroy() meanwhile has dropped the connections already.
     await this.queue.idle();
@@ -443,6 +476,7 @@ export class HostingClient {
    */
   async destroy(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.deadlineTimer);
     if (!this.abort.signal.aborted) this.abort.abort(cancelledError('client'));
     this.queue.close((operation) => cancelledError(operation));
     await this.transport.destroy();
@@ -489,8 +523,8 @@ export class HostingClient {
   private retryHooks(operation: string) {
     return {
       onRetry: () => this.counters.retried(),
-      signal: this.abort.signal,
-      cancelled: () => cancelledError(operation),
+      signal: this.signal,
+      cancelled: () => this.stopError(operation, { sent: false, idempotent: true }),
     };
   }
 
@@ -500,14 +534,18 @@ export class HostingClient {
   ): Promise<Answer> {
     const host = hostOf(url);
     // Waiting for a slot (pacing, a 429 pause) counts against the deadline too.
-    let timeoutMs = this.answerTimeoutMs(o, init);
+    const timeoutMs = this.answerTimeoutMs(o, init);
     const left = this.deadlineAt === undefined ? Infinity : this.deadlineAt - performance.now();
-    if (left <= 0) throw deadlineError(o.name, this.deadlineMs!, { sent: false, idempotent, host });
-    const cut = left < timeoutMs;
-    if (cut) timeoutMs = Math.max(1, Math.floor(left));
+    if (left <= 0 || this.signal.aborted) throw this.stopError(o.name, { sent: false, idempotent, host });
     const body = init.body ? await init.body() : undefined;
     // The one step shared with other processes: a slot in the key's budget on this machine.
-    const reservation = slot && this.ledger ? await this.ledger.reserve(this.abort.signal) : undefined;
+    // Other processes void it once older than this attempt may take (its timeout, or the deadline's rest).
+    const reservation = slot && this.ledger
+      ? await this.ledger.reserve(this.signal, Math.min(timeoutMs, left)).catch((e: unknown) => {
+        if (!this.signal.aborted) throw e;
+        throw this.stopError(o.name, { sent: false, idempotent, host, why: 'the rate budget shared with other hostsync processes stayed full' });
+      })
+      : undefined;
     this.counters.sent(o.name, o.rateLimited);
     const res = await this.transport.send({
       op: o,
@@ -519,14 +557,11 @@ export class HostingClient {
       ...(init.sink ? { sink: init.sink } : {}),
       auth: init.url === undefined,
       timeoutMs,
+      // A size known up front is in timeoutMs already.
+      ...(init.sizeHint === undefined ? { minBytesPerSecond: TRANSFER_MIN_BYTES_PER_SECOND } : {}),
       attempt: n,
-      signal: this.abort.signal,
-    }).catch((e: unknown) => {
-      // A wait the deadline cut short is the deadline's doing, not a slow answer.
-      if (cut && e instanceof ApiError && e.code !== undefined && TIMEOUT_CODES.has(e.code)) {
-        throw deadlineError(o.name, this.deadlineMs!, { sent: true, idempotent, host });
-      }
-      throw e;
+      signal: this.signal,
+      stopped: (sent) => this.stopError(o.name, { sent, idempotent, host }),
     }).finally(() => reservation?.done());
     const now = performance.now();
     const date = header(res.headers.date);

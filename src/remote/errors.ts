@@ -332,13 +332,14 @@ export function secondsText(ms: number): string {
 const WAIT_LONGER_HINT = 'HOSTSYNC_TIMEOUT=<seconds> waits longer';
 
 /**
- * The error for an attempt that got no answer (or no more of its answer) within its
- * timeout: the connection was accepted, so the service is up but stuck or overloaded.
+ * The error for an attempt that got no answer (or not all of it) within its timeout,
+ * a wall-clock bound: the connection was accepted, so the service is up but stuck,
+ * overloaded, or trickling its answer.
  */
-function timeoutError(op: Operation, code: string, ctx: { host: string; idempotent: boolean; timeoutMs: number }): ApiError {
+export function timeoutError(op: Operation, code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT', ctx: { host: string; idempotent: boolean; timeoutMs: number }): ApiError {
   const within = secondsText(ctx.timeoutMs);
   const what = code === 'UND_ERR_BODY_TIMEOUT'
-    ? `the service stopped sending its answer to ${op.name} for ${within}`
+    ? `the service did not finish its answer to ${op.name} within ${within}`
     : `the service accepted the connection but did not answer ${op.name} within ${within}`;
   const init = { operation: op.name, status: 0, serverMessage: CODE_WORDS[code] ?? code, code, host: ctx.host };
   if (!ctx.idempotent) {
@@ -354,9 +355,11 @@ function timeoutError(op: Operation, code: string, ctx: { host: string; idempote
 export const DEADLINE_CODE = 'EDEADLINE';
 
 /** The error for a call the command's deadline stopped: not retried, whatever the call. */
-export function deadlineError(operation: string, deadlineMs: number, opts: { sent: boolean; idempotent: boolean; host?: string }): ApiError {
+export function deadlineError(
+  operation: string, deadlineMs: number, opts: { sent: boolean; idempotent: boolean; host?: string | undefined; why?: string },
+): ApiError {
   const init = { operation, status: 0, serverMessage: 'deadline passed', code: DEADLINE_CODE, host: opts.host };
-  const text = `${operation}: gave up when the command's deadline of ${secondsText(deadlineMs)} passed; the service answers too slowly: ` +
+  const text = `${operation}: gave up when the command's deadline of ${secondsText(deadlineMs)} passed; ${opts.why ?? 'the service answers too slowly'}: ` +
     'try again later (HOSTSYNC_DEADLINE=<seconds> allows longer)';
   if (opts.sent && !opts.idempotent) return new OutcomeUnknownError(`${text}. The call may or may not have taken effect: re-read the remote before retrying`, init);
   return new ApiError(text, { ...init, retryable: false });

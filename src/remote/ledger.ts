@@ -19,26 +19,70 @@
  * - Crash-safe: an answered entry expires `window` after its answer (as our own
  *   window does); an in-flight entry whose owner (same host) is dead expires `window`
  *   after it was sent, so a killed process's reservations leave with the sliding
- *   window; a lock left by a killed process is taken over once stale.
- * - A full window waits, never fails; a ledger that cannot be used (unwritable cache)
- *   is dropped with one warning: the budget header and 429 pause still protect us.
+ *   window; a lock left by a killed process is taken over once stale, and one whose
+ *   mtime lies in the future (a clock set back, a copied folder) at once.
+ * - No entry counts forever: an unanswered one whose owner still runs (or whose pid was
+ *   reused, or which was stopped with Ctrl-Z) is void once older than the longest its
+ *   request may take (`maxMs`, the owner's bound for it; LEDGER_IN_FLIGHT_MAX_MS when
+ *   absent), and counts a window past its send at most as long as that.
+ * - A full window waits, never fails, and says so once a wait passes LEDGER_WAIT_TELL_MS
+ *   (`onWait`: how many slots, which pids, until when); the wait ends with the caller's
+ *   signal (the command's deadline). A ledger that cannot be used (unwritable cache, a
+ *   lock never released) is dropped with one warning naming the file: the budget header
+ *   and 429 pause still protect us.
  *
  * The decision (`ledgerDecision`) is pure and takes the clock, for table tests.
  */
 
 import { createRequire } from 'node:module';
 import type * as Lockfile from 'proper-lockfile';
+import * as fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../state/lock.js';
 import { abortableSleep } from './retry.js';
-import { LEDGER_ANSWER_WRITE_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_LOCK_WAIT_MAX_MS, LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS } from './tunables.js';
+import {
+  LEDGER_ANSWER_WRITE_MS, LEDGER_IN_FLIGHT_MAX_MS, LEDGER_LOCK_FUTURE_SLACK_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_LOCK_WAIT_MAX_MS,
+  LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS, LEDGER_WAIT_TELL_MS,
+} from './tunables.js';
 
 // CommonJS packages are required, not imported: see README, "Start-up".
 const require = createRequire(import.meta.url);
 const { lock } = require('proper-lockfile') as typeof Lockfile;
+
+/**
+ * The file system proper-lockfile works through, but for one thing: a lock whose mtime
+ * lies in the future reads as stale. proper-lockfile counts a lock stale once its mtime
+ * is LEDGER_LOCK_STALE_MS in the past, so one from the future (a clock set back, a cache
+ * folder copied from another machine) would never be, and every command would wait out
+ * LEDGER_LOCK_WAIT_MAX_MS for it. A live holder on this machine refreshes its lock with
+ * this machine's clock, so its mtime is never ahead of it.
+ */
+const lockFs = {
+  ...fs,
+  stat(file: string, cb: (err: NodeJS.ErrnoException | null, st?: fs.Stats) => void): void {
+    fs.stat(file, (err, st) => {
+      if (!err && st.mtimeMs > Date.now() + LEDGER_LOCK_FUTURE_SLACK_MS) {
+        cb(null, { mtime: new Date(0), mtimeMs: 0 } as fs.Stats);
+        return;
+      }
+      cb(err, st);
+    });
+  },
+};
+
+/** Why the ledger was dropped, naming its file (the lock's, when the lock was the trouble). */
+export class LedgerUnavailableError extends Error {
+  constructor(readonly file: string, override readonly cause: unknown, lockWaitMs = LEDGER_LOCK_WAIT_MAX_MS) {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+    const why = code === 'ELOCKED'
+      ? `its lock ${file}.lock stayed held for ${Math.round(lockWaitMs / 100) / 10} s (remove it if no hostsync is running)`
+      : `${file}: ${cause instanceof Error ? cause.message : String(cause)}`;
+    super(`the shared rate-budget ledger cannot be used: ${why}`);
+  }
+}
 
 export interface LedgerEntry {
   /** keyIdOf(key): never the key. */
@@ -51,6 +95,8 @@ export interface LedgerEntry {
   windowMs: number;
   /** Wall-clock ms when it stops counting; null while the request is in flight. */
   expiresAt: number | null;
+  /** The longest its request may take (its owner gives up then): unanswered past it, the entry is void. */
+  maxMs?: number;
 }
 
 export interface LedgerLimits {
@@ -79,10 +125,56 @@ export function ledgerFile(dir: string, origin: string): string {
   return path.join(dir, `${createHash('sha256').update(origin).digest('hex').slice(0, 16)}.json`);
 }
 
-/** When an entry stops counting, given whether its owner still runs; Infinity for a live in-flight one. */
-export function entryExpiry(e: LedgerEntry, ownerAlive: boolean, marginMs: number): number {
+/** How long an unanswered entry may be in flight before it is void. */
+export function inFlightCapMs(e: LedgerEntry): number {
+  return e.maxMs ?? LEDGER_IN_FLIGHT_MAX_MS;
+}
+
+/**
+ * When an entry stops counting, given whether its owner still runs, at `now`: Infinity
+ * for a live owner's in-flight one younger than its cap (its answer may come any moment).
+ * Past the cap its owner has given up on it, so it is treated as a dead owner's: one
+ * window past its send, and no later than the cap (plus the margin) says.
+ */
+export function entryExpiry(e: LedgerEntry, ownerAlive: boolean, marginMs: number, now = -Infinity): number {
   if (e.expiresAt !== null) return e.expiresAt;
-  return ownerAlive ? Infinity : e.sentAt + e.windowMs + marginMs;
+  if (!ownerAlive) return e.sentAt + e.windowMs + marginMs;
+  const cap = inFlightCapMs(e);
+  return now < e.sentAt + cap ? Infinity : e.sentAt + Math.max(e.windowMs, cap) + marginMs;
+}
+
+/** The latest an entry can stop counting: an in-flight one of a live owner once its cap passed. */
+export function latestExpiry(e: LedgerEntry, ownerAlive: boolean, marginMs: number): number {
+  if (e.expiresAt !== null || !ownerAlive) return entryExpiry(e, ownerAlive, marginMs);
+  return e.sentAt + Math.max(e.windowMs, inFlightCapMs(e)) + marginMs;
+}
+
+/** What a reservation waits for (LedgerOptions.onWait). */
+export interface LedgerWait {
+  file: string;
+  /** The entries counted, and the limit of the set that is full (the key's, else the user's). */
+  held: number;
+  limit: number;
+  /** Per owner: pid, host (ours: null), answered and unanswered entries. */
+  owners: Array<{ pid: number; host: string | null; answered: number; inFlight: number }>;
+  /** Wall-clock ms by which room opens even if no unanswered request is ever answered. */
+  untilMs: number;
+}
+
+/** One line for a person: what the wait is for, whose requests hold the budget, until when. */
+export function describeWait(w: LedgerWait, now: number): string {
+  const owners = w.owners
+    .map((o) => {
+      const parts = [o.inFlight > 0 ? `${o.inFlight} unanswered` : null, o.answered > 0 ? `${o.answered} answered` : null].filter(Boolean);
+      return `pid ${o.pid}${o.host === null ? '' : ` on ${o.host}`} (${parts.join(', ')})`;
+    })
+    .join(', ');
+  const at = new Date(w.untilMs);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const clock = `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+  const secs = Math.max(1, Math.ceil((w.untilMs - now) / 1000));
+  return `waiting for the rate budget shared with other hostsync processes: ${w.held} of ${w.limit} slots are held by ${owners}; ` +
+    `room by ${clock} (in ${secs} s) at the latest (ledger ${w.file})`;
 }
 
 export type LedgerDecision = { take: true } | { take: false; waitMs: number | undefined };
@@ -117,8 +209,12 @@ export interface LedgerOptions extends LedgerLimits {
   alive?: (pid: number) => boolean;
   pid?: number;
   host?: string;
-  /** Told once when the ledger cannot be used and is dropped. */
-  onUnavailable?: (err: unknown) => void;
+  /** Told once when the ledger cannot be used and is dropped (a LedgerUnavailableError). */
+  onUnavailable?: (err: LedgerUnavailableError) => void;
+  /** Told once per wait, when a reservation has waited LEDGER_WAIT_TELL_MS for room. */
+  onWait?: (wait: LedgerWait) => void;
+  /** How long to wait for the file's lock (default LEDGER_LOCK_WAIT_MAX_MS; tests). */
+  lockWaitMs?: number;
 }
 
 export interface Reservation {
@@ -133,6 +229,7 @@ interface Waiter {
   reject(e: unknown): void;
   signal: AbortSignal | undefined;
   aborted: boolean;
+  maxMs: number | undefined;
 }
 
 export class BudgetLedger {
@@ -158,6 +255,9 @@ export class BudgetLedger {
   private readonly aliveCache = new Map<number, boolean>();
   /** Wall time the pump slept on a full window (waits of concurrent requests counted once). */
   private waited = 0;
+  /** When the current wait for room began (undefined: not waiting), and whether it was told. */
+  private waitingSince: number | undefined;
+  private waitTold = false;
 
   constructor(private readonly opts: LedgerOptions) {
     this.keyId = keyIdOf(opts.apiKey);
@@ -177,12 +277,15 @@ export class BudgetLedger {
     this.waited = 0;
   }
 
-  /** Waits until the shared budget has room, then holds one slot until `done()`. */
-  reserve(signal?: AbortSignal): Promise<Reservation> {
+  /**
+   * Waits until the shared budget has room, then holds one slot until `done()`.
+   * `maxMs`: the longest the request may take; other processes void its slot after it.
+   */
+  reserve(signal?: AbortSignal, maxMs?: number): Promise<Reservation> {
     if (this.broken) return Promise.resolve(NO_RESERVATION);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Reservation>((resolve, reject) => {
-      const w: Waiter = { resolve, reject, signal, aborted: false };
+      const w: Waiter = { resolve, reject, signal, aborted: false, maxMs };
       const onAbort = (): void => {
         w.aborted = true;
         const i = this.waiters.indexOf(w);
@@ -246,23 +349,31 @@ export class BudgetLedger {
   private async pumpLoop(): Promise<void> {
     for (;;) {
       this.again = false;
+      // Nobody waits (granted, or given up): the next wait is a new one, told anew.
+      if (this.waiters.length === 0) this.noteWait(false, undefined, 0);
       if (this.waiters.length === 0 && this.finished.length === 0) return;
       // Taken out of the queue inside the locked pass, so an abort meanwhile cannot shift the queue under us.
       let taken: Waiter[] = [];
       const got = await this.update((entries, now) => {
         let granted = 0;
         let waitMs: number | undefined;
+        let blocked: LedgerWait | undefined;
         while (granted < this.waiters.length) {
-          const decision = ledgerDecision(entries.map((e) => ({ keyId: e.keyId, expiry: this.expiryOf(e) })), this.keyId, this.opts, now);
+          const decision = ledgerDecision(entries.map((e) => ({ keyId: e.keyId, expiry: this.expiryOf(e, now) })), this.keyId, this.opts, now);
           if (!decision.take) {
             waitMs = decision.waitMs ?? LEDGER_POLL_MS;
+            if (this.opts.onWait && !this.waitTold) blocked = this.waitFor(entries, now);
             break;
           }
-          entries.push({ keyId: this.keyId, pid: this.pid, host: this.host, sentAt: this.uniqueSentAt(entries, now), windowMs: this.opts.windowMs, expiresAt: null });
+          const maxMs = this.waiters[granted]!.maxMs;
+          entries.push({
+            keyId: this.keyId, pid: this.pid, host: this.host, sentAt: this.uniqueSentAt(entries, now), windowMs: this.opts.windowMs, expiresAt: null,
+            ...(maxMs !== undefined && Number.isFinite(maxMs) ? { maxMs: Math.ceil(maxMs) } : {}),
+          });
           granted++;
         }
         taken = this.waiters.splice(0, granted);
-        return { entries, result: { sentAts: entries.slice(entries.length - granted).map((e) => e.sentAt), waitMs } };
+        return { entries, result: { sentAts: entries.slice(entries.length - granted).map((e) => e.sentAt), waitMs, blocked, now } };
       });
       if (got === undefined) {
         // The ledger broke: everyone goes on without it.
@@ -275,6 +386,7 @@ export class BudgetLedger {
         if (w.aborted) this.finish(sentAt);
         else w.resolve({ done: () => this.finish(sentAt) });
       });
+      this.noteWait(got.waitMs !== undefined && this.waiters.length > 0, got.blocked, got.now);
       if (this.waiters.length > 0 && got.waitMs !== undefined && !this.again) {
         const t0 = this.now();
         await this.sleep(Math.min(got.waitMs, LEDGER_MAX_SLEEP_MS)).catch(() => undefined);
@@ -283,9 +395,45 @@ export class BudgetLedger {
     }
   }
 
+  /** Starts, tells (once, past LEDGER_WAIT_TELL_MS) or ends the current wait for room. */
+  private noteWait(waiting: boolean, blocked: LedgerWait | undefined, now: number): void {
+    if (!waiting) {
+      this.waitingSince = undefined;
+      this.waitTold = false;
+      return;
+    }
+    this.waitingSince ??= now;
+    if (this.waitTold || blocked === undefined || now - this.waitingSince < LEDGER_WAIT_TELL_MS) return;
+    this.waitTold = true;
+    this.opts.onWait?.(blocked);
+  }
+
+  /** What a reservation waits for: the full set's entries by owner, and when room opens at the latest. */
+  private waitFor(entries: LedgerEntry[], now: number): LedgerWait {
+    const mine = entries.filter((e) => e.keyId === this.keyId);
+    const keyFull = mine.length >= this.opts.keyLimit;
+    const set = keyFull ? mine : entries;
+    const byOwner = new Map<string, LedgerWait['owners'][number]>();
+    for (const e of set) {
+      const k = `${e.pid}@${e.host}`;
+      let o = byOwner.get(k);
+      if (!o) byOwner.set(k, (o = { pid: e.pid, host: e.host === this.host ? null : e.host, answered: 0, inFlight: 0 }));
+      if (e.expiresAt === null) o.inFlight++;
+      else o.answered++;
+    }
+    const latest = ledgerDecision(entries.map((e) => ({ keyId: e.keyId, expiry: latestExpiry(e, this.ownerAlive(e), this.opts.marginMs) })), this.keyId, this.opts, now);
+    return {
+      file: this.opts.file,
+      held: set.length,
+      limit: keyFull ? this.opts.keyLimit : this.opts.userLimit,
+      owners: [...byOwner.values()].sort((a, b) => b.inFlight + b.answered - (a.inFlight + a.answered)),
+      untilMs: now + (latest.take ? 0 : (latest.waitMs ?? 0)),
+    };
+  }
+
   /** When an entry stops counting; an owner is probed once per pass. */
-  private expiryOf(e: LedgerEntry): number {
-    return entryExpiry(e, this.ownerAlive(e), this.opts.marginMs);
+  private expiryOf(e: LedgerEntry, now: number): number {
+    return entryExpiry(e, this.ownerAlive(e), this.opts.marginMs, now);
   }
 
   private ownerAlive(e: LedgerEntry): boolean {
@@ -320,20 +468,21 @@ export class BudgetLedger {
           realpath: false,
           stale: LEDGER_LOCK_STALE_MS,
           // The backoff reaches its cap within a dozen retries; `forever` repeats the last delay until maxRetryTime.
-          retries: { retries: 12, forever: true, maxRetryTime: LEDGER_LOCK_WAIT_MAX_MS, factor: 1.5, minTimeout: 2, maxTimeout: LEDGER_LOCK_RETRY_MAX_MS },
+          retries: { retries: 12, forever: true, maxRetryTime: this.opts.lockWaitMs ?? LEDGER_LOCK_WAIT_MAX_MS, factor: 1.5, minTimeout: 2, maxTimeout: LEDGER_LOCK_RETRY_MAX_MS },
+          fs: lockFs,
           // A lock we held so long it went stale is only a slower ledger, not a reason to crash.
           onCompromised: () => undefined,
         });
         const now = this.now();
         this.aliveCache.clear();
         const entries = this.applyFinished(await this.load());
-        const live = entries.filter((e) => this.expiryOf(e) > now);
+        const live = entries.filter((e) => this.expiryOf(e, now) > now);
         const { entries: next, result } = mutate(live, now);
         await this.save(next);
         return result;
       } catch (err) {
         this.broken = true;
-        this.opts.onUnavailable?.(err);
+        this.opts.onUnavailable?.(new LedgerUnavailableError(this.opts.file, err, this.opts.lockWaitMs));
         return undefined;
       } finally {
         await release?.().catch(() => undefined);
@@ -382,5 +531,6 @@ function isEntry(v: unknown): v is LedgerEntry {
   const e = v as LedgerEntry;
   return typeof e === 'object' && e !== null && typeof e.keyId === 'string' && typeof e.pid === 'number'
     && typeof e.host === 'string' && typeof e.sentAt === 'number' && typeof e.windowMs === 'number'
-    && (e.expiresAt === null || typeof e.expiresAt === 'number');
+    && (e.expiresAt === null || typeof e.expiresAt === 'number')
+    && (e.maxMs === undefined || (typeof e.maxMs === 'number' && e.maxMs >= 0));
 }

@@ -17,7 +17,7 @@
  *   progress ends at once (its timer cleared), failing with `cancelled()`.
  */
 
-import { ApiError, CANCELLED_CODE, OutcomeUnknownError } from './errors.js';
+import { ApiError, CANCELLED_CODE, DEADLINE_CODE, OutcomeUnknownError } from './errors.js';
 
 export interface RetryPolicy {
   /** Attempts in all for 5xx / network failures (1 = no retry). */
@@ -98,7 +98,8 @@ export async function withRetry<T>(
       return await attempt(n, n > 1);
     } catch (e) {
       if (!(e instanceof ApiError) || e instanceof OutcomeUnknownError) throw e;
-      if (signal?.aborted) throw e.code === CANCELLED_CODE ? e : cancelled();
+      // The attempt's own error already says why it was stopped (cancelled, or the deadline).
+      if (signal?.aborted) throw e.code === CANCELLED_CODE || e.code === DEADLINE_CODE ? e : cancelled();
       if (e.status === 429) {
         if (!e.retryable) throw e;
         if (++rateLimited > policy.max429Retries) {

@@ -9,6 +9,10 @@
  * - A non-2xx answer is returned, not thrown; only "no HTTP answer" throws (as ApiError).
  * - Logs carry operation, method, host, status, ms and bytes: never headers, never a
  *   signed URL (its path is a credential), never the key.
+ * - One exchange ends within its wall-clock bound (`timeoutMs`, plus its bytes' worth at
+ *   `minBytesPerSecond`), headers and body alike: undici's own timeouts are idle
+ *   timeouts that every byte restarts, so a server trickling a space every few seconds
+ *   would otherwise hold the request (and the command) forever.
  */
 
 import { Writable } from 'node:stream';
@@ -17,7 +21,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent, FormData } from 'undici';
 import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS } from './tunables.js';
-import { cancelledError, networkError } from './errors.js';
+import { cancelledError, networkError, timeoutError, type ApiError } from './errors.js';
 import { undiciAgent, type RequestFn } from './undici-agent.js';
 import type { Operation } from './operations.js';
 import type { Redactor } from './redact.js';
@@ -35,15 +39,25 @@ export interface TransportRequest {
   contentType?: string;
   /** Send the API key (API calls). Signed node URLs carry their own token. */
   auth: boolean;
-  /** Idle limit: no response headers, or no body progress, for this long fails the attempt. */
+  /**
+   * How long the whole exchange may take, from this call to the last byte of the answer
+   * (wall clock: a trickling answer does not extend it). Fails the attempt as a timeout.
+   */
   timeoutMs: number;
+  /**
+   * With it, every byte sent or received earns the bound 1/rate s more (a large transfer
+   * is not cut at `timeoutMs`); a trickle earns next to nothing.
+   */
+  minBytesPerSecond?: number;
   /** On a 2xx answer, the body is streamed here instead of parsed. */
   sink?: Writable;
   /** Bytes sent, for the log line, when the body is a stream. */
   bytesOut?: () => number;
   attempt: number;
-  /** Aborting it cuts the exchange short (HostingClient.destroy). */
+  /** Aborting it cuts the exchange short (HostingClient.destroy, the command's deadline). */
   signal?: AbortSignal;
+  /** The error for an exchange `signal` cut short; default: cancelled. */
+  stopped?: (sent: boolean) => ApiError;
 }
 
 export interface TransportResponse {
@@ -61,6 +75,9 @@ export interface TransportOptions {
   connectionsPerOrigin: number;
   userAgent: string;
 }
+
+/** setTimeout's largest delay; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
@@ -131,7 +148,27 @@ export class Transport {
     };
 
     let bytesIn = 0;
-    if (req.signal?.aborted) throw cancelledError(req.op.name, { sent: false, host });
+    const stopped = (sent: boolean): ApiError =>
+      req.stopped ? req.stopped(sent) : cancelledError(req.op.name, { sent, idempotent: req.idempotent, host });
+    if (req.signal?.aborted) throw stopped(false);
+    // The wall-clock bound: undici's headersTimeout/bodyTimeout below only catch silence.
+    // One controller per exchange, fed by the caller's signal through a listener removed
+    // at the end (AbortSignal.any would tie every exchange to a signal that lives for days).
+    const stop = new AbortController();
+    const onStop = (): void => stop.abort();
+    req.signal?.addEventListener('abort', onStop, { once: true });
+    let timedOut = false;
+    let headersIn = false;
+    let timer: NodeJS.Timeout | undefined;
+    const check = (): void => {
+      const earned = req.minBytesPerSecond ? ((bytesIn + (req.bytesOut ? req.bytesOut() : bytesOut)) / req.minBytesPerSecond) * 1000 : 0;
+      const left = req.timeoutMs + earned - (performance.now() - started);
+      if (left <= 0) {
+        timedOut = true;
+        stop.abort();
+      } else timer = setTimeout(check, Math.min(Math.ceil(left), MAX_TIMER_MS));
+    };
+    timer = setTimeout(check, Math.min(req.timeoutMs, MAX_TIMER_MS));
     try {
       const res = await this.request(this.agent, {
         origin: req.url.origin,
@@ -141,8 +178,9 @@ export class Transport {
         body: body as never,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
-        ...(req.signal ? { signal: req.signal } : {}),
+        signal: stop.signal,
       });
+      headersIn = true;
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       let parsed: unknown;
       if (ok && req.sink) {
@@ -151,19 +189,28 @@ export class Transport {
         });
         await pipeline(res.body, req.sink);
       } else {
-        const text = await res.body.text();
-        bytesIn = Buffer.byteLength(text);
-        parsed = parseBody(text, res.headers['content-type']);
+        // Read by hand, not body.text(), so the bound's check sees the bytes as they come.
+        const chunks: Buffer[] = [];
+        for await (const c of res.body as AsyncIterable<Buffer>) {
+          chunks.push(c);
+          bytesIn += c.length;
+        }
+        parsed = parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']);
       }
       log({ status: res.statusCode, bytesIn });
       return { status: res.statusCode, headers: res.headers, body: parsed, bytesIn };
     } catch (cause) {
       // Once aborted, whatever undici reports is our own doing; the request may have left.
       const err = req.signal?.aborted
-        ? cancelledError(req.op.name, { sent: true, idempotent: req.idempotent, host })
-        : networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent, timeoutMs: req.timeoutMs });
+        ? stopped(true)
+        : timedOut
+          ? timeoutError(req.op, headersIn ? 'UND_ERR_BODY_TIMEOUT' : 'UND_ERR_HEADERS_TIMEOUT', { host, idempotent: req.idempotent, timeoutMs: req.timeoutMs })
+          : networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent, timeoutMs: req.timeoutMs });
       log({ status: 0, bytesIn, error: err.code });
       throw err;
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onStop);
     }
   }
 

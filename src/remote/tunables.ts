@@ -12,12 +12,14 @@ export const RETRY_BASE_DELAY_MS = 200;
 export const RETRY_MAX_DELAY_MS = 5_000;
 
 /**
- * How long an ordinary API call may take to answer (to its headers, and between chunks
- * of its body). The service answers in well under a second when healthy and the node
- * does a call's file work in seconds; 30 s covers a loaded node several times over, and
- * a stuck service is reported within a minute (two attempts) instead of ten. Calls that
- * wait on the server (apply, diagnose, logs, power, shell) get their wait on top.
- * HOSTSYNC_TIMEOUT (seconds) replaces it for a slow link.
+ * How long an ordinary API call may take, whole: wall clock from the send to the last
+ * byte of its answer, however the server paces its bytes (an idle timeout would let a
+ * server trickling a space every few seconds hold a call forever). The service answers
+ * in well under a second when healthy and the node does a call's file work in seconds;
+ * 30 s covers a loaded node several times over, and a stuck service is reported within
+ * a minute (two attempts) instead of ten. Calls that wait on the server (apply,
+ * diagnose, logs, power, shell) get their wait on top, and every call its bytes' worth
+ * at TRANSFER_MIN_BYTES_PER_SECOND. HOSTSYNC_TIMEOUT (seconds) replaces it for a slow link.
  */
 export const ANSWER_TIMEOUT_MS = 30_000;
 
@@ -46,11 +48,18 @@ export const UNPACK_MIN_FILES_PER_SECOND = 250;
 
 /**
  * Uploads to a signed node URL: the answer timeout plus the body's size at this rate
- * (a floor no working link is below), so a 200 MB upload is not cut at 30 s. undici
- * restarts the wait while the body streams, so this bounds the time after the last byte.
- * An archive upload, whose size is known only once streamed, gets the factor alone.
+ * (a floor no working link is below), so a 200 MB upload is not cut at 30 s. An archive
+ * upload, whose size is known only once streamed, earns the time as its bytes go
+ * (TRANSFER_MIN_BYTES_PER_SECOND).
  */
 export const UPLOAD_MIN_BYTES_PER_SECOND = 256 * 1024;
+
+/**
+ * Every call's bound grows by the bytes it moved (sent or received) at this rate, the
+ * same floor: a download or a large index answer is not cut at 30 s on a slow link,
+ * while a server trickling a byte every few seconds earns nothing worth counting.
+ */
+export const TRANSFER_MIN_BYTES_PER_SECOND = UPLOAD_MIN_BYTES_PER_SECOND;
 
 /**
  * Attempts in all for a call that timed out: once more (a connection can die without a
@@ -158,6 +167,32 @@ export const LEDGER_LOCK_STALE_MS = 5_000;
  * count it either way, and only one that waits for it to expire waits this much longer).
  */
 export const LEDGER_ANSWER_WRITE_MS = 50;
+
+/**
+ * An unanswered ledger entry (in flight) of a live process is void once older than the
+ * longest its request may take: its owner has given up on it by then (every request is
+ * bounded by its wall-clock timeout), so a pid reused by another program, or a hostsync
+ * stopped with Ctrl-Z, cannot hold the budget for ever. Each entry carries its own
+ * request's bound (`maxMs`: the call's timeout, cut by the command's deadline); this is
+ * for an entry without one (written by an older hostsync, or by hand): the longest a
+ * metered call may take at the default timeouts, a files.decompress of a 100k-file
+ * archive (10 x 30 s, plus 400 s at UNPACK_MIN_FILES_PER_SECOND), rounded up.
+ */
+export const LEDGER_IN_FLIGHT_MAX_MS = 15 * 60_000;
+
+/**
+ * A wait for room in the shared budget longer than this is told, once, at the default
+ * log level: past a second it is no longer pacing a person would not notice, and a
+ * silent wait looks like a hang.
+ */
+export const LEDGER_WAIT_TELL_MS = 1_000;
+
+/**
+ * A ledger lock whose mtime is more than this ahead of the clock is stale: no live
+ * holder on this machine sets one ahead (it refreshes with this machine's clock); the
+ * slack covers file systems that round times up.
+ */
+export const LEDGER_LOCK_FUTURE_SLACK_MS = 2_000;
 
 /** Cap of the lock's retry backoff: contention lasts milliseconds, so retry often. */
 export const LEDGER_LOCK_RETRY_MAX_MS = 20;

@@ -22,6 +22,7 @@ export type FollowEvent =
   | { type: 'state'; state: DeploymentState; hint: string }
   /** More lines arrived between two reads than one read holds: some were not shown. */
   | { type: 'gap' }
+  /** `message`: what failed, without a closing full stop. */
   | { type: 'waiting'; message: string; retryInMs: number }
   | { type: 'recovered' };
 
@@ -76,7 +77,8 @@ export async function followLogs(client: HostingClient, emit: (e: FollowEvent) =
       if (opts.signal.aborted) break;
       const failure = classifyFailure(err, opts.apiKey);
       if (failure.kind === 'fatal') return failure;
-      if (!outage) emit({ type: 'waiting', message: failure.message, retryInMs: retryMs });
+      // A clause, not a sentence: the reader goes on "; retrying in 2 s", which a full stop would break.
+      if (!outage) emit({ type: 'waiting', message: failure.message.replace(/\.+$/, ''), retryInMs: retryMs });
       outage = true;
       pause = retryMs;
       retryMs = Math.min(retryMs * 2, LOGS_FOLLOW_RETRY_MAX_MS);

@@ -1,0 +1,93 @@
+/**
+ * A server that trickles its answer (issue 28, item 4): headers, then `{`, then a space
+ * every half second, for ever. undici's timeouts are idle timeouts that each byte
+ * restarts, so before the fix every command hung past HOSTSYNC_TIMEOUT and
+ * HOSTSYNC_DEADLINE. Each case runs the built CLI under a generous safety bound (only
+ * there to stop a hung child) and asserts that it ended by itself, and with which error.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, writeTree } from '../helpers/tree.js';
+import { CLI, TEST_CONFIG_HOME } from '../helpers/cli.js';
+import { EXIT } from '../../src/errors.js';
+import { testKey } from '../helpers/keys.js';
+
+/** Kills a child still running after this: a hang, reported as `killed`, not a timing threshold. */
+const SAFETY_MS = 60_000;
+
+let work: { dir: string; cleanup: () => Promise<void> };
+let server: http.Server;
+let baseUrl: string;
+let requests = 0;
+
+beforeEach(async () => {
+  work = await tempDir('hostsync-trickle-');
+  await writeTree(work.dir, { 'a.js': 'a\n' });
+  requests = 0;
+  server = http.createServer((req, res) => {
+    requests++;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{');
+    const t = setInterval(() => res.write(' '), 500);
+    res.on('close', () => clearInterval(t));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+  await work.cleanup();
+});
+
+function status(extra: Record<string, string>): Promise<{ code: number; stderr: string; killed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'status', '--dir', work.dir], {
+      env: {
+        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', XDG_CONFIG_HOME: TEST_CONFIG_HOME,
+        HOSTSYNC_API_KEY: testKey('trickle'), HOSTSYNC_BASE_URL: baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: `${work.dir}-cache`,
+        ...extra,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    let killed = false;
+    const safety = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, SAFETY_MS);
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(safety);
+      resolve({ code: code ?? 128, stderr, killed });
+    });
+  });
+}
+
+describe('a server trickling its answer', () => {
+  it('HOSTSYNC_DEADLINE=3 HOSTSYNC_TIMEOUT=2: status ends by itself with the deadline\'s one-line error', async () => {
+    const r = await status({ HOSTSYNC_DEADLINE: '3', HOSTSYNC_TIMEOUT: '2' });
+    expect(r.killed).toBe(false);
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.stderr).toMatch(/gave up when the command's deadline of 3 s passed; the service answers too slowly: try again later \(HOSTSYNC_DEADLINE=<seconds> allows longer\)/);
+    // The first attempt was cut by HOSTSYNC_TIMEOUT and repeated: the deadline ended the repeat.
+    expect(requests).toBeGreaterThanOrEqual(2);
+  }, SAFETY_MS + 10_000);
+
+  it('HOSTSYNC_DEADLINE alone: the deadline ends it, though each call could wait 30 s', async () => {
+    const r = await status({ HOSTSYNC_DEADLINE: '3' });
+    expect(r.killed).toBe(false);
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.stderr).toMatch(/gave up when the command's deadline of 3 s passed.*\(HOSTSYNC_DEADLINE=<seconds> allows longer\)/);
+  }, SAFETY_MS + 10_000);
+
+  it('HOSTSYNC_TIMEOUT alone bounds each request\'s whole answer, not the gaps in it', async () => {
+    const r = await status({ HOSTSYNC_TIMEOUT: '1' });
+    expect(r.killed).toBe(false);
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.stderr).toMatch(/the service did not finish its answer to [a-z.]+ within 1 s; it is overloaded or stuck: try again later \(HOSTSYNC_TIMEOUT=<seconds> waits longer\)\. Gave up after 2 attempts\./);
+  }, SAFETY_MS + 10_000);
+});
