@@ -9,7 +9,8 @@ import type {
   PowerAction,
   PowerResult,
 } from '../api/types.js';
-import { EMULATOR_BOOT_GRACE_MS, EMULATOR_IDLE_MS, EMULATOR_INSTALL_MIN_RAM_MB, EMULATOR_LOG_MAX_LINES, EMULATOR_LOGS_MAX_SIZE, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_RAM_LIMIT_MB, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
+import { EMULATOR_BOOT_GRACE_MS, EMULATOR_IDLE_MS, EMULATOR_CONSOLE_LINES, EMULATOR_LOG_MAX_LINES, EMULATOR_LOGS_MAX_SIZE, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
+import { DEFAULT_RAM_MB } from '../api/memory.js';
 import { AppProcess } from './app-process.js';
 import { Install, installEnv, nodeInstallStep, outputExists, type InstallOutcome, type InstallStep } from './install.js';
 import { ConsoleLog } from './console-log.js';
@@ -24,6 +25,8 @@ export interface RunSettings {
   bootGraceMs?: number;
   /** The runtime default installs dependencies before a start (`npm install`); false skips it (`--no-install`, offline tests). Default true. */
   install?: boolean;
+  /** Lines of the live console (`--console-lines`); default EMULATOR_CONSOLE_LINES. */
+  consoleLines?: number;
 }
 
 export interface RunnerOptions extends RunSettings {
@@ -33,6 +36,8 @@ export interface RunnerOptions extends RunSettings {
   startCommand?: string;
   /** Reported by startup(); the emulator runs node apps on its own Node whatever this says. */
   runtimeVersion?: string;
+  /** The deployment's RAM at creation (deployments.resize changes it with setMemoryLimit); default the document's 256 MB. */
+  ramMB?: number;
   /** The user's variables, read at every (re)start: a change applies on the next one, as the document says. */
   env?: () => Record<string, string>;
   /**
@@ -110,7 +115,7 @@ type Instance = { kind: 'process'; proc: AppProcess; cpu: CpuMeter } | { kind: '
  * something else took it; after dispose() nothing we spawned is alive.
  */
 export class DeploymentRunner {
-  private readonly log = new ConsoleLog(EMULATOR_LOG_MAX_LINES);
+  private readonly log: ConsoleLog;
   private plan: LaunchPlan;
   private instance: Instance | null = null;
   private appPort: number | null = null;
@@ -126,7 +131,7 @@ export class DeploymentRunner {
   /** Transitions queued or running. While one is, the state is about to change: nothing has settled. */
   private pending = 0;
   /** The deployment's RAM (deployments.resize changes it); the app sees it as SERVER_MEMORY. */
-  private memoryLimitMB = EMULATOR_RAM_LIMIT_MB;
+  private memoryLimitMB: number;
   /** The dependency install of the start under way, if one runs. */
   private install: Install | null = null;
   /** The manifests' digest of the last install that succeeded: a start with the same manifests and node_modules/ skips it. */
@@ -136,6 +141,8 @@ export class DeploymentRunner {
 
   constructor(private readonly opts: RunnerOptions) {
     this.plan = planFor(opts);
+    this.memoryLimitMB = opts.ramMB ?? DEFAULT_RAM_MB;
+    this.log = new ConsoleLog(EMULATOR_LOG_MAX_LINES, opts.consoleLines ?? EMULATOR_CONSOLE_LINES);
   }
 
   /** The app's port once allocated (at the first start); null before. */
@@ -283,9 +290,9 @@ export class DeploymentRunner {
     return { lines: this.log.tail(count), state, settled: this.isSettledOrIdle(), hint: this.hintFor(state, null) };
   }
 
-  /** The last `n` console lines, up to the whole kept console (searchLogs reads up to 5000, more than logs may answer). */
+  /** The last `n` lines of the kept console log, beyond the live buffer (searchLogs reads up to 5000, more than logs may answer). */
   consoleTail(n: number): string[] {
-    return this.log.tail(n);
+    return this.log.searchable(n);
   }
 
   resources(): { ramMB: number; ramLimitMB: number; cpuPercent: number } {
@@ -415,7 +422,7 @@ export class DeploymentRunner {
     this.installedDigest = null;
     this.installFailure = { step, outcome };
     this.log.note(`[emulator] ${step.display} exited with code ${outcome.exitCode}`);
-    if (outcome.outOfMemory) this.log.note(`[emulator] Out of memory: true (the deployment has ${this.memoryLimitMB} MB; ${step.display} needs ${EMULATOR_INSTALL_MIN_RAM_MB} MB or more)`);
+    if (outcome.outOfMemory) this.log.note(`[emulator] Out of memory: true (the deployment has ${this.memoryLimitMB} MB; ${step.needFor} needs ${step.needMB} MB or more)`);
     return false;
   }
 
@@ -566,7 +573,7 @@ export class DeploymentRunner {
 
   private installHint(step: InstallStep, outcome: InstallOutcome): string {
     if (outcome.outOfMemory) {
-      return `${step.display} was killed for want of memory (exit code ${outcome.exitCode}): the deployment has ${this.memoryLimitMB} MB, and ${step.display} needs ${EMULATOR_INSTALL_MIN_RAM_MB} MB or more; resize it.`;
+      return `${step.display} was killed for want of memory (exit code ${outcome.exitCode}, Out of memory: true): the deployment has ${this.memoryLimitMB} MB and ${step.needFor} needs ${step.needMB} MB or more; resize it (deployments.resize) and start it again.`;
     }
     return `${step.display} exited with code ${outcome.exitCode}, so the app was not started; the last log lines show why.`;
   }
