@@ -58,7 +58,7 @@ import type {
 } from '../api/types.js';
 import * as S from '../api/schemas.js';
 import type { AnswerSchema } from '../api/schemas.js';
-import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, rateLimitTooLongError } from './errors.js';
+import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, notTheApiError, rateLimitTooLongError } from './errors.js';
 import { checkAnswer, failAnswer } from './answer.js';
 import { BudgetLedger, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
@@ -464,6 +464,9 @@ export class HostingClient {
           );
           const ok = res.status >= 200 && res.status < 300;
           if (ok && init.anyBody) return res.body as T;
+          // A web page or plain text is not the API's answer, whatever the status says.
+          const foreign = notTheApiError(o, res.status, res.headers, res.body, host);
+          if (foreign) throw foreign;
           if (ok || init.accept?.(res.status, res.body)) {
             if (init.schema) return checkAnswer(o.name, init.schema, res.body, { status: res.status, host, redactor: this.redactor });
             if (isObject(res.body)) return res.body as T;
@@ -474,6 +477,7 @@ export class HostingClient {
           }
           throw errorFromResponse(o, res.status, res.body, {
             host, deploymentId: this.deploymentId, redactor: this.redactor, idempotent,
+            noRateHeader: o.rateLimited && header(res.headers['x-ratelimit-remaining']) === undefined,
             // An API call's wait is the queue's pause; a node transfer waits on its own.
             ...(o.rateLimited ? {} : { retryAfterMs: res.retryAfterMs }),
           });

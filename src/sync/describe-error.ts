@@ -1,5 +1,5 @@
 import { EXIT, HostsyncError, type ExitCode } from '../errors.js';
-import { ApiError, DEPLOYMENT_NOT_FOUND } from '../remote/errors.js';
+import { ApiError, DEPLOYMENT_NOT_FOUND, NOT_THE_API } from '../remote/errors.js';
 
 /**
  * Turns anything thrown below the CLI into one line and an exit code. The API key is
@@ -14,7 +14,8 @@ export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KE
   } else if (err instanceof ApiError) {
     message = err.message;
     // A refused key or a missing scope is a configuration problem the user fixes.
-    if (err.status === 401 || err.status === 403) exitCode = EXIT.usage;
+    if (err.code === NOT_THE_API) exitCode = EXIT.notApi;
+    else if (err.status === 401 || err.status === 403) exitCode = EXIT.usage;
     else if (err.status === 404 && (err.operation.startsWith('deployments.get') || err.code === DEPLOYMENT_NOT_FOUND)) exitCode = EXIT.usage;
   } else if (err instanceof Error) {
     message = err.message;

@@ -88,7 +88,7 @@ describe('DeploymentRunner with a node app', () => {
     expect(result.logs).toContain('booting');
     expect(result.logs.join('\n')).not.toContain('\u001b');
     expect(result.resources.ramMB).toBeGreaterThan(0);
-    expect(result.resources.ramLimitMB).toBe(512);
+    expect(result.resources.ramLimitMB).toBe(256);
   });
 
   it('shows a crash at startup as offline, with the error in the logs and a hint', async () => {

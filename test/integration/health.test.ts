@@ -5,7 +5,7 @@
 import { cp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
@@ -17,8 +17,8 @@ afterEach(async () => {
 });
 
 /** A fresh emulator and a project directory holding `files`. */
-async function setup(files: Record<string, string>): Promise<{ emu: RunningEmulator; dir: string; push: (...args: string[]) => ReturnType<typeof runCli> }> {
-  const emu = await startEmulator({});
+async function setup(files: Record<string, string>, emuOpts: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; dir: string; push: (...args: string[]) => ReturnType<typeof runCli> }> {
+  const emu = await startEmulator(emuOpts);
   const work = await tempDir('hostsync-health-');
   cleanups.push(() => emu.close(), work.cleanup);
   await writeTree(work.dir, files);
@@ -169,7 +169,8 @@ describe('apps with dependencies', () => {
       'index.js':
         "const app = require('mini-express')();\napp.get('/', (q, s) => s.end('<title>shop</title>'));\n" +
         "require('node:http').createServer(app).listen(Number(process.env.SERVER_PORT), '0.0.0.0');\n",
-    });
+      // npm install needs 512 MB (hosting-api.md); the emulator's default deployment has the service's 256.
+    }, { ramMB: 512 });
     const r = await t.push('--json');
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
