@@ -81,6 +81,7 @@ export class EmulatedDeployment {
     this.runner = new DeploymentRunner({
       ...run,
       ramMB: this.size.ramMB,
+      pythonEnv: path.join(dataDir, 'venvs', this.id),
       volume: this.volume.root,
       runtime: spec.runtime,
       entryFile: spec.entryFile,
@@ -158,6 +159,7 @@ export class EmulatedDeployment {
   async destroyFiles(): Promise<void> {
     await rm(this.volume.root, { recursive: true, force: true });
     await rm(this.history.dir, { recursive: true, force: true });
+    await rm(path.join(path.dirname(path.dirname(this.volume.root)), 'venvs', this.id), { recursive: true, force: true });
   }
 
   dispose(): Promise<void> {

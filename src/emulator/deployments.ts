@@ -77,7 +77,10 @@ async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> 
   const template = source === 'template' ? templateOf(reqString(body, 'templateId')) : undefined;
   const size = sizeOf(ctx, body);
   const env = envOf(body);
+  const rawVersion = body.runtimeVersion;
+  if (rawVersion !== undefined && typeof rawVersion !== 'string' && typeof rawVersion !== 'number') throw badRequest('runtimeVersion must be a string (a bare number is accepted)');
   const dep = ctx.core.createDeployment({ name, runtime: template?.runtime ?? runtime, entryFile: template?.entryFile ?? (runtime === 'nodejs' ? 'index.js' : ''), resources: size });
+  if (rawVersion !== undefined) dep.runner.reconfigure({ runtimeVersion: String(rawVersion) });
   for (const [key, value] of env) dep.env.set(key, { value, secret: false });
   if (githubRepo !== undefined) {
     try {

@@ -29,6 +29,8 @@ export interface InstallStep {
   needMB: number;
   /** What needs that RAM, for the console and the hint: "npm install", "npm install of a next build". */
   needFor: string;
+  /** The files the digest covers, for the console: "package.json and package-lock.json". */
+  manifests: string;
 }
 
 export interface InstallOutcome {
@@ -60,6 +62,7 @@ export async function nodeInstallStep(volume: string): Promise<InstallStep | nul
     output: path.join(volume, 'node_modules'),
     needMB: need?.needMB ?? 0,
     needFor: need?.what ?? 'npm install',
+    manifests: 'package.json and package-lock.json',
   };
 }
 
@@ -67,10 +70,12 @@ export async function outputExists(step: InstallStep): Promise<boolean> {
   return stat(step.output).then((s) => s.isDirectory(), () => false);
 }
 
+
 /**
- * npm's settings from the machine the emulator runs on. The app's HOME is its volume,
- * so npm would otherwise miss the user's registry and proxy settings, and would fill
- * the volume with its cache (`.npm/`), which a sync would then see as remote-only files.
+ * npm's and pip's settings from the machine the emulator runs on. The app's HOME is its
+ * volume, so they would otherwise miss the user's registry, index and proxy settings, and
+ * would fill the volume with their caches (`.npm/`, `.cache/pip`), which a sync would
+ * then see as remote-only files.
  */
 const PASSED_NPM_ENV = ['npm_config_registry', 'npm_config_offline', 'npm_config_prefer_offline', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
 
@@ -83,6 +88,10 @@ export function installEnv(appEnv: Record<string, string>): Record<string, strin
   env.npm_config_cache = process.env.npm_config_cache ?? path.join(os.homedir(), '.npm');
   env.npm_config_userconfig = process.env.npm_config_userconfig ?? path.join(os.homedir(), '.npmrc');
   env.npm_config_update_notifier = 'false';
+  // pip's settings the same way (PIP_INDEX_URL, PIP_NO_INDEX, PIP_FIND_LINKS, ...), and its cache outside the volume.
+  for (const [name, value] of Object.entries(process.env)) if (name.startsWith('PIP_') && value !== undefined) env[name] = value;
+  env.PIP_CACHE_DIR = process.env.PIP_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'pip');
+  if (process.env.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = path.join(os.homedir(), '.config');
   return env;
 }
 
@@ -96,7 +105,7 @@ export class Install {
   readonly done: Promise<InstallOutcome>;
   private readonly pid: number | null;
 
-  constructor(step: InstallStep, opts: { cwd: string; env: Record<string, string>; log: ConsoleLog; ramLimitMB: number }) {
+  constructor(private readonly step: InstallStep, opts: { cwd: string; env: Record<string, string>; log: ConsoleLog; ramLimitMB: number }) {
     const outOfMemory = opts.ramLimitMB < step.needMB;
     const child = spawn(step.command, step.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.pid = child.pid ?? null;
@@ -127,6 +136,11 @@ export class Install {
   /** SIGKILL to the whole group (npm's own children included); `done` resolves once it is gone. */
   kill(): void {
     if (this.pid !== null) killGroup(this.pid, 'SIGKILL');
+  }
+
+  /** What runs, for hints: "npm install". */
+  get display(): string {
+    return this.step.display;
   }
 
   /** The group leader's pid, for resource figures while it runs. */

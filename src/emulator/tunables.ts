@@ -44,6 +44,9 @@ export const EMULATOR_LOGS_MAX_SIZE = 500;
  */
 export const EMULATOR_BOOT_GRACE_MS = 1_500;
 
+/** Asking an interpreter for its version (python.ts) gives up after this long: a hung shim must not hold a start. */
+export const EMULATOR_PYTHON_PROBE_TIMEOUT_MS = 10_000;
+
 /** A process with no console output for this long counts as idle: logs/diagnose stop waiting. */
 export const EMULATOR_IDLE_MS = 1_000;
 
