@@ -18,14 +18,18 @@ export type PythonLookup =
   | { ok: true; path: string; version: string }
   | { ok: false; wanted: string; have: string[] };
 
-const PRINT_VERSION = 'import sys; print("%d.%d.%d" % sys.version_info[:3])';
+const PRINT_VERSION = 'import sys; print("%d.%d.%d" % sys.version_info[:3]); print(sys.executable)';
 
-/** The full version ("3.11.7") an interpreter reports, or null when it does not run (a pyenv shim for a version not selected). */
-function versionOf(binary: string): Promise<string | null> {
+/**
+ * The full version ("3.11.7") an interpreter reports and its own absolute path, or null
+ * when it does not run (a pyenv shim for a version not selected). The path matters: the
+ * app runs with another PATH than the emulator's, where `python3` may be another python.
+ */
+function probe(binary: string): Promise<{ version: string; path: string } | null> {
   return new Promise((resolve) => {
     execFile(binary, ['-c', PRINT_VERSION], { timeout: EMULATOR_PYTHON_PROBE_TIMEOUT_MS, env: process.env }, (err, stdout) => {
-      const v = String(stdout).trim();
-      resolve(err || !/^\d+\.\d+\.\d+$/.test(v) ? null : v);
+      const [version = '', executable = ''] = String(stdout).trim().split(/\r?\n/);
+      resolve(err || !/^\d+\.\d+\.\d+$/.test(version) || !path.isAbsolute(executable) ? null : { version, path: executable });
     });
   });
 }
@@ -66,10 +70,10 @@ async function lookUp(wanted: string): Promise<PythonLookup> {
   const candidates = [...named, 'python3', 'python', ...(await pyenvBinaries())];
   const have: string[] = [];
   for (const candidate of candidates) {
-    const version = await versionOf(candidate);
-    if (version === null) continue;
-    if (wanted === '' || versionMatches(wanted, version)) return { ok: true, path: candidate, version };
-    if (!have.includes(version)) have.push(version);
+    const found = await probe(candidate);
+    if (found === null) continue;
+    if (wanted === '' || versionMatches(wanted, found.version)) return { ok: true, ...found };
+    if (!have.includes(found.version)) have.push(found.version);
   }
   return { ok: false, wanted: wanted || 'any', have };
 }

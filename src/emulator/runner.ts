@@ -417,10 +417,9 @@ export class DeploymentRunner {
           if (plan.installs && !(await this.installDependencies(port, () => pythonInstallStep(this.opts.volume, this.venvDir, python)))) return { ok: true, reason: '' };
           const venv = await venvPython(this.venvDir, python.version);
           command = venv ?? python.path;
-          if (venv !== null) {
-            env.VIRTUAL_ENV = this.venvDir;
-            env.PATH = [dirname(venv), env.PATH].filter(Boolean).join(delimiter);
-          }
+          // `python` in the app's own subprocesses must be the same interpreter.
+          env.PATH = [dirname(command), env.PATH].filter(Boolean).join(delimiter);
+          if (venv !== null) env.VIRTUAL_ENV = this.venvDir;
           // The node runs the app on a TTY, where Python flushes every line; over the emulator's pipe it would hold them back.
           env.PYTHONUNBUFFERED = '1';
         } else if (plan.installs && !(await this.installDependencies(port, () => nodeInstallStep(this.opts.volume)))) {
