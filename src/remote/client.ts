@@ -35,6 +35,7 @@ import type {
   IndexResult,
   ListResult,
   LogsResult,
+  SearchLogsResult,
   MoveResult,
   OkResult,
   PowerAction,
@@ -217,6 +218,8 @@ export class HostingClient {
     apply(req?: ApplyRequest): Promise<ApplyResult>;
     diagnose(waitSeconds?: number): Promise<DiagnoseResult>;
     logs(size?: number, waitSeconds?: number): Promise<LogsResult>;
+    /** Searches the console log, which reaches further back than the live tail logs answers (the document: up to 5000 lines). */
+    searchLogs(pattern: string, lines?: number): Promise<SearchLogsResult>;
     power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
     /** Runs one shell line in the container; not idempotent, so never repeated on an unknown outcome. */
     shell(req: ShellRequest): Promise<ShellResult>;
@@ -358,6 +361,8 @@ export class HostingClient {
         this.call<DiagnoseResult>(O.deploymentsDiagnose, { schema: S.DiagnoseResult, query: { waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
       logs: (size, waitSeconds) =>
         this.call<LogsResult>(O.deploymentsLogs, { schema: S.LogsResult, query: { size, waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
+      searchLogs: (pattern, lines) =>
+        this.call<SearchLogsResult>(O.deploymentsSearchLogs, { schema: S.SearchLogsResult, query: { pattern, lines, context: 0 } }),
       power: (action, waitSeconds) =>
         this.call<PowerResult>(O.deploymentsPower, {
           schema: S.PowerResult,

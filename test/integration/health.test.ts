@@ -54,6 +54,17 @@ describe('bots and workers', () => {
     expect(r.stdout).toContain('Error: An invalid token was provided.');
   });
 
+  it('--console-lines 20: the ready line rotated out of the live console before any read still counts (read from the restart on, not the tail)', async () => {
+    const chatty = "console.log('connecting...');\nsetTimeout(() => { console.log('Logged in as TestBot#0001'); for (let i = 1; i <= 60; i++) console.log('guild ' + i); }, 200);\nsetInterval(() => {}, 60000);\n";
+    const t = await setup({ 'index.js': chatty, 'hostsync.json': health({ kind: 'worker', ready: 'Logged in as', timeoutSeconds: 20 }) }, { consoleLines: 20 });
+    const r = await t.push('--json');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.health).toMatchObject({ healthy: true, kind: 'worker', readyLine: 'Logged in as TestBot#0001' });
+    // Not in any tail the service answered: the live console holds 20 lines, the app printed 60 after it.
+    expect(out.apply.logs).not.toContain('Logged in as TestBot#0001');
+  });
+
   it('a ready pattern never printed: exit 4 naming the pattern and the timeout', async () => {
     const t = await setup({ 'index.js': bot('still connecting'), 'hostsync.json': health({ kind: 'worker', ready: 'Logged in as', timeoutSeconds: 2 }) });
     const r = await t.push('--json');
