@@ -191,6 +191,25 @@ describe('apps with dependencies', () => {
   });
 });
 
+describe('too little memory', () => {
+  it('at the default 256 MB the install is killed: exit 4, and the health line names the cause and the fix', async () => {
+    const before = process.env.npm_config_offline;
+    process.env.npm_config_offline = 'true';
+    cleanups.push(async () => {
+      if (before === undefined) delete process.env.npm_config_offline;
+      else process.env.npm_config_offline = before;
+    });
+    const t = await setup({
+      'package.json': JSON.stringify({ name: 'shop', private: true, dependencies: { greet: 'file:./vendor/greet' } }),
+      'vendor/greet/package.json': JSON.stringify({ name: 'greet', version: '1.0.0' }),
+      'index.js': web(200),
+    });
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('the install was killed for want of memory (exit 137, "Out of memory: true"): resize the deployment to at least 512 MB ("size": {"ramMB": 512} in hostsync.json, or deployments.resize)');
+  });
+});
+
 describe('examples', () => {
   it('examples/discord-bot and examples/web deploy to the emulator with hostsync push and exit 0', async () => {
     for (const name of ['discord-bot', 'web']) {
