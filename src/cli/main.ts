@@ -147,6 +147,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--port <n>', 'emulator port (default: the one it had last time if free, else any free port)', integer('--port', 0, 65535))
     .option('--runtime <runtime>', 'runtime of the emulated deployment, on first start (default nodejs)')
     .option('--entry <file>', 'entry file of the emulated deployment, on first start (default index.js)')
+    .option('--ram-mb <mb>', 'RAM of the emulated deployment, on first start (default 256, the service\'s default: npm install needs 512, a Svelte/Next build 1024)', integer('--ram-mb', 64, 8192))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/dev.js')).devCommand(opts, cmd)));
 
   program
