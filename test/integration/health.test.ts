@@ -191,6 +191,27 @@ describe('apps with dependencies', () => {
   });
 });
 
+describe('python apps (issue #30)', () => {
+  it('a stdlib http.server app and a python bot with a ready line pass health: exit 0', async () => {
+    const app =
+      'import os, http.server\n' +
+      'class H(http.server.BaseHTTPRequestHandler):\n' +
+      '    def do_GET(self):\n' +
+      '        self.send_response(200); self.end_headers(); self.wfile.write(b"<title>py</title>")\n' +
+      'http.server.HTTPServer(("0.0.0.0", int(os.environ["SERVER_PORT"])), H).serve_forever()\n';
+    const webT = await setup({ 'app.py': app, 'requirements.txt': '' }, { runtime: 'python', entryFile: 'app.py' });
+    const web = await webT.push('--json');
+    expect(web.code, web.stdout + web.stderr).toBe(0);
+    expect(JSON.parse(web.stdout).health).toMatchObject({ healthy: true, kind: 'web', reason: 'HTTP 200 on /' });
+
+    const bot = 'import time\nprint("connecting...")\ntime.sleep(0.3)\nprint("Logged in as PyBot#0001")\nwhile True: time.sleep(60)\n';
+    const botT = await setup({ 'bot.py': bot, 'hostsync.json': health({ kind: 'worker', ready: 'Logged in as' }) }, { runtime: 'python', entryFile: 'bot.py' });
+    const r = await botT.push('--json');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).health).toMatchObject({ healthy: true, kind: 'worker', readyLine: 'Logged in as PyBot#0001' });
+  });
+});
+
 describe('too little memory', () => {
   it('at the default 256 MB the install is killed: exit 4, and the health line names the cause and the fix', async () => {
     const before = process.env.npm_config_offline;
