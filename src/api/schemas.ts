@@ -147,6 +147,11 @@ export const ApplyResult = v.looseObject({
   skippedRestart: v.optional(str),
 });
 export const LogsResult = v.looseObject({ lines: strings, state, settled: v.optional(bool), hint: v.optional(str) });
+export const SearchLogsResult = v.looseObject({
+  matches: v.array(v.looseObject({ line: v.pipe(v.number(), v.integer()), text: str, around: v.optional(strings) })),
+  scanned: v.optional(v.number()),
+  truncated: v.optional(bool),
+});
 export const PowerResult = v.looseObject({ ok: bool, state, logs: v.optional(strings), hint: v.optional(str) });
 export const ShellResult = v.looseObject({
   exitCode: v.pipe(v.number(), v.integer()), output: str, truncated: v.optional(bool), timedOut: v.optional(bool),

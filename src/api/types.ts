@@ -88,6 +88,13 @@ export interface LogsResult {
   hint: string;
 }
 
+/** deployments.searchLogs: `line` is 1-based within the `scanned` tail of the console log. */
+export interface SearchLogsResult {
+  matches: Array<{ line: number; text: string; around: string[] }>;
+  scanned: number;
+  truncated: boolean;
+}
+
 export interface Account {
   id: string;
   username: string;

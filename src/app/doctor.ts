@@ -13,7 +13,9 @@ import { push as pushCore, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
-import { DOCTOR_CLOCK_MAX_SKEW_MS, DOCTOR_ENV_PROBE_KEY, DOCTOR_DISK_MAX_SHARE, DOCTOR_RAM_BUILD_MB, DOCTOR_RAM_NPM_MB, DOCTOR_RATE_MIN_REMAINING, READ_COMMAND_DEADLINE_MS } from './tunables.js';
+import { DOCTOR_CLOCK_MAX_SKEW_MS, DOCTOR_ENV_PROBE_KEY, DOCTOR_DISK_MAX_SHARE, DOCTOR_RATE_MIN_REMAINING, READ_COMMAND_DEADLINE_MS } from './tunables.js';
+import { npmInstallNeed, type InstallMemoryNeed } from '../api/memory.js';
+import { memoryFix } from '../sync/memory-advice.js';
 
 export type DoctorOptions = ConnectionOptions;
 
@@ -37,7 +39,6 @@ export interface DoctorResult extends Partial<FailureFields> {
 }
 
 const NODE_RUNTIMES = new Set(['nodejs', 'nodemon', 'bun']);
-const BUILD_DEPS = ['next', 'svelte', '@sveltejs/kit', 'nuxt', '@angular/core', 'vite'];
 
 const exists = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
 const mb = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
@@ -80,23 +81,13 @@ async function probeWrites(s: Session, name: string | null): Promise<Array<[stri
 interface ProjectKind {
   node: boolean;
   python: boolean;
-  /** A framework whose build needs the larger RAM guidance. */
-  build: string | null;
+  /** What npm install of this package.json needs (api/memory.ts: the document's guidance), or null when it installs nothing. */
+  install: InstallMemoryNeed | null;
 }
 
 async function projectKind(root: string): Promise<ProjectKind> {
-  let build: string | null = null;
   const pkgText = await readFile(path.join(root, 'package.json'), 'utf8').catch(() => null);
-  if (pkgText !== null) {
-    try {
-      const pkg = JSON.parse(pkgText) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-      const deps = { ...pkg.dependencies, ...pkg.devDependencies };
-      build = BUILD_DEPS.find((d) => d in deps) ?? null;
-    } catch {
-      // An unparsable package.json is still a node project.
-    }
-  }
-  return { node: pkgText !== null, python: await exists(path.join(root, 'requirements.txt')), build };
+  return { node: pkgText !== null, python: await exists(path.join(root, 'requirements.txt')), install: pkgText === null ? null : npmInstallNeed(pkgText) };
 }
 
 /** The result's keys with nothing checked: what `--json` prints when the command never ran. */
@@ -198,12 +189,12 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
       wants === null ? `runtime ${runtime} (no package.json or requirements.txt to compare)` : `runtime ${runtime}, project is ${wants === 'node' ? 'Node (package.json)' : 'Python (requirements.txt)'}`,
       `change the deployment's runtime to ${wants === 'node' ? 'nodejs' : 'python'} (deployments.updateStartup; a change of type deletes every file, so push again after)`);
 
-    // 5. RAM against the document's guidance (only where npm install runs).
-    const needs = kind.build ? DOCTOR_RAM_BUILD_MB : DOCTOR_RAM_NPM_MB;
-    if (kind.node || NODE_RUNTIMES.has(runtime)) {
+    // 5. RAM against the document's guidance (only where npm install runs), by the rule the emulator applies.
+    if (kind.install !== null) {
       const ram = d.resources.ramMB;
-      add('ram', ram >= needs, `${ram} MB RAM; the API document asks ${needs} MB or more for ${kind.build ? `a ${kind.build} build` : 'npm install'}`,
-        `resize the deployment to at least ${needs} MB (deployments.resize); below it npm install is killed with exit 137`);
+      const needs = kind.install.needMB;
+      add('ram', ram >= needs, `${ram} MB RAM; the API document asks ${needs} MB or more for ${kind.install.what}`,
+        `${memoryFix(needs)}; below it npm install is killed with exit 137 ("Out of memory: true")`);
     } else {
       add('ram', true, `${d.resources.ramMB} MB RAM (no npm install to size for)`);
     }

@@ -1,4 +1,5 @@
 import type { DeploymentState } from '../api/types.js';
+import { SEARCH_LOGS_MAX_LINES } from '../api/limits.js';
 import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
 import { answerTimeout } from '../sync/session.js';
@@ -51,7 +52,11 @@ async function openClient(opts: ConnectionOptions): Promise<{ client: HostingCli
   return { client, apiKey: config.apiKey };
 }
 
-/** `hostsync logs` as a function: the deployment's console, its last `lines` lines (filtered by `grep`), in one request. */
+/**
+ * `hostsync logs` as a function: the deployment's console, its last `lines` lines
+ * (filtered by `grep`), in one request; a grep the live tail cannot fill asks
+ * searchLogs too.
+ */
 export async function runLogs(opts: LogsOptions): Promise<{ result: Outcome<LogsReport>; thrown: boolean }> {
   let client: HostingClient | null = null;
   let apiKey: string | undefined;
@@ -63,7 +68,8 @@ export async function runLogs(opts: LogsOptions): Promise<{ result: Outcome<Logs
       ({ client, apiKey } = await openClient(opts));
       try {
         const r = await client.deployments.logs(grep ? LOGS_FOLLOW_SIZE : count);
-        const lines = grep ? r.lines.filter((l) => grep.test(l)).slice(-count) : r.lines.slice(-count);
+        let lines = grep ? r.lines.filter((l) => grep.test(l)).slice(-count) : r.lines.slice(-count);
+        if (grep && lines.length < count) lines = await olderMatches(client, opts.grep!, grep, lines, count);
         return { ok: true, lines: count === 0 ? [] : lines, state: r.state, hint: r.hint, requests: requestsOf(client.stats()) };
       } finally {
         await client.close();
@@ -71,6 +77,20 @@ export async function runLogs(opts: LogsOptions): Promise<{ result: Outcome<Logs
     },
     () => apiKey ?? opts.apiKey ?? (opts.env ?? process.env).HOSTSYNC_API_KEY,
   );
+}
+
+/**
+ * --grep found fewer than `count` lines in the live tail: the service's live console is
+ * small (boot lines rotate out within minutes), but its console log, which searchLogs
+ * reads, reaches 5000 lines back. A complete search answer replaces the tail's matches;
+ * a truncated one (it keeps the oldest matches) cannot say which lines come last, so the
+ * tail's stay.
+ */
+async function olderMatches(client: HostingClient, pattern: string, grep: RegExp, fromTail: string[], count: number): Promise<string[]> {
+  const found = await client.deployments.searchLogs(pattern, SEARCH_LOGS_MAX_LINES);
+  if (found.truncated) return fromTail;
+  const all = found.matches.map((m) => m.text).filter((l) => grep.test(l));
+  return all.length > fromTail.length ? all.slice(-count) : fromTail;
 }
 
 export interface FollowEnd extends Partial<FailureFields> {

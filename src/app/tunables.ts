@@ -17,10 +17,6 @@ export const READ_COMMAND_DEADLINE_MS = 10 * 60_000;
 
 /** Thresholds of `hostsync doctor`, each with why it is where it is. */
 
-/** The API document: "512 MB or more for npm install of a modern stack". */
-export const DOCTOR_RAM_NPM_MB = 512;
-/** The API document: "1024 MB or more for a Svelte/Next build". */
-export const DOCTOR_RAM_BUILD_MB = 1024;
 /** Disk use past this share of the limit fails: the next npm install or upload may not fit. */
 export const DOCTOR_DISK_MAX_SHARE = 0.9;
 /** Fewer requests left in the window than this fails: a full push of a few hundred files would wait on 429s. */

@@ -151,6 +151,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--port <n>', 'emulator port (default: the one it had last time if free, else any free port)', integer('--port', 0, 65535))
     .option('--runtime <runtime>', 'runtime of the emulated deployment, on first start (default nodejs)')
     .option('--entry <file>', 'entry file of the emulated deployment, on first start (default index.js)')
+    .option('--ram-mb <mb>', 'RAM of the emulated deployment, on first start (default 256, the service\'s default: npm install needs 512, a Svelte/Next build 1024)', integer('--ram-mb', 64, 8192))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/dev.js')).devCommand(opts, cmd)));
 
   program
@@ -218,7 +219,9 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--no-backups', 'take no restore points (neither scheduled nor before destructive calls)')
     .option('--backup-interval <seconds>', 'period of automatic restore points (default 21600; 0: only before destructive calls)', integer('--backup-interval', 0, 31_536_000))
     .option('--boot-grace <seconds>', 'a process alive this long counts as running without listening (default 1.5)', seconds('--boot-grace', 0, 600))
-    .option('--no-install', 'start node apps without running npm install first (offline use)')
+    .option('--no-install', 'start apps without installing their dependencies first (npm install, pip install; offline use)')
+    .option('--ram-mb <mb>', 'RAM of the deployments it starts with (default 256, the service\'s default: npm install needs 512, a Svelte/Next build 1024)', integer('--ram-mb', 64, 8192))
+    .option('--console-lines <n>', 'lines the live console keeps (default 5000); older lines rotate out of logs but stay searchable', integer('--console-lines', 1, 5000))
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/emulator.js')).emulatorCommand(opts, cmd)));
 
   return program;

@@ -24,7 +24,9 @@ function settleCarriageReturns(line: string): string {
 
 /**
  * The console of one deployment: stdout and stderr interleaved as whole lines, in
- * arrival order, in a ring buffer of EMULATOR_LOG_MAX_LINES.
+ * arrival order, in a ring buffer of `maxLines` (what searchLogs reads). The live
+ * console (`tail`: logs, diagnose, apply, power) is its last `liveLines` only, so with a
+ * small live buffer boot lines rotate out of every tail while a search still finds them.
  *
  * Invariants: every stored line is free of ANSI escapes, carriage returns and
  * newlines, and at most EMULATOR_LOG_MAX_LINE_CHARS long. A partial line (no newline
@@ -39,7 +41,11 @@ export class ConsoleLog {
   /** Monotonic time (performance.now) of the last byte received from any stream, or of the last reset. */
   lastActivity = performance.now();
 
-  constructor(private readonly maxLines = EMULATOR_LOG_MAX_LINES) {}
+  private readonly maxLines: number;
+
+  constructor(maxLines = EMULATOR_LOG_MAX_LINES, private readonly liveLines = maxLines) {
+    this.maxLines = Math.max(maxLines, liveLines);
+  }
 
   /** Feeds a chunk of a stream's output. `stream` names the source (e.g. 'stdout'). */
   write(stream: string, chunk: string): void {
@@ -76,8 +82,13 @@ export class ConsoleLog {
     this.lastActivity = performance.now();
   }
 
-  /** The last `n` lines, oldest first. */
+  /** The last `n` lines of the live console (at most `liveLines`), oldest first. */
   tail(n: number): string[] {
+    return this.searchable(Math.min(n, this.liveLines));
+  }
+
+  /** The last `n` lines of the whole kept log (at most `maxLines`), oldest first: what searchLogs scans. */
+  searchable(n: number): string[] {
     const count = Math.max(0, Math.min(Math.floor(n), this.ring.length));
     const all = this.ring.length < this.maxLines ? this.ring : [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];
     return all.slice(all.length - count);

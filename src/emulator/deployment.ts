@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Deployment, StartupConfig } from '../api/types.js';
+import { DEFAULT_RAM_MB } from '../api/memory.js';
 import { HashCache } from './hash-cache.js';
 import { pullInto } from './git-pull.js';
 import { HistoryStore } from './history.js';
@@ -18,8 +19,12 @@ import type { EnvValue } from './env.js';
 /** Owner of every emulated deployment: the one user all keys belong to. */
 export const EMULATED_USER = { id: 'usr_emulator', username: 'emulator' } as const;
 export const EMULATED_PROJECT_ID = 'prj_default';
-/** Size of a new deployment when create names none; resize changes it, drawing on the account's pool. */
-const RESOURCES = { ramMB: 512, cpuPercent: 100, storageMB: 5120 } as const;
+/**
+ * Size of a new deployment when create names none and the pool's equal share is not
+ * smaller (deployments.ts, sizeOf): RAM is the document's 256 MB default, at which npm
+ * install is killed; resize changes it, drawing on the account's pool.
+ */
+const RESOURCES = { ramMB: DEFAULT_RAM_MB, cpuPercent: 100, storageMB: 5120 } as const;
 
 export interface DeploymentResources {
   ramMB: number;
@@ -45,6 +50,8 @@ export interface DeploymentSpec {
   name: string;
   runtime: string;
   entryFile: string;
+  /** Its size; default RESOURCES. */
+  resources?: DeploymentResources;
 }
 
 export class EmulatedDeployment {
@@ -57,7 +64,7 @@ export class EmulatedDeployment {
   readonly volumeWatch = new VolumeWatch();
   readonly runner: DeploymentRunner;
   projectId = EMULATED_PROJECT_ID;
-  resources: DeploymentResources = { ...RESOURCES };
+  private size: DeploymentResources;
   readonly domains: DomainState = { subdomainEnabled: false, slug: null, custom: null };
   git: GitLink | null = null;
   /** The user's environment variables (env.*); the app reads them at its next (re)start. */
@@ -70,14 +77,27 @@ export class EmulatedDeployment {
     this.id = id ?? `dep_${randomBytes(6).toString('hex')}`;
     this.volume = Volume.open(path.join(dataDir, 'volumes', this.id));
     this.history = new HistoryStore(path.join(dataDir, 'history', this.id));
+    this.size = { ...(spec.resources ?? RESOURCES) };
     this.runner = new DeploymentRunner({
       ...run,
+      ramMB: this.size.ramMB,
+      pythonEnv: path.join(dataDir, 'venvs', this.id),
       volume: this.volume.root,
       runtime: spec.runtime,
       entryFile: spec.entryFile,
       env: () => Object.fromEntries([...this.env].map(([k, v]) => [k, v.value])),
       beforeStart: () => this.autoPull(),
     });
+  }
+
+  get resources(): DeploymentResources {
+    return { ...this.size };
+  }
+
+  /** The new size; the app's memory limit (install OOM, SERVER_MEMORY) follows it from the next start. */
+  resize(size: DeploymentResources): void {
+    this.size = { ...size };
+    this.runner.setMemoryLimit(size.ramMB);
   }
 
   /** hosting-api.md, setAutoPull: "re-pull the linked repository on every restart". */
@@ -139,6 +159,7 @@ export class EmulatedDeployment {
   async destroyFiles(): Promise<void> {
     await rm(this.volume.root, { recursive: true, force: true });
     await rm(this.history.dir, { recursive: true, force: true });
+    await rm(path.join(path.dirname(path.dirname(this.volume.root)), 'venvs', this.id), { recursive: true, force: true });
   }
 
   dispose(): Promise<void> {

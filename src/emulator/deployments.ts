@@ -3,7 +3,7 @@
  * diagnose, apply, power, command, logs, searchLogs, account.get. How a
  * deployment behaves when run comes from runner.ts; this file is the API face.
  */
-import { EMULATOR_LOGS_DEFAULT_SIZE, SEARCH_LOGS_MAX_MATCHES } from './tunables.js';
+import { EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_LOGS_MAX_SIZE, SEARCH_LOGS_MAX_MATCHES } from './tunables.js';
 import { SEARCH_LOGS_DEFAULT_CONTEXT, SEARCH_LOGS_DEFAULT_LINES, SEARCH_LOGS_MAX_LINES } from '../api/limits.js';
 import type { Account, PowerAction } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
@@ -14,6 +14,7 @@ import { ApiError, badRequest } from './errors.js';
 import { localRepo, pullInto } from './git-pull.js';
 import { templateOf } from './templates.js';
 import { EMULATED_POOL, quotaLeft, quotaUsed } from './quota.js';
+import { defaultRamMB } from '../api/memory.js';
 import { optBool, optInt, optNumber, optString, queryBool, queryInt, queryNumber, reqString, type JsonObject } from './validate.js';
 
 const POWER_ACTIONS: readonly PowerAction[] = ['start', 'stop', 'restart', 'kill'];
@@ -31,13 +32,21 @@ async function list(ctx: Ctx): Promise<{ deployments: unknown[] }> {
   return { deployments: deps.map((d) => (brief ? d.brief() : d.record())) };
 }
 
-/** The size asked for, each omitted field the default; refused (400) when the pool cannot grant it. */
+/**
+ * The size asked for; an omitted field is the default, capped by the equal share of the
+ * free pool (hosting-api.md: "Default size is an equal share of the free pool"; RAM's
+ * default is the document's 256 MB). Refused (400) when the pool cannot grant it.
+ */
 function sizeOf(ctx: Ctx, body: JsonObject): DeploymentResources {
-  const ramMB = optInt(body, 'ramMB', 1) ?? EmulatedDeployment.resources.ramMB;
-  const cpuPercent = optInt(body, 'cpuPct', 1) ?? EmulatedDeployment.resources.cpuPercent;
-  const storageMB = optInt(body, 'storageMB', 1) ?? EmulatedDeployment.resources.storageMB;
   const left = quotaLeft(ctx.core);
   if (left.slots < 1) throw badRequest('the plan pool has no free slot: delete a deployment first', 'quota_exceeded');
+  const share = (free: number, fallback: number): number => Math.min(fallback, Math.floor(free / left.slots));
+  const ramMB = optInt(body, 'ramMB', 1) ?? defaultRamMB(left.ramMB, left.slots);
+  const cpuPercent = optInt(body, 'cpuPct', 1) ?? share(left.cpuPercent, EmulatedDeployment.resources.cpuPercent);
+  const storageMB = optInt(body, 'storageMB', 1) ?? share(left.storageMB, EmulatedDeployment.resources.storageMB);
+  if (ramMB < 1 || cpuPercent < 1 || storageMB < 1) {
+    throw badRequest(`the plan pool's free share is too small for a new deployment (${left.ramMB} MB RAM, ${left.cpuPercent}% CPU, ${left.storageMB} MB storage free): resize or delete one first`, 'quota_exceeded');
+  }
   if (ramMB > left.ramMB || cpuPercent > left.cpuPercent || storageMB > left.storageMB) {
     throw badRequest(`the plan pool has ${left.ramMB} MB RAM, ${left.cpuPercent}% CPU and ${left.storageMB} MB storage free: ask for less`, 'quota_exceeded');
   }
@@ -68,9 +77,10 @@ async function create(ctx: Ctx): Promise<{ deployment: unknown; next: string }> 
   const template = source === 'template' ? templateOf(reqString(body, 'templateId')) : undefined;
   const size = sizeOf(ctx, body);
   const env = envOf(body);
-  const dep = ctx.core.createDeployment({ name, runtime: template?.runtime ?? runtime, entryFile: template?.entryFile ?? (runtime === 'nodejs' ? 'index.js' : '') });
-  dep.resources = size;
-  dep.runner.setMemoryLimit(size.ramMB);
+  const rawVersion = body.runtimeVersion;
+  if (rawVersion !== undefined && typeof rawVersion !== 'string' && typeof rawVersion !== 'number') throw badRequest('runtimeVersion must be a string (a bare number is accepted)');
+  const dep = ctx.core.createDeployment({ name, runtime: template?.runtime ?? runtime, entryFile: template?.entryFile ?? (runtime === 'nodejs' ? 'index.js' : ''), resources: size });
+  if (rawVersion !== undefined) dep.runner.reconfigure({ runtimeVersion: String(rawVersion) });
   for (const [key, value] of env) dep.env.set(key, { value, secret: false });
   if (githubRepo !== undefined) {
     try {
@@ -122,8 +132,12 @@ async function command(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean
 }
 
 async function logs(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
-  // Any size is accepted; the runner answers at most EMULATOR_LOGS_MAX_SIZE lines.
-  const size = queryInt(ctx.query, 'size', EMULATOR_LOGS_DEFAULT_SIZE, 1, Number.MAX_SAFE_INTEGER);
+  // The service refuses a size above 500 (its public deploy scripts say so), rather than clamping it.
+  const raw = ctx.query.get('size');
+  if (raw !== null && /^\d+$/.test(raw) && Number(raw) > EMULATOR_LOGS_MAX_SIZE) {
+    throw badRequest(`size must be at most ${EMULATOR_LOGS_MAX_SIZE} lines (got ${raw}); deployments.searchLogs reads further back`, 'size_too_large');
+  }
+  const size = queryInt(ctx.query, 'size', EMULATOR_LOGS_DEFAULT_SIZE, 1, EMULATOR_LOGS_MAX_SIZE);
   return dep.runner.logs(size, waitOf(ctx));
 }
 

@@ -4,12 +4,16 @@
  */
 import { mulberry32 } from './prng.js';
 
-export const FAULT_KINDS = ['5xx', 'reset', '429', 'partial'] as const;
+/**
+ * `html403`: an HTML 403 challenge page from what sits in front of the API (a CDN's bot
+ * check), answered before the API sees the request: no JSON, no rate-limit header.
+ */
+export const FAULT_KINDS = ['5xx', 'reset', '429', 'partial', 'html403'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultSpec = Record<FaultKind, number>;
 
 export function parseFaultSpec(spec: string): FaultSpec {
-  const out: FaultSpec = { '5xx': 0, reset: 0, '429': 0, partial: 0 };
+  const out: FaultSpec = { '5xx': 0, reset: 0, '429': 0, partial: 0, html403: 0 };
   const seen = new Set<string>();
   for (const rawPart of spec.split(',')) {
     const part = rawPart.trim();

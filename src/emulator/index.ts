@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EMULATOR_BACKUP_INTERVAL_MS, EMULATOR_INDEX_MAX_ENTRIES, EMULATOR_ORPHAN_DRAIN_MS, EMULATOR_UPLOAD_MAX_BYTES } from './tunables.js';
 import { drainGroups, reapOrphans, recordGroupsIn } from './child-reaper.js';
-import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS } from '../api/limits.js';
+import { RATE_LIMIT_REQUESTS, RATE_LIMIT_USER_REQUESTS, RATE_LIMIT_WINDOW_MS, SEARCH_LOGS_MAX_LINES } from '../api/limits.js';
 import { archiveRoutes } from './archive.js';
 import { ALL_SCOPES, KeyRing, newApiKey, parseKeySpec } from './auth.js';
 import type { EmulatorCore, ProjectRecord } from './context.js';
@@ -85,6 +85,13 @@ export interface EmulatorOptions {
   autoBackups?: boolean;
   /** Period of the automatic restore points in seconds, default 6 h; 0 keeps only the safety points. */
   backupIntervalSeconds?: number;
+  /**
+   * RAM of the deployments the emulator starts with (`--ram-mb`); default the document's
+   * 256 MB, at which npm install is killed. Drawn from the pool like a create's ramMB.
+   */
+  ramMB?: number;
+  /** Lines the live console keeps (`--console-lines`); default EMULATOR_CONSOLE_LINES. searchLogs still reads up to 5000. */
+  consoleLines?: number;
 }
 
 export interface RunningEmulator {
@@ -97,7 +104,8 @@ export interface RunningEmulator {
   volume: string;
   /** The exact JSON ready line of DESIGN.md. */
   readyLine(): string;
-  createDeployment(opts: { name?: string; runtime?: string; entryFile?: string }): Promise<{ id: string; volume: string }>;
+  /** A deployment as deployments.create makes one; `ramMB` defaults to the document's 256 MB. */
+  createDeployment(opts: { name?: string; runtime?: string; entryFile?: string; ramMB?: number }): Promise<{ id: string; volume: string }>;
   setFaults(spec: string): void;
   setLatency(ms: number): void;
   stats(): StatsSnapshot;
@@ -132,6 +140,8 @@ function validate(opts: EmulatorOptions): void {
   checkInt('upload limit', 'uploadMaxBytes', opts.uploadMaxBytes, 1);
   checkInt('backup interval', '--backup-interval', opts.backupIntervalSeconds, 0);
   checkInt('deployment count', '--deployments', opts.deployments, 1, EMULATED_POOL.slots);
+  checkInt('RAM', '--ram-mb', opts.ramMB, 64, Math.floor(EMULATED_POOL.ramMB / (opts.deployments ?? 1)));
+  checkInt('console size', '--console-lines', opts.consoleLines, 1, SEARCH_LOGS_MAX_LINES);
   const grace = opts.bootGraceSeconds;
   if (grace !== undefined && (!Number.isFinite(grace) || grace < 0 || grace > 600)) {
     throw new Error(`bad boot grace ${grace}: use a number of seconds from 0 to 600 (--boot-grace)`);
@@ -179,7 +189,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const run: RunSettings = {
     ...(opts.bootGraceSeconds === undefined ? {} : { bootGraceMs: opts.bootGraceSeconds * 1000 }),
     ...(opts.install === false ? { install: false } : {}),
+    ...(opts.consoleLines === undefined ? {} : { consoleLines: opts.consoleLines }),
   };
+  const startSize = opts.ramMB === undefined ? undefined : { ...EmulatedDeployment.resources, ramMB: opts.ramMB };
   const projects = new Map<string, ProjectRecord>(seedProjects().map((p) => [p.id, p]));
   const teardowns = new Set<Promise<void>>();
   const backups = new BackupStore(path.join(dataDir, 'backups'), () => deployments.values(), {
@@ -220,21 +232,21 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       apiKey,
       deployments: [...deployments.values()].map((d) => ({
         id: d.id, name: d.spec.name, runtime: d.spec.runtime, entryFile: d.spec.entryFile,
-        git: d.git, env: [...d.env].map(([key, v]) => ({ key, ...v })),
+        git: d.git, env: [...d.env].map(([key, v]) => ({ key, ...v })), resources: d.resources,
       })),
     });
   }
   for (const d of persisted?.deployments ?? []) {
-    const dep = new EmulatedDeployment(dataDir, { name: d.name, runtime: d.runtime, entryFile: d.entryFile }, run, d.id);
+    const dep = new EmulatedDeployment(dataDir, { name: d.name, runtime: d.runtime, entryFile: d.entryFile, ...(d.resources ? { resources: d.resources } : {}) }, run, d.id);
     dep.git = d.git ?? null;
     for (const v of d.env ?? []) dep.env.set(v.key, { value: v.value, secret: v.secret });
     deployments.set(d.id, dep);
   }
   const first =
     deployments.values().next().value ??
-    core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
+    core.createDeployment({ name: 'app', runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js', ...(startSize ? { resources: startSize } : {}) });
   for (let n = deployments.size + 1; n <= (opts.deployments ?? 1); n++) {
-    core.createDeployment({ name: `app-${n}`, runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js' });
+    core.createDeployment({ name: `app-${n}`, runtime: opts.runtime ?? 'nodejs', entryFile: opts.entryFile ?? 'index.js', ...(startSize ? { resources: startSize } : {}) });
   }
 
   const stats = new Stats();
@@ -291,10 +303,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     readyLine: () =>
       JSON.stringify({ baseUrl: core.baseUrl, apiKey, deploymentId: first.id, volume: first.volume.root }),
     async createDeployment(o) {
+      checkInt('RAM', 'createDeployment ramMB', o.ramMB, 64, EMULATED_POOL.ramMB);
       const dep = core.createDeployment({
         name: o.name ?? `app-${deployments.size + 1}`,
         runtime: o.runtime ?? 'nodejs',
         entryFile: o.entryFile ?? 'index.js',
+        ...(o.ramMB === undefined ? {} : { resources: { ...EmulatedDeployment.resources, ramMB: o.ramMB } }),
       });
       return { id: dep.id, volume: dep.volume.root };
     },

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { killGroup, trackGroup, untrackGroup } from './child-reaper.js';
 import type { ConsoleLog } from './console-log.js';
-import { EMULATOR_INSTALL_MIN_RAM_MB } from './tunables.js';
+import { dependencyNames, npmInstallNeed } from '../api/memory.js';
 
 /**
  * The dependency step of a runtime's default start command: the service's node
@@ -25,6 +25,12 @@ export interface InstallStep {
   digest: string;
   /** The folder the install fills; its presence is part of "already installed". */
   output: string;
+  /** RAM below which the install is killed for want of memory (api/memory.ts: 512 MB, 1024 MB for a Svelte/Next build). */
+  needMB: number;
+  /** What needs that RAM, for the console and the hint: "npm install", "npm install of a next build". */
+  needFor: string;
+  /** The files the digest covers, for the console: "package.json and package-lock.json". */
+  manifests: string;
 }
 
 export interface InstallOutcome {
@@ -37,29 +43,15 @@ export interface InstallOutcome {
 
 const readOr = (file: string): Promise<string | null> => readFile(file, 'utf8').catch(() => null);
 
-const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const;
-
-/** How many dependencies a package.json lists; an unreadable one counts as some (npm will say what is wrong with it). */
-function dependencyCount(packageJson: string): number {
-  try {
-    const pkg = JSON.parse(packageJson) as Record<string, unknown>;
-    let n = 0;
-    for (const field of DEPENDENCY_FIELDS) {
-      const deps = pkg[field];
-      if (deps !== null && typeof deps === 'object') n += Object.keys(deps).length;
-    }
-    return n;
-  } catch {
-    return 1;
-  }
-}
-
 /** The install a node app's default start runs, or null when package.json lists no dependency. */
 export async function nodeInstallStep(volume: string): Promise<InstallStep | null> {
   const manifest = await readOr(path.join(volume, 'package.json'));
   if (manifest === null) return null;
-  const count = dependencyCount(manifest);
-  if (count === 0) return null;
+  // An unreadable manifest still runs npm, which says what is wrong with it.
+  const unreadable = dependencyNames(manifest) === null;
+  const need = npmInstallNeed(manifest);
+  if (need === null && !unreadable) return null;
+  const count = need?.dependencies ?? 1;
   const lock = (await readOr(path.join(volume, 'package-lock.json'))) ?? '';
   return {
     display: 'npm install',
@@ -68,6 +60,9 @@ export async function nodeInstallStep(volume: string): Promise<InstallStep | nul
     because: `package.json lists ${count} dependenc${count === 1 ? 'y' : 'ies'}`,
     digest: createHash('sha256').update(manifest).update('\0').update(lock).digest('hex'),
     output: path.join(volume, 'node_modules'),
+    needMB: need?.needMB ?? 0,
+    needFor: need?.what ?? 'npm install',
+    manifests: 'package.json and package-lock.json',
   };
 }
 
@@ -75,10 +70,12 @@ export async function outputExists(step: InstallStep): Promise<boolean> {
   return stat(step.output).then((s) => s.isDirectory(), () => false);
 }
 
+
 /**
- * npm's settings from the machine the emulator runs on. The app's HOME is its volume,
- * so npm would otherwise miss the user's registry and proxy settings, and would fill
- * the volume with its cache (`.npm/`), which a sync would then see as remote-only files.
+ * npm's and pip's settings from the machine the emulator runs on. The app's HOME is its
+ * volume, so they would otherwise miss the user's registry, index and proxy settings, and
+ * would fill the volume with their caches (`.npm/`, `.cache/pip`), which a sync would
+ * then see as remote-only files.
  */
 const PASSED_NPM_ENV = ['npm_config_registry', 'npm_config_offline', 'npm_config_prefer_offline', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
 
@@ -91,20 +88,25 @@ export function installEnv(appEnv: Record<string, string>): Record<string, strin
   env.npm_config_cache = process.env.npm_config_cache ?? path.join(os.homedir(), '.npm');
   env.npm_config_userconfig = process.env.npm_config_userconfig ?? path.join(os.homedir(), '.npmrc');
   env.npm_config_update_notifier = 'false';
+  // pip's settings the same way (PIP_INDEX_URL, PIP_NO_INDEX, PIP_FIND_LINKS, ...), and its cache outside the volume.
+  for (const [name, value] of Object.entries(process.env)) if (name.startsWith('PIP_') && value !== undefined) env[name] = value;
+  env.PIP_CACHE_DIR = process.env.PIP_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'pip');
+  if (process.env.XDG_CONFIG_HOME === undefined) env.XDG_CONFIG_HOME = path.join(os.homedir(), '.config');
   return env;
 }
 
 /**
  * A running install, in its own process group, its output in the deployment's console.
- * Below EMULATOR_INSTALL_MIN_RAM_MB it is killed at once with SIGKILL, which is what the
- * service's out-of-memory killer does to `npm install` on a small plan (exit 137).
+ * Below the step's needMB (api/memory.ts, the document's guidance) it is killed at once
+ * with SIGKILL, which is what the service's out-of-memory killer does to `npm install`
+ * on a small plan (exit 137): the same outcome on every machine.
  */
 export class Install {
   readonly done: Promise<InstallOutcome>;
   private readonly pid: number | null;
 
-  constructor(step: InstallStep, opts: { cwd: string; env: Record<string, string>; log: ConsoleLog; ramLimitMB: number }) {
-    const outOfMemory = opts.ramLimitMB < EMULATOR_INSTALL_MIN_RAM_MB;
+  constructor(private readonly step: InstallStep, opts: { cwd: string; env: Record<string, string>; log: ConsoleLog; ramLimitMB: number }) {
+    const outOfMemory = opts.ramLimitMB < step.needMB;
     const child = spawn(step.command, step.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.pid = child.pid ?? null;
     if (this.pid !== null) trackGroup(this.pid);
@@ -134,6 +136,11 @@ export class Install {
   /** SIGKILL to the whole group (npm's own children included); `done` resolves once it is gone. */
   kill(): void {
     if (this.pid !== null) killGroup(this.pid, 'SIGKILL');
+  }
+
+  /** What runs, for hints: "npm install". */
+  get display(): string {
+    return this.step.display;
   }
 
   /** The group leader's pid, for resource figures while it runs. */

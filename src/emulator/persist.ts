@@ -1,7 +1,7 @@
 /**
  * What the real service keeps across its own restarts and the emulator must too when it
  * is given a --data folder: the default key and the deployments (id, name, runtime, entry
- * file, the linked git source and the environment variables). Volumes and history already live in that folder; without this record a restart
+ * file, the linked git source, the environment variables and the size). Volumes and history already live in that folder; without this record a restart
  * would mint a new key and new ids, orphaning them, and a client running through the
  * restart (watch, `hostsync dev`) would die on 401/404. A temporary data folder (no
  * --data) is removed on close, so nothing is kept for it.
@@ -17,6 +17,8 @@ export interface PersistedDeployment {
   /** Absent in records written before it was kept: such a deployment starts unlinked. */
   git?: { repo: string; branch: string; autoPull: boolean } | null;
   env?: { key: string; value: string; secret: boolean }[];
+  /** Absent in older records: such a deployment gets the default size (or --ram-mb). */
+  resources?: { ramMB: number; cpuPercent: number; storageMB: number } | null;
 }
 
 export interface PersistedState {
@@ -40,12 +42,18 @@ export function loadPersisted(dataDir: string): PersistedState | null {
     (d): d is PersistedDeployment =>
       typeof d?.id === 'string' && /^dep_[0-9a-f]+$/.test(d.id) && typeof d.name === 'string' && typeof d.runtime === 'string' && typeof d.entryFile === 'string',
   );
-  return { apiKey: s.apiKey, deployments: deployments.map((d) => ({ ...d, git: gitOf(d.git), env: envOf(d.env) })) };
+  return { apiKey: s.apiKey, deployments: deployments.map((d) => ({ ...d, git: gitOf(d.git), env: envOf(d.env), resources: resourcesOf(d.resources) })) };
 }
 
 function gitOf(g: unknown): PersistedDeployment['git'] {
   const o = g as Record<string, unknown> | null | undefined;
   return typeof o?.repo === 'string' && typeof o.branch === 'string' && typeof o.autoPull === 'boolean' ? { repo: o.repo, branch: o.branch, autoPull: o.autoPull } : null;
+}
+
+function resourcesOf(r: unknown): PersistedDeployment['resources'] {
+  const o = r as Record<string, unknown> | null | undefined;
+  const whole = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0;
+  return whole(o?.ramMB) && whole(o.cpuPercent) && whole(o.storageMB) ? { ramMB: o.ramMB, cpuPercent: o.cpuPercent, storageMB: o.storageMB } : null;
 }
 
 function envOf(e: unknown): NonNullable<PersistedDeployment['env']> {

@@ -75,8 +75,8 @@ async function resize(ctx: Ctx, dep: EmulatedDeployment): Promise<unknown> {
   if (over.length) {
     throw new ApiError(400, 'quota_exceeded', `not enough left in the plan pool for ${over.map((k) => `${k} ${want[k]} (free ${left[k]})`).join(', ')}; resize smaller or free resources`);
   }
-  dep.resources = want;
-  dep.runner.setMemoryLimit(want.ramMB);
+  dep.resize(want);
+  ctx.core.persist();
   if (dep.runner.state === 'running' || dep.runner.state === 'starting') await dep.runner.power('restart', 0);
   return shortRecord(dep);
 }

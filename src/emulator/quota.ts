@@ -11,8 +11,13 @@ export interface PoolSize {
   slots: number;
 }
 
-/** A pool that fits sixteen default-size deployments: room for tests, small enough that over-asking is refused. */
-export const EMULATED_POOL: PoolSize = { ramMB: 8192, cpuPercent: 1600, storageMB: 81920, slots: 16 };
+/**
+ * A pool whose equal share per slot is the default size (8192 / 32 = 256 MB, the
+ * document's default), so a create without a size gets 256 MB until the pool is spent
+ * unevenly; room for tests to give several deployments 1 GB, small enough that
+ * over-asking is refused.
+ */
+export const EMULATED_POOL: PoolSize = { ramMB: 8192, cpuPercent: 3200, storageMB: 163840, slots: 32 };
 
 export function quotaUsed(core: EmulatorCore, exceptId?: string): PoolSize {
   const used: PoolSize = { ramMB: 0, cpuPercent: 0, storageMB: 0, slots: 0 };

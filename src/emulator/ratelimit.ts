@@ -79,6 +79,15 @@ export class RateLimiter {
     };
   }
 
+  /**
+   * The budget named on an answer to a caller the key check refused (401): it spent
+   * nothing and belongs to no user, so a whole key's budget. Tracking unknown tokens
+   * would let anyone grow the emulator's memory.
+   */
+  unauthenticated(): number {
+    return this.keyLimit;
+  }
+
   /** Budget left for `key` without consuming any (for answers that bypass `take`, e.g. forced 429s). */
   peek(key: string): number {
     const now = this.now();

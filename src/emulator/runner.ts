@@ -9,10 +9,12 @@ import type {
   PowerAction,
   PowerResult,
 } from '../api/types.js';
-import { EMULATOR_BOOT_GRACE_MS, EMULATOR_IDLE_MS, EMULATOR_INSTALL_MIN_RAM_MB, EMULATOR_LOG_MAX_LINES, EMULATOR_LOGS_MAX_SIZE, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_RAM_LIMIT_MB, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
+import { EMULATOR_BOOT_GRACE_MS, EMULATOR_IDLE_MS, EMULATOR_CONSOLE_LINES, EMULATOR_LOG_MAX_LINES, EMULATOR_LOGS_MAX_SIZE, EMULATOR_LOG_TAIL_LINES, EMULATOR_LOGS_DEFAULT_SIZE, EMULATOR_MAX_WAIT_SECONDS, EMULATOR_PROBE_TIMEOUT_MS, EMULATOR_SETTLE_WAIT_SECONDS, EMULATOR_STOP_GRACE_MS, EMULATOR_WAIT_POLL_MS } from './tunables.js';
+import { DEFAULT_RAM_MB } from '../api/memory.js';
 import { AppProcess } from './app-process.js';
 import { Install, installEnv, nodeInstallStep, outputExists, type InstallOutcome, type InstallStep } from './install.js';
 import { ConsoleLog } from './console-log.js';
+import { findPython, missingPythonLine, pythonInstallStep, venvPython, type PythonLookup } from './python.js';
 import { allocatePort, isPortFree } from './ports.js';
 import { failedProbe, probeHttp } from './probe.js';
 import { CpuMeter, sampleProcessGroup } from './proc-stats.js';
@@ -24,6 +26,8 @@ export interface RunSettings {
   bootGraceMs?: number;
   /** The runtime default installs dependencies before a start (`npm install`); false skips it (`--no-install`, offline tests). Default true. */
   install?: boolean;
+  /** Lines of the live console (`--console-lines`); default EMULATOR_CONSOLE_LINES. */
+  consoleLines?: number;
 }
 
 export interface RunnerOptions extends RunSettings {
@@ -33,6 +37,10 @@ export interface RunnerOptions extends RunSettings {
   startCommand?: string;
   /** Reported by startup(); the emulator runs node apps on its own Node whatever this says. */
   runtimeVersion?: string;
+  /** The deployment's RAM at creation (deployments.resize changes it with setMemoryLimit); default the document's 256 MB. */
+  ramMB?: number;
+  /** Where a python deployment's virtual environment lives (outside the volume, so a sync never sees it); default `<volume>.venv`. */
+  pythonEnv?: string;
   /** The user's variables, read at every (re)start: a change applies on the next one, as the document says. */
   env?: () => Record<string, string>;
   /**
@@ -46,17 +54,20 @@ export interface RunnerOptions extends RunSettings {
 /**
  * How the emulator runs a runtime. `files`: served from the volume by an in-process
  * static server (static; phpweb too, WITHOUT executing PHP: .php files are sent as
- * plain text). `process`: a spawned command. `none`: not emulated (databases,
- * python, java, ... without a startCommand); the deployment stays offline.
+ * plain text). `process`: a spawned command (node runtimes on the emulator's own Node,
+ * python on the interpreter runtimeVersion names). `none`: not emulated (databases,
+ * java, go, ... without a startCommand); the deployment stays offline.
  */
 type LaunchPlan =
   | { kind: 'files'; indexFiles: string[] }
-  | { kind: 'process'; command: string; args: string[]; display: string; installs: boolean }
+  | { kind: 'process'; command: string; args: string[]; display: string; installs: boolean; python?: true }
   | { kind: 'none' };
 
 /** Runtimes the emulator runs with its own Node binary: nodemon and bun behave like node for a one-shot start. */
 const NODE_RUNTIMES = new Set(['nodejs', 'nodemon', 'bun']);
 const DEFAULT_NODE_ENTRY = 'index.js';
+/** The catalog's default entry of the python runtime. */
+const DEFAULT_PYTHON_ENTRY = 'main.py';
 const FILES_RESTART_SKIPPED: Record<string, string> = {
   static: 'static site is served from the volume; no restart needed',
   phpweb: 'PHP site is served from the volume; no restart needed',
@@ -79,6 +90,11 @@ function planFor(opts: RunnerOptions): LaunchPlan {
     const entry = opts.entryFile.trim() || DEFAULT_NODE_ENTRY;
     // Our own node binary, so the app runs on the version startup() reports.
     return { kind: 'process', command: process.execPath, args: [entry], display: `node ${shellQuote(entry)}`, installs: opts.install ?? true };
+  }
+  if (opts.runtime === 'python') {
+    const entry = opts.entryFile.trim() || DEFAULT_PYTHON_ENTRY;
+    // The interpreter is found at each start (python.ts): the one runtimeVersion names.
+    return { kind: 'process', command: 'python3', args: [entry], display: `python ${shellQuote(entry)}`, installs: opts.install ?? true, python: true };
   }
   return { kind: 'none' };
 }
@@ -110,7 +126,7 @@ type Instance = { kind: 'process'; proc: AppProcess; cpu: CpuMeter } | { kind: '
  * something else took it; after dispose() nothing we spawned is alive.
  */
 export class DeploymentRunner {
-  private readonly log = new ConsoleLog(EMULATOR_LOG_MAX_LINES);
+  private readonly log: ConsoleLog;
   private plan: LaunchPlan;
   private instance: Instance | null = null;
   private appPort: number | null = null;
@@ -126,16 +142,21 @@ export class DeploymentRunner {
   /** Transitions queued or running. While one is, the state is about to change: nothing has settled. */
   private pending = 0;
   /** The deployment's RAM (deployments.resize changes it); the app sees it as SERVER_MEMORY. */
-  private memoryLimitMB = EMULATOR_RAM_LIMIT_MB;
+  private memoryLimitMB: number;
   /** The dependency install of the start under way, if one runs. */
   private install: Install | null = null;
   /** The manifests' digest of the last install that succeeded: a start with the same manifests and node_modules/ skips it. */
   private installedDigest: string | null = null;
   /** Why the last start never ran the app: its install failed. Cleared by the next start. */
   private installFailure: { step: InstallStep; outcome: InstallOutcome } | null = null;
+  /** Why the last start never got as far as an install: the runtime it asks for is missing. Cleared by the next start. */
+  private startFailure: string | null = null;
 
   constructor(private readonly opts: RunnerOptions) {
     this.plan = planFor(opts);
+    this.memoryLimitMB = opts.ramMB ?? DEFAULT_RAM_MB;
+    this.log = new ConsoleLog(EMULATOR_LOG_MAX_LINES, opts.consoleLines ?? EMULATOR_CONSOLE_LINES);
+    void this.lookUpPython();
   }
 
   /** The app's port once allocated (at the first start); null before. */
@@ -163,6 +184,8 @@ export class DeploymentRunner {
   reconfigure(change: Partial<Pick<RunnerOptions, 'runtime' | 'entryFile' | 'startCommand' | 'runtimeVersion'>>): void {
     Object.assign(this.opts, change);
     this.plan = planFor(this.opts);
+    this.python = null;
+    void this.lookUpPython();
   }
 
   /** When the running instance started (performance.now()), or null when nothing runs. */
@@ -175,10 +198,32 @@ export class DeploymentRunner {
     const plan = this.plan;
     return {
       runtime: this.opts.runtime,
-      runtimeVersion: this.opts.runtimeVersion ?? (plan.kind === 'process' && plan.command === process.execPath ? process.versions.node : ''),
+      runtimeVersion: this.reportedVersion(plan),
       entryFile: this.opts.entryFile,
       startCommand: plan.kind === 'process' ? plan.display : '',
     };
+  }
+
+  /**
+   * The version the app really runs on: node's own for node runtimes unless one was set;
+   * for python, what the interpreter found for runtimeVersion reports ("3.11.7"), or the
+   * version asked for while none was found (the start then says it is missing).
+   */
+  private reportedVersion(plan: LaunchPlan): string {
+    if (plan.kind === 'process' && plan.python) return this.python?.ok ? this.python.version : (this.opts.runtimeVersion ?? '');
+    return this.opts.runtimeVersion ?? (plan.kind === 'process' && plan.command === process.execPath ? process.versions.node : '');
+  }
+
+  /** The interpreter of a python deployment, once looked up (at construction, after a change of startup, at each start). */
+  private python: PythonLookup | null = null;
+
+  private lookUpPython(): Promise<PythonLookup> | null {
+    if (this.plan.kind !== 'process' || !this.plan.python) return null;
+    const wanted = this.opts.runtimeVersion;
+    return findPython(wanted).then((found) => {
+      if (this.opts.runtimeVersion === wanted) this.python = found;
+      return found;
+    });
   }
 
   /** Writes a line to the app's stdin (deployments.command); false when no process is running. */
@@ -283,9 +328,9 @@ export class DeploymentRunner {
     return { lines: this.log.tail(count), state, settled: this.isSettledOrIdle(), hint: this.hintFor(state, null) };
   }
 
-  /** The last `n` console lines, up to the whole kept console (searchLogs reads up to 5000, more than logs may answer). */
+  /** The last `n` lines of the kept console log, beyond the live buffer (searchLogs reads up to 5000, more than logs may answer). */
   consoleTail(n: number): string[] {
-    return this.log.tail(n);
+    return this.log.searchable(n);
   }
 
   resources(): { ramMB: number; ramLimitMB: number; cpuPercent: number } {
@@ -338,6 +383,7 @@ export class DeploymentRunner {
     if (this.isAlive()) return { ok: false, reason: 'the deployment is already running' };
     this.preparing = true;
     this.installFailure = null;
+    this.startFailure = null;
     this.wake();
     try {
       await this.runBeforeStart();
@@ -356,14 +402,36 @@ export class DeploymentRunner {
         this.log.note(`[emulator] serving ${this.opts.runtime} files from the volume on port ${port}`);
       } else {
         this.log.note(`[emulator] starting: ${plan.display} (SERVER_PORT=${port})`);
-        // A failed install ends this start like a crash of the container: the app never runs, the state is offline.
-        if (plan.installs && !(await this.installDependencies(port))) return { ok: true, reason: '' };
+        let command = plan.command;
+        const env = this.childEnv(port);
+        if (plan.python) {
+          const python = await this.lookUpPython();
+          if (python === null || !python.ok) {
+            // Never another version in its place: the start ends here, like a container whose image is missing.
+            this.startFailure = python === null ? 'no python interpreter was looked up' : missingPythonLine(python);
+            this.everStarted = true;
+            this.log.note(`[emulator] ${this.startFailure}`);
+            return { ok: true, reason: '' };
+          }
+          this.log.note(`[emulator] python ${python.version} (${python.path})`);
+          if (plan.installs && !(await this.installDependencies(port, () => pythonInstallStep(this.opts.volume, this.venvDir, python)))) return { ok: true, reason: '' };
+          const venv = await venvPython(this.venvDir, python.version);
+          command = venv ?? python.path;
+          // `python` in the app's own subprocesses must be the same interpreter.
+          env.PATH = [dirname(command), env.PATH].filter(Boolean).join(delimiter);
+          if (venv !== null) env.VIRTUAL_ENV = this.venvDir;
+          // The node runs the app on a TTY, where Python flushes every line; over the emulator's pipe it would hold them back.
+          env.PYTHONUNBUFFERED = '1';
+        } else if (plan.installs && !(await this.installDependencies(port, () => nodeInstallStep(this.opts.volume)))) {
+          // A failed install ends this start like a crash of the container: the app never runs, the state is offline.
+          return { ok: true, reason: '' };
+        }
         if (this.disposed) return { ok: false, reason: 'the emulator is shutting down' };
         const proc = new AppProcess({
-          command: plan.command,
+          command,
           args: plan.args,
           cwd: this.opts.volume,
-          env: this.childEnv(port),
+          env,
           port,
           bootGraceMs: this.opts.bootGraceMs ?? EMULATOR_BOOT_GRACE_MS,
           log: this.log,
@@ -394,11 +462,11 @@ export class DeploymentRunner {
    * The runtime default's install step, while the state reads `installing`. True when the
    * app may start: nothing to install, already installed for these manifests, or done.
    */
-  private async installDependencies(port: number): Promise<boolean> {
-    const step = await nodeInstallStep(this.opts.volume);
+  private async installDependencies(port: number, stepOf: () => Promise<InstallStep | null>): Promise<boolean> {
+    const step = await stepOf();
     if (step === null) return true;
     if (step.digest === this.installedDigest && (await outputExists(step))) {
-      this.log.note(`[emulator] ${step.display} skipped: package.json and package-lock.json are unchanged since the last install`);
+      this.log.note(`[emulator] ${step.display} skipped: ${step.manifests} are unchanged since the last install`);
       return true;
     }
     this.everStarted = true;
@@ -408,14 +476,14 @@ export class DeploymentRunner {
     const outcome = await install.done.finally(() => (this.install = null));
     if (outcome.ok) {
       // npm writes package-lock.json: the manifests to compare next time are the ones it left.
-      this.installedDigest = (await nodeInstallStep(this.opts.volume))?.digest ?? null;
+      this.installedDigest = (await stepOf())?.digest ?? null;
       this.log.note(`[emulator] ${step.display} done`);
       return true;
     }
     this.installedDigest = null;
     this.installFailure = { step, outcome };
     this.log.note(`[emulator] ${step.display} exited with code ${outcome.exitCode}`);
-    if (outcome.outOfMemory) this.log.note(`[emulator] Out of memory: true (the deployment has ${this.memoryLimitMB} MB; ${step.display} needs ${EMULATOR_INSTALL_MIN_RAM_MB} MB or more)`);
+    if (outcome.outOfMemory) this.log.note(`[emulator] Out of memory: true (the deployment has ${this.memoryLimitMB} MB; ${step.needFor} needs ${step.needMB} MB or more)`);
     return false;
   }
 
@@ -452,6 +520,10 @@ export class DeploymentRunner {
     this.appPort = await allocatePort();
     if (previous !== null) this.log.note(`[emulator] port ${previous} is taken; the app now gets port ${this.appPort}`);
     return this.appPort;
+  }
+
+  private get venvDir(): string {
+    return this.opts.pythonEnv ?? `${this.opts.volume}.venv`;
   }
 
   setMemoryLimit(mb: number): void {
@@ -534,7 +606,7 @@ export class DeploymentRunner {
     if (this.plan.kind === 'none') return this.notEmulated();
     switch (state) {
       case 'installing':
-        return this.install === null ? 'The deployment is being prepared; retry shortly.' : 'Dependencies are being installed (npm install); the app starts once they are.';
+        return this.install === null ? 'The deployment is being prepared; retry shortly.' : `Dependencies are being installed (${this.install.display}); the app starts once they are.`;
       case 'stopping':
         return 'The deployment is stopping.';
       case 'starting': {
@@ -544,6 +616,7 @@ export class DeploymentRunner {
       case 'offline': {
         if (!this.everStarted) return 'The deployment has not been started; start it with power start or apply.';
         if (this.stoppedByUser) return 'The deployment was stopped; start it with power start or apply.';
+        if (this.startFailure !== null) return `The app was not started: ${this.startFailure}.`;
         if (this.installFailure !== null) return this.installHint(this.installFailure.step, this.installFailure.outcome);
         const instance = this.instance;
         const exit = instance?.kind === 'process' ? instance.proc.exit : null;
@@ -566,7 +639,7 @@ export class DeploymentRunner {
 
   private installHint(step: InstallStep, outcome: InstallOutcome): string {
     if (outcome.outOfMemory) {
-      return `${step.display} was killed for want of memory (exit code ${outcome.exitCode}): the deployment has ${this.memoryLimitMB} MB, and ${step.display} needs ${EMULATOR_INSTALL_MIN_RAM_MB} MB or more; resize it.`;
+      return `${step.display} was killed for want of memory (exit code ${outcome.exitCode}, Out of memory: true): the deployment has ${this.memoryLimitMB} MB and ${step.needFor} needs ${step.needMB} MB or more; resize it (deployments.resize) and start it again.`;
     }
     return `${step.display} exited with code ${outcome.exitCode}, so the app was not started; the last log lines show why.`;
   }

@@ -3,11 +3,12 @@
  * download URLs, "straight to the node") and /__emulator/* (admin: stats, faults).
  *
  * Order of checks on /api/v1, each answering on its own when it fails:
- *   count in stats -> latency -> key (401) -> injected 429 -> rate limit (429)
+ *   count in stats -> latency -> injected html403 (the CDN in front, not the API)
+ *   -> key (401) -> injected 429 -> rate limit (429)
  *   -> injected 5xx (503) / dropped connection -> route (404/405) -> scope (403)
  *   -> deployment (404) -> handler -> (dropped connection after the handler ran).
- * A 429 consumes no budget; every answer after the key check carries
- * X-RateLimit-Remaining.
+ * A 429 consumes no budget; every answer of the API (401 included) carries
+ * X-RateLimit-Remaining; the injected challenge page, which is not the API's, does not.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -79,10 +80,17 @@ async function api(parts: ServerParts, router: Router, url: URL, req: IncomingMe
   stats.count(m.kind === 'found' ? m.route.op : 'unknown');
   if (parts.latency.ms > 0) await sleep(parts.latency.ms);
 
+  if (core.faults.roll('html403')) return sendChallengePage(res);
   const headers: Record<string, string> = {};
   let dropAfter = false;
   try {
-    const key = keys.authenticate(req);
+    let key: string;
+    try {
+      key = keys.authenticate(req);
+    } catch (err) {
+      headers['X-RateLimit-Remaining'] = String(limiter.unauthenticated());
+      throw err;
+    }
     if (core.faults.roll('429')) {
       stats.countRateLimited();
       headers['X-RateLimit-Remaining'] = String(limiter.peek(key));
@@ -128,6 +136,21 @@ async function api(parts: ServerParts, router: Router, url: URL, req: IncomingMe
     if (dropAfter) return drop(req.socket);
     sendError(res, err instanceof ApiError ? err : internal(err), headers);
   }
+}
+
+/**
+ * What a CDN's bot check answers in front of an API (the service's older API met real
+ * clients with such pages): HTTP 403, text/html, a page that wants a browser.
+ */
+const CHALLENGE_PAGE =
+  '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Just a moment...</title>' +
+  '<meta http-equiv="refresh" content="8"></head><body><h1>Checking your browser before accessing the site.</h1>' +
+  '<p>This process is automatic. Your browser will redirect to your requested content shortly.</p>' +
+  '<noscript>Please enable JavaScript and cookies to continue.</noscript></body></html>';
+
+function sendChallengePage(res: ServerResponse): void {
+  res.writeHead(403, { 'Content-Type': 'text/html; charset=UTF-8', 'Content-Length': String(Buffer.byteLength(CHALLENGE_PAGE)), 'Cache-Control': 'no-store' });
+  res.end(CHALLENGE_PAGE);
 }
 
 /** Node routes get latency and the 5xx / reset faults, never the API's key, rate limit or stats. */

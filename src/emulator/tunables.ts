@@ -6,8 +6,18 @@ export const HASH_STREAM_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 // ---- emulator: the deployment runner ----
 
-/** Console lines kept per deployment: searchLogs reads up to 5000 (hosting-api.md, Limits). */
+/** Console lines kept per deployment for deployments.searchLogs, which reads up to 5000 (hosting-api.md, Limits). */
 export const EMULATOR_LOG_MAX_LINES = 5_000;
+
+/**
+ * Lines of the live console (what logs, diagnose, apply and power tails are cut from)
+ * unless `--console-lines N` says otherwise. The service's live buffer is reported to be
+ * small enough that boot lines rotate out within minutes, while searchLogs still reads
+ * the last 5000 lines; the default stays as large as the searchable log (issue #30:
+ * "default as today") so no existing reader is surprised, and --console-lines 20 makes
+ * the rotation testable.
+ */
+export const EMULATOR_CONSOLE_LINES = 5_000;
 
 /** One console line is cut at this many characters, and a child that never prints a newline is split there, so the buffer stays bounded. */
 export const EMULATOR_LOG_MAX_LINE_CHARS = 8_192;
@@ -19,9 +29,9 @@ export const EMULATOR_LOG_TAIL_LINES = 50;
 export const EMULATOR_LOGS_DEFAULT_SIZE = 100;
 
 /**
- * deployments.logs answers at most this many lines, whatever `size` asks: the service's
- * public deploy scripts assume 500 (issue #11), so a client built here must not rely on
- * more. A larger `size` is clamped, not refused. searchLogs still reads up to 5000.
+ * deployments.logs answers at most this many lines: a public deploy script for the
+ * service says the real one refuses a larger `size` with 400 (issues #11, #30), so the
+ * emulator refuses it too. searchLogs still reads up to 5000.
  */
 export const EMULATOR_LOGS_MAX_SIZE = 500;
 
@@ -33,6 +43,9 @@ export const EMULATOR_LOGS_MAX_SIZE = 500;
  * `--boot-grace SECONDS` changes it.
  */
 export const EMULATOR_BOOT_GRACE_MS = 1_500;
+
+/** Asking an interpreter for its version (python.ts) gives up after this long: a hung shim must not hold a start. */
+export const EMULATOR_PYTHON_PROBE_TIMEOUT_MS = 10_000;
 
 /** A process with no console output for this long counts as idle: logs/diagnose stop waiting. */
 export const EMULATOR_IDLE_MS = 1_000;
@@ -68,18 +81,6 @@ export const EMULATOR_PROBE_MAX_BODY_BYTES = 64 * 1024;
 
 /** Characters of body shown in the probe's bodyExcerpt. */
 export const EMULATOR_BODY_EXCERPT_CHARS = 300;
-
-/** The RAM limit reported by resources(): a typical plan slot (the docs' guidance for npm installs). */
-export const EMULATOR_RAM_LIMIT_MB = 512;
-
-/**
- * A deployment with less RAM than this has its `npm install` killed with SIGKILL (exit
- * 137, "Out of memory: true"), as the service's OOM killer does: hosting-api.md says a
- * modern stack needs 512 MB or more for npm install and the 256 MB size is killed. A
- * real install's peak memory varies too much to meter here, so the emulator applies
- * the documented threshold itself, and the outcome is the same on every machine.
- */
-export const EMULATOR_INSTALL_MIN_RAM_MB = 512;
 
 /**
  * Large files (streamed, >= HASH_STREAM_THRESHOLD_BYTES) hashed at once during a scan.

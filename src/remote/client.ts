@@ -35,6 +35,7 @@ import type {
   IndexResult,
   ListResult,
   LogsResult,
+  SearchLogsResult,
   MoveResult,
   OkResult,
   PowerAction,
@@ -58,7 +59,7 @@ import type {
 } from '../api/types.js';
 import * as S from '../api/schemas.js';
 import type { AnswerSchema } from '../api/schemas.js';
-import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, rateLimitTooLongError } from './errors.js';
+import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, notTheApiError, rateLimitTooLongError } from './errors.js';
 import { checkAnswer, failAnswer } from './answer.js';
 import { partOf } from '../local/temp-names.js';
 import { BudgetLedger, describeWait, ledgerDir, ledgerFile } from './ledger.js';
@@ -220,6 +221,8 @@ export class HostingClient {
     apply(req?: ApplyRequest): Promise<ApplyResult>;
     diagnose(waitSeconds?: number): Promise<DiagnoseResult>;
     logs(size?: number, waitSeconds?: number): Promise<LogsResult>;
+    /** Searches the console log, which reaches further back than the live tail logs answers (the document: up to 5000 lines). */
+    searchLogs(pattern: string, lines?: number): Promise<SearchLogsResult>;
     power(action: PowerAction, waitSeconds?: number): Promise<PowerResult>;
     /** Runs one shell line in the container; not idempotent, so never repeated on an unknown outcome. */
     shell(req: ShellRequest): Promise<ShellResult>;
@@ -369,6 +372,8 @@ export class HostingClient {
         this.call<DiagnoseResult>(O.deploymentsDiagnose, { schema: S.DiagnoseResult, query: { waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
       logs: (size, waitSeconds) =>
         this.call<LogsResult>(O.deploymentsLogs, { schema: S.LogsResult, query: { size, waitSeconds }, extraTimeoutMs: waitMs(waitSeconds, 0) }),
+      searchLogs: (pattern, lines) =>
+        this.call<SearchLogsResult>(O.deploymentsSearchLogs, { schema: S.SearchLogsResult, query: { pattern, lines, context: 0 } }),
       power: (action, waitSeconds) =>
         this.call<PowerResult>(O.deploymentsPower, {
           schema: S.PowerResult,
@@ -498,6 +503,9 @@ export class HostingClient {
           );
           const ok = res.status >= 200 && res.status < 300;
           if (ok && init.anyBody) return res.body as T;
+          // A web page or plain text is not the API's answer, whatever the status says.
+          const foreign = notTheApiError(o, res.status, res.headers, res.body, host);
+          if (foreign) throw foreign;
           if (ok || init.accept?.(res.status, res.body)) {
             if (init.schema) return checkAnswer(o.name, init.schema, res.body, { status: res.status, host, redactor: this.redactor });
             if (isObject(res.body)) return res.body as T;
@@ -508,6 +516,7 @@ export class HostingClient {
           }
           throw errorFromResponse(o, res.status, res.body, {
             host, deploymentId: this.deploymentId, redactor: this.redactor, idempotent,
+            noRateHeader: o.rateLimited && header(res.headers['x-ratelimit-remaining']) === undefined,
             // An API call's wait is the queue's pause; a node transfer waits on its own.
             ...(o.rateLimited ? {} : { retryAfterMs: res.retryAfterMs }),
           });

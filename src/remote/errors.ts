@@ -84,6 +84,72 @@ export class OutcomeUnknownError extends ApiError {
  */
 export const UNEXPECTED_ANSWER = 'unexpected_answer';
 
+/**
+ * ApiError.code of an answer that did not come from the API at all: a web page (a CDN's
+ * challenge, a captive portal, a wrong --base-url landing on a website) or a body that
+ * is not JSON. Exit 1 like any failed call (the exit codes are an interface: docs/decisions.md),
+ * with its own message: neither the key nor the files are at fault, and retrying the same
+ * address meets the same page.
+ */
+export const NOT_THE_API = 'not_the_api';
+
+/** Characters of a foreign body quoted in the error: enough to recognise the page. */
+const FOREIGN_QUOTE_CHARS = 80;
+
+/** The <title> of an HTML page, tidied, or ''. */
+function pageTitle(html: string): string {
+  const m = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html);
+  return m ? tidyServerText(m[1]!) : '';
+}
+
+function headerText(v: string | string[] | undefined): string {
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
+/**
+ * The error for an answer that is not the API's, or null when it may be: a body the
+ * transport could not parse as JSON (it hands such bodies over as text) and that does
+ * not even claim to be JSON. An empty body
+ * is left to the usual handling (a bare 204/404 is the API's). A 5xx page is left too:
+ * a proxy's 502 in front of a restarting service is transient, and errorFromResponse
+ * retries it; so is a 429 (always waited out).
+ */
+export function notTheApiError(
+  op: Operation,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: unknown,
+  host: string | undefined,
+): ApiError | null {
+  if (typeof body !== 'string' || body.trim() === '' || status >= 500 || status === 429) return null;
+  const type = headerText(headers['content-type']).split(';')[0]!.trim().toLowerCase();
+  // Declared JSON that does not parse is the API's own broken answer (answer.ts says so), not a stranger's.
+  if (type.includes('json')) return null;
+  const html = type === 'text/html' || type === 'application/xhtml+xml' || /^\s*<(!doctype\s+html|html[\s>]|head[\s>]|body[\s>])/i.test(body);
+  const init = { operation: op.name, status, retryable: false, code: NOT_THE_API, host };
+  if (html) {
+    const title = pageTitle(body);
+    const serverMessage = title ? `a web page titled "${title}"` : 'a web page';
+    return new ApiError(
+      `${op.name}: the address answered a web page, not the API (HTTP ${status}${title ? `, "${title}"` : ''}): a proxy or challenge in front of it, or a wrong --base-url`,
+      { ...init, serverMessage },
+    );
+  }
+  const quoted = tidyServerText(body);
+  const cut = quoted.length > FOREIGN_QUOTE_CHARS ? `${quoted.slice(0, FOREIGN_QUOTE_CHARS - 1)}…` : quoted;
+  return new ApiError(
+    `${op.name}: the address answered ${type || 'a body'} that is not JSON, not the API (HTTP ${status}: "${cut}"): a proxy in front of it, or a wrong --base-url`,
+    { ...init, serverMessage: cut },
+  );
+}
+
+/**
+ * The note for a 401/403 without X-RateLimit-Remaining, which the API puts on every
+ * answer: the refusal may come from something in front of it (a gateway, a firewall).
+ */
+export const NO_RATE_HEADER_NOTE =
+  'The answer carried no X-RateLimit-Remaining, which every answer of the API carries: if the key is right, something in front of the API (a proxy, a firewall) refused the request.';
+
 /** The code of every error caused by HostingClient.destroy(). */
 export const CANCELLED_CODE = 'ECANCELLED';
 const CANCELLED_TEXT = 'cancelled: hostsync is shutting down';
@@ -182,24 +248,25 @@ export function errorFromResponse(
   op: Operation,
   status: number,
   body: unknown,
-  ctx: { host: string; deploymentId: string; redactor: Redactor; idempotent: boolean; retryAfterMs?: number | undefined },
+  ctx: { host: string; deploymentId: string; redactor: Redactor; idempotent: boolean; retryAfterMs?: number | undefined; noRateHeader?: boolean },
 ): ApiError {
   const parsed = parseServerMessage(body);
   const serverMessage = ctx.redactor.text(parsed.message);
   const said = serverMessage ? ` Server said: "${serverMessage}".` : '';
   const init = { operation: op.name, status, serverMessage, code: parsed.code, host: ctx.host };
 
+  const foreign = ctx.noRateHeader ? ` ${NO_RATE_HEADER_NOTE}` : '';
   if (status === 401) {
     return new ApiError(
       `${op.name}: the service rejected the API key (401): it is missing, mistyped, expired or revoked. ` +
-        `${KEY_SETTINGS_HINT}; set a valid one in HOSTSYNC_API_KEY.${said}`,
+        `${KEY_SETTINGS_HINT}; set a valid one in HOSTSYNC_API_KEY.${said}${foreign}`,
       { ...init, retryable: false },
     );
   }
   if (status === 403) {
     return new ApiError(
       `${op.name}: the API key is not allowed to do this (403). It needs the scope "${op.scope}", and its user needs ` +
-        `access to deployment ${ctx.deploymentId}. ${KEY_SETTINGS_HINT}: create a key with the "${op.scope}" scope there.${said}`,
+        `access to deployment ${ctx.deploymentId}. ${KEY_SETTINGS_HINT}: create a key with the "${op.scope}" scope there.${said}${foreign}`,
       { ...init, retryable: false },
     );
   }

@@ -57,6 +57,7 @@ export const OPERATIONS = {
   deploymentsApply: op('deployments.apply', 'POST', '/deployments/:id/apply', 'deployments:write', false),
   deploymentsDiagnose: op('deployments.diagnose', 'GET', '/deployments/:id/diagnose', 'deployments:read', true),
   deploymentsLogs: op('deployments.logs', 'GET', '/deployments/:id/logs', 'deployments:read', true),
+  deploymentsSearchLogs: op('deployments.searchLogs', 'GET', '/deployments/:id/logs/search', 'deployments:read', true),
   deploymentsPower: op('deployments.power', 'POST', '/deployments/:id/power', 'deployments:power', false),
   deploymentsCheck: op('deployments.check', 'GET', '/deployments/:id/check', 'deployments:read', true),
   deploymentsResources: op('deployments.resources', 'GET', '/deployments/:id/resources', 'deployments:read', true),

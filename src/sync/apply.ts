@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FAILURE_TAIL_LINES, HEALTH_LOGS_SIZE, HEALTH_POLL_FIRST_MS, HEALTH_POLL_MAX_MS } from './tunables.js';
+import { FAILURE_TAIL_LINES, HEALTH_LOGS_SIZE, HEALTH_POLL_FIRST_MS, HEALTH_POLL_MAX_MS, HEALTH_SEARCH_LINES } from './tunables.js';
 import type { HealthSettings, RestartPolicy } from '../config/config.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import type { ApplyRequest, DeploymentState, DiagnoseResult } from '../api/types.js';
 import type { HostingClient } from '../remote/client.js';
-import { failureTail } from './console-lines.js';
+import { failureTail, isStartMarker, newLines, readyAfterLastStart, startOrReadyPattern } from './console-lines.js';
 import { judgeHealth, timedOut, type HealthInput, type ResolvedKind, type Verdict } from './health.js';
 
 /**
@@ -83,6 +83,9 @@ export async function awaitHealth(
     return v;
   };
 
+  // Every console line read since the apply, tails merged in order: a ready line seen in
+  // one read stays seen when later output pushes it out of the (small) live console.
+  let seen: string[] = [...input.logs];
   let verdict = await judge();
   while (verdict.status === 'waiting' && !opts.once) {
     const left = deadline - performance.now();
@@ -91,7 +94,20 @@ export async function awaitHealth(
     const sent = performance.now();
     if (verdict.need === 'ready') {
       const r = await client.deployments.logs(HEALTH_LOGS_SIZE, waitMs / 1000);
-      input = { ...input, state: r.state, logs: r.lines };
+      const fresh = newLines(seen, r.lines);
+      // No overlap with what was read before: lines in between rotated out unread.
+      const gap = seen.length > 0 && r.lines.length > 0 && fresh.length === r.lines.length;
+      seen = [...seen, ...fresh];
+      input = { ...input, state: r.state, logs: seen };
+      // This start's first lines (or some since the last read) have rotated out of every
+      // tail read: the ready line may have gone with them. The console log behind
+      // searchLogs reaches further back than the live console.
+      if (settings.ready !== null && r.state === 'running' && (gap || !seen.some(isStartMarker)) && judgeHealth(input, effective).status === 'waiting') {
+        const found = await client.deployments.searchLogs(startOrReadyPattern(settings.ready), HEALTH_SEARCH_LINES);
+        requests++;
+        const line = readyAfterLastStart(found.matches.map((m) => m.text), new RegExp(settings.ready));
+        if (line !== null) input = { ...input, logs: [...seen, line] };
+      }
     } else {
       input = inputOf(await client.deployments.diagnose(waitMs / 1000), opts.started);
     }

@@ -33,6 +33,31 @@ export function linesOfThisStart(lines: readonly string[]): string[] {
   return [...lines];
 }
 
+/**
+ * A deployments.searchLogs pattern that finds both the start markers and the lines
+ * matching `ready`, so one search tells whether a ready line came after the last start
+ * (readyAfterLastStart), however far back the live console has already rotated.
+ */
+export function startOrReadyPattern(ready: string): string {
+  return [...START_MARKERS.map((re) => re.source), `(?:${ready})`].join('|');
+}
+
+/**
+ * The first line matching `ready` after the last start marker among `lines` (search
+ * matches, oldest first), or null. With no marker among them, the start lies before
+ * every line searched, so any ready line counts.
+ */
+export function readyAfterLastStart(lines: readonly string[], ready: RegExp): string | null {
+  let from = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (isStartMarker(lines[i]!)) {
+      from = i + 1;
+      break;
+    }
+  }
+  return lines.slice(from).find((l) => ready.test(l)) ?? null;
+}
+
 export function isErrorLine(line: string): boolean {
   return ERROR_LINE.test(line);
 }

@@ -1,5 +1,5 @@
 import { EXIT, HostsyncError, type ExitCode } from '../errors.js';
-import { ApiError, DEPLOYMENT_NOT_FOUND } from '../remote/errors.js';
+import { ApiError, DEPLOYMENT_NOT_FOUND, NOT_THE_API } from '../remote/errors.js';
 
 /**
  * Turns anything thrown below the CLI into one line and an exit code. The API key is
@@ -13,8 +13,10 @@ export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KE
     exitCode = err.exitCode;
   } else if (err instanceof ApiError) {
     message = err.message;
-    // A refused key or a missing scope is a configuration problem the user fixes.
-    if (err.status === 401 || err.status === 403) exitCode = EXIT.usage;
+    // A refused key or a missing scope is a configuration problem the user fixes; a web page
+    // in front of the API (NOT_THE_API, even as a 403) is a failed call: exit 1.
+    if (err.code === NOT_THE_API) exitCode = EXIT.failed;
+    else if (err.status === 401 || err.status === 403) exitCode = EXIT.usage;
     else if (err.status === 404 && (err.operation.startsWith('deployments.get') || err.code === DEPLOYMENT_NOT_FOUND)) exitCode = EXIT.usage;
   } else if (err instanceof Error) {
     message = err.message;

@@ -12,6 +12,7 @@
 import type { DeploymentState } from '../api/types.js';
 import type { HealthKind, HealthSettings } from '../config/config.js';
 import { linesOfThisStart } from './console-lines.js';
+import { outOfMemoryLine, outOfMemoryReason } from './memory-advice.js';
 
 export type ResolvedKind = Exclude<HealthKind, 'auto'>;
 
@@ -48,7 +49,11 @@ const NOT_UP: Partial<Record<DeploymentState, string>> = {
 export function judgeHealth(input: HealthInput, settings: HealthSettings): Verdict {
   const pinned = settings.kind === 'auto' ? null : settings.kind;
   const down = NOT_UP[input.state];
-  if (down !== undefined) return { status: 'unhealthy', kind: pinned, reason: down };
+  if (down !== undefined) {
+    // A start the out-of-memory killer ended: the cause and the fix, not "it crashed".
+    const oom = input.state === 'offline' ? outOfMemoryLine(linesOfThisStart(input.logs)) : undefined;
+    return { status: 'unhealthy', kind: pinned, reason: oom === undefined ? down : outOfMemoryReason(oom) };
+  }
   if (input.state !== 'running') return { status: 'waiting', kind: pinned, reason: `the app is ${input.state}`, need: 'state' };
 
   const kind = resolveKind(settings.kind, input.http);

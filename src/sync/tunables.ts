@@ -105,6 +105,12 @@ export const HEALTH_POLL_MAX_MS = 8_000;
 /** Lines a ready-line read asks deployments.logs for: the most the service answers (its deploy scripts assume 500). */
 export const HEALTH_LOGS_SIZE = 500;
 
+/**
+ * Lines of the console log a ready-line search scans when this start's first lines have
+ * rotated out of the live tail: the document's most (searchLogs reads up to 5000).
+ */
+export const HEALTH_SEARCH_LINES = 5000;
+
 /** Console lines shown when the app did not come up (plus the first error line of this start, when it lies before them). */
 export const FAILURE_TAIL_LINES = 12;
 

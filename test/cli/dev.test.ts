@@ -28,8 +28,8 @@ interface Dev {
 }
 
 /** `hostsync dev --json` in the project, with its own TMPDIR so leftovers are visible. */
-function startDev(): Dev {
-  const child = spawn(process.execPath, [CLI, 'dev', '--json', '--dir', work.dir], {
+function startDev(extra: string[] = []): Dev {
+  const child = spawn(process.execPath, [CLI, 'dev', '--json', '--dir', work.dir, ...extra], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmp.dir, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -98,6 +98,27 @@ describe.runIf(process.platform === 'linux')('hostsync dev', () => {
     expect(await answers(app2.url as string)).toBe(false);
     expect(await appProcesses()).toEqual([]);
     expect(await readdir(tmp.dir)).toEqual([]);
+  }, 120_000);
+});
+
+describe.runIf(process.platform === 'linux')('hostsync dev --runtime python', () => {
+  it('runs a stdlib python web app on 127.0.0.1 with the machine\'s python (issue #30: it was "not emulated")', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(
+      path.join(work.dir, 'app.py'),
+      'import os, http.server\n' +
+        'class H(http.server.BaseHTTPRequestHandler):\n' +
+        '    def do_GET(self):\n' +
+        '        self.send_response(200); self.end_headers(); self.wfile.write(b"py ok")\n' +
+        'http.server.HTTPServer(("0.0.0.0", int(os.environ["SERVER_PORT"])), H).serve_forever()\n',
+    );
+    const dev = startDev(['--runtime', 'python', '--entry', 'app.py']);
+    const app = await dev.next('app');
+    expect(app.state).toBe('running');
+    expect(await fetch(app.url as string).then((r) => r.text())).toBe('py ok');
+    dev.child.kill('SIGINT');
+    expect(await dev.exit).toBe(0);
+    expect(await appProcesses()).toEqual([]);
   }, 120_000);
 });
 

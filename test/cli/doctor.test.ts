@@ -41,7 +41,7 @@ describe('hostsync doctor', () => {
     }).then((r) => r.json() as Promise<any>);
     const id = created.deployment.id as string;
     // The code lives in bot.js, but the deployment starts index.js, which the project lacks.
-    await writeTree(work.dir, { 'package.json': '{"name":"bot","dependencies":{}}', 'bot.js': 'client.login(process.env.DISCORD_TOKEN);\n' });
+    await writeTree(work.dir, { 'package.json': '{"name":"bot","dependencies":{"discord.js":"^14.16.0"}}', 'bot.js': 'client.login(process.env.DISCORD_TOKEN);\n' });
     expect((await runCli(['push', '--no-apply', '--dir', work.dir], env(id))).code).toBe(0);
 
     const { code, out } = await doctor(id);
@@ -49,7 +49,7 @@ describe('hostsync doctor', () => {
     expect(out.ok).toBe(false);
     expect(check(out, 'env')).toMatchObject({ ok: false, detail: expect.stringMatching(/DISCORD_TOKEN is read by bot\.js but not set/), fix: expect.stringMatching(/env push/) });
     expect(check(out, 'entry')).toMatchObject({ ok: false, detail: expect.stringMatching(/index\.js is not in/) });
-    expect(check(out, 'ram')).toMatchObject({ ok: false, detail: expect.stringMatching(/256 MB RAM.*512 MB/), fix: expect.stringMatching(/resize/) });
+    expect(check(out, 'ram')).toMatchObject({ ok: false, detail: expect.stringMatching(/256 MB RAM.*512 MB/), fix: expect.stringMatching(/"size": \{"ramMB": 512\} in hostsync\.json, or deployments\.resize/) });
     for (const id of ['key', 'scopes', 'runtime', 'disk', 'ignore', 'drift', 'rate', 'clock']) expect(check(out, id)?.ok, id).toBe(true);
     // Each request is counted, and there are few of them.
     const byOp = Object.values(out.requests.byOperation as Record<string, number>).reduce((a, b) => a + b, 0);

@@ -48,6 +48,24 @@ describe('hostsync logs', () => {
     expect(json.lines).toHaveLength(2);
   });
 
+  it('--grep reaches lines rotated out of a small live console (searchLogs), in two requests', async () => {
+    const small = await startEmulator({ consoleLines: 20 });
+    const dir = await tempDir('hostsync-logs-small-');
+    try {
+      await writeFile(path.join(small.volume, 'index.js'), "console.log('BOOT marker');\nfor (let i = 1; i <= 60; i++) console.log('tick ' + i);\nsetInterval(() => {}, 60000);\n");
+      const c = new HostingClient({ baseUrl: small.baseUrl, apiKey: small.apiKey, deploymentId: small.deploymentId });
+      await c.deployments.apply({});
+      await c.close();
+      const r = await runCli(['logs', '--grep', 'boot', '--json', '--dir', dir.dir], envFor(small));
+      const out = JSON.parse(r.stdout);
+      expect(out.lines).toEqual(['BOOT marker']);
+      expect(out.requests.byOperation).toMatchObject({ 'deployments.logs': 1, 'deployments.searchLogs': 1 });
+    } finally {
+      await small.close();
+      await dir.cleanup();
+    }
+  });
+
   it('a bad --grep is a usage error naming it', async () => {
     const r = await logs('--grep', 'tick (');
     expect(r.code).toBe(2);

@@ -21,8 +21,9 @@ async function admin(path: string, body?: unknown): Promise<{ status: number; js
 
 describe('parseFaultSpec', () => {
   it('parses kind=probability lists', () => {
-    expect(parseFaultSpec('5xx=0.1,reset=0.05,429=0.02,partial=0.1')).toEqual({ '5xx': 0.1, reset: 0.05, '429': 0.02, partial: 0.1 });
-    expect(parseFaultSpec('')).toEqual({ '5xx': 0, reset: 0, '429': 0, partial: 0 });
+    expect(parseFaultSpec('5xx=0.1,reset=0.05,429=0.02,partial=0.1')).toEqual({ '5xx': 0.1, reset: 0.05, '429': 0.02, partial: 0.1, html403: 0 });
+    expect(parseFaultSpec('')).toEqual({ '5xx': 0, reset: 0, '429': 0, partial: 0, html403: 0 });
+    expect(parseFaultSpec('html403=0.1')).toMatchObject({ html403: 0.1 });
     expect(parseFaultSpec(' reset=1 ')).toMatchObject({ reset: 1 });
   });
   it('throws one line naming the bad part', () => {

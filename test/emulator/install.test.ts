@@ -42,7 +42,8 @@ let n = 0;
 async function runnerFor(files: Record<string, string>, opts: Partial<RunnerOptions> = {}): Promise<{ r: DeploymentRunner; volume: string }> {
   const volume = path.join(root.dir, `vol-${n++}`);
   await writeTree(volume, files);
-  const r = new DeploymentRunner({ volume, runtime: 'nodejs', entryFile: 'index.js', ...opts });
+  // Enough RAM for npm install (512 MB, hosting-api.md) unless a test asks for less.
+  const r = new DeploymentRunner({ volume, runtime: 'nodejs', entryFile: 'index.js', ramMB: 512, ...opts });
   runners.push(r);
   return { r, volume };
 }
@@ -110,21 +111,35 @@ describe('the default start installs dependencies', () => {
     expect(result.logs.join('\n')).toContain("Cannot find module 'greet'");
   });
 
-  it('below 512 MB of RAM the install is killed as the service kills it: exit 137, out of memory, the app never starts', async () => {
-    const { r } = await runnerFor(APP);
-    r.setMemoryLimit(256);
+  it('at the default 256 MB the install is killed as the service kills it: exit 137, out of memory, the app never starts', async () => {
+    const { r } = await runnerFor(APP, { ramMB: undefined });
     const result = await r.apply({});
     expect(result.state).toBe('offline');
+    expect(result.resources.ramLimitMB).toBe(256);
     const logs = result.logs.join('\n');
     expect(logs).toContain('[emulator] npm install exited with code 137');
     expect(logs).toContain('[emulator] Out of memory: true (the deployment has 256 MB; npm install needs 512 MB or more)');
     expect(result.logs.some((l) => l.startsWith('[emulator] process'))).toBe(false);
-    expect(result.hint).toBe('npm install was killed for want of memory (exit code 137): the deployment has 256 MB, and npm install needs 512 MB or more; resize it.');
+    expect(result.hint).toBe('npm install was killed for want of memory (exit code 137, Out of memory: true): the deployment has 256 MB and npm install needs 512 MB or more; resize it (deployments.resize) and start it again.');
 
     r.setMemoryLimit(512);
     const resized = await r.apply({});
     expect(resized.state).toBe('running');
     expect(resized.hint).toBe('');
+  });
+
+  it('a Svelte/Next-class framework among the dependencies needs 1024 MB: killed at 512, installed at 1024', async () => {
+    const files = {
+      ...APP,
+      'package.json': JSON.stringify({ name: 'app', private: true, dependencies: { greet: 'file:./vendor/greet', next: 'file:./vendor/next' } }),
+      'vendor/next/package.json': JSON.stringify({ name: 'next', version: '0.0.0' }),
+    };
+    const { r } = await runnerFor(files);
+    const small = await r.apply({});
+    expect(small.state).toBe('offline');
+    expect(small.logs).toContain('[emulator] Out of memory: true (the deployment has 512 MB; npm install of a next build needs 1024 MB or more)');
+    r.setMemoryLimit(1024);
+    expect((await r.apply({})).state).toBe('running');
   });
 
   it('a failing install leaves the app offline with npm\'s error and a hint naming the exit code', async () => {

@@ -35,7 +35,7 @@ describe('projects and the deployments in them', () => {
     const before = (await call(t.emu, 'GET', '/account')).json.quota.used.ramMB;
     const r = await call(t.emu, 'PATCH', `/deployments/${dep.id}/resize`, { body: { ramMB: 2048, cpuPct: 100, storageMB: 5120 } });
     expect(r.json.resources.ramMB).toBe(2048);
-    expect((await call(t.emu, 'GET', '/account')).json.quota.used.ramMB).toBe(before - 512 + 2048);
+    expect((await call(t.emu, 'GET', '/account')).json.quota.used.ramMB).toBe(before - 256 + 2048);
     const pool = (await call(t.emu, 'GET', '/account')).json.quota.pool.ramMB;
     const over = await call(t.emu, 'PATCH', `/deployments/${dep.id}/resize`, { body: { ramMB: pool + 1, cpuPct: 100, storageMB: 5120 } });
     expect(over.status).toBe(400);

@@ -88,7 +88,7 @@ describe('DeploymentRunner with a node app', () => {
     expect(result.logs).toContain('booting');
     expect(result.logs.join('\n')).not.toContain('\u001b');
     expect(result.resources.ramMB).toBeGreaterThan(0);
-    expect(result.resources.ramLimitMB).toBe(512);
+    expect(result.resources.ramLimitMB).toBe(256);
   });
 
   it('shows a crash at startup as offline, with the error in the logs and a hint', async () => {
@@ -411,22 +411,22 @@ describe('DeploymentRunner with files served from the volume', () => {
 
 describe('DeploymentRunner with a runtime it cannot run', () => {
   it('stays offline and says so', async () => {
-    const volume = await volumeWith({ 'main.py': 'print(1)' });
-    const r = runner({ volume, runtime: 'python', entryFile: 'main.py' });
+    const volume = await volumeWith({ 'main.go': 'package main' });
+    const r = runner({ volume, runtime: 'go', entryFile: 'main.go' });
     const power = await r.power('start');
     expect(power.ok).toBe(false);
     expect(power.state).toBe('offline');
-    expect(power.hint).toContain('runtime python is not emulated');
+    expect(power.hint).toContain('runtime go is not emulated');
     const result = await r.apply({});
     expect(result.restarted).toBe(false);
     expect(result.state).toBe('offline');
     expect(result.skippedRestart).toContain('not emulated');
-    expect(result.hint).toContain('runtime python is not emulated');
+    expect(result.hint).toContain('runtime go is not emulated');
   });
 
   it('runs it through sh -c when a startCommand is given', async () => {
     const volume = await volumeWith({ 'index.js': webApp('Via Shell') });
-    const r = runner({ volume, runtime: 'python', entryFile: 'main.py', startCommand: 'echo prepared && exec node index.js' });
+    const r = runner({ volume, runtime: 'go', entryFile: 'main.go', startCommand: 'echo prepared && exec node index.js' });
     const result = await r.apply({});
     expect(result.state).toBe('running');
     expect(result.http.title).toBe('Via Shell');

@@ -5,7 +5,7 @@
 import { cp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
@@ -17,8 +17,8 @@ afterEach(async () => {
 });
 
 /** A fresh emulator and a project directory holding `files`. */
-async function setup(files: Record<string, string>): Promise<{ emu: RunningEmulator; dir: string; push: (...args: string[]) => ReturnType<typeof runCli> }> {
-  const emu = await startEmulator({});
+async function setup(files: Record<string, string>, emuOpts: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; dir: string; push: (...args: string[]) => ReturnType<typeof runCli> }> {
+  const emu = await startEmulator(emuOpts);
   const work = await tempDir('hostsync-health-');
   cleanups.push(() => emu.close(), work.cleanup);
   await writeTree(work.dir, files);
@@ -52,6 +52,17 @@ describe('bots and workers', () => {
     expect(r.code).toBe(4);
     expect(r.stdout).toContain('unhealthy: the app is not running (offline)');
     expect(r.stdout).toContain('Error: An invalid token was provided.');
+  });
+
+  it('--console-lines 20: the ready line rotated out of the live console before any read still counts (read from the restart on, not the tail)', async () => {
+    const chatty = "console.log('connecting...');\nsetTimeout(() => { console.log('Logged in as TestBot#0001'); for (let i = 1; i <= 60; i++) console.log('guild ' + i); }, 200);\nsetInterval(() => {}, 60000);\n";
+    const t = await setup({ 'index.js': chatty, 'hostsync.json': health({ kind: 'worker', ready: 'Logged in as', timeoutSeconds: 20 }) }, { consoleLines: 20 });
+    const r = await t.push('--json');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.health).toMatchObject({ healthy: true, kind: 'worker', readyLine: 'Logged in as TestBot#0001' });
+    // Not in any tail the service answered: the live console holds 20 lines, the app printed 60 after it.
+    expect(out.apply.logs).not.toContain('Logged in as TestBot#0001');
   });
 
   it('a ready pattern never printed: exit 4 naming the pattern and the timeout', async () => {
@@ -169,13 +180,54 @@ describe('apps with dependencies', () => {
       'index.js':
         "const app = require('mini-express')();\napp.get('/', (q, s) => s.end('<title>shop</title>'));\n" +
         "require('node:http').createServer(app).listen(Number(process.env.SERVER_PORT), '0.0.0.0');\n",
-    });
+      // npm install needs 512 MB (hosting-api.md); the emulator's default deployment has the service's 256.
+    }, { ramMB: 512 });
     const r = await t.push('--json');
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.health).toMatchObject({ healthy: true, kind: 'web', reason: 'HTTP 200 on /' });
     expect(out.apply.logs).toContain('[emulator] installing: npm install (package.json lists 1 dependency)');
     expect(out.planned.map((p: { path: string }) => p.path)).not.toContain('node_modules/mini-express/index.js');
+  });
+});
+
+describe('python apps (issue #30)', () => {
+  it('a stdlib http.server app and a python bot with a ready line pass health: exit 0', async () => {
+    const app =
+      'import os, http.server\n' +
+      'class H(http.server.BaseHTTPRequestHandler):\n' +
+      '    def do_GET(self):\n' +
+      '        self.send_response(200); self.end_headers(); self.wfile.write(b"<title>py</title>")\n' +
+      'http.server.HTTPServer(("0.0.0.0", int(os.environ["SERVER_PORT"])), H).serve_forever()\n';
+    const webT = await setup({ 'app.py': app, 'requirements.txt': '' }, { runtime: 'python', entryFile: 'app.py' });
+    const web = await webT.push('--json');
+    expect(web.code, web.stdout + web.stderr).toBe(0);
+    expect(JSON.parse(web.stdout).health).toMatchObject({ healthy: true, kind: 'web', reason: 'HTTP 200 on /' });
+
+    const bot = 'import time\nprint("connecting...")\ntime.sleep(0.3)\nprint("Logged in as PyBot#0001")\nwhile True: time.sleep(60)\n';
+    const botT = await setup({ 'bot.py': bot, 'hostsync.json': health({ kind: 'worker', ready: 'Logged in as' }) }, { runtime: 'python', entryFile: 'bot.py' });
+    const r = await botT.push('--json');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).health).toMatchObject({ healthy: true, kind: 'worker', readyLine: 'Logged in as PyBot#0001' });
+  });
+});
+
+describe('too little memory', () => {
+  it('at the default 256 MB the install is killed: exit 4, and the health line names the cause and the fix', async () => {
+    const before = process.env.npm_config_offline;
+    process.env.npm_config_offline = 'true';
+    cleanups.push(async () => {
+      if (before === undefined) delete process.env.npm_config_offline;
+      else process.env.npm_config_offline = before;
+    });
+    const t = await setup({
+      'package.json': JSON.stringify({ name: 'shop', private: true, dependencies: { greet: 'file:./vendor/greet' } }),
+      'vendor/greet/package.json': JSON.stringify({ name: 'greet', version: '1.0.0' }),
+      'index.js': web(200),
+    });
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('the install was killed for want of memory (exit 137, "Out of memory: true"): resize the deployment to at least 512 MB ("size": {"ramMB": 512} in hostsync.json, or deployments.resize)');
   });
 });
 

@@ -171,8 +171,13 @@ describe('errors', () => {
   });
 
   it('a 2xx that is not a JSON object is an error, not a silent success', async () => {
+    const { client } = await setup(() => ({ json: ['not', 'an', 'object'] }));
+    await expect(client.deployments.get()).rejects.toThrow(/^unexpected answer from the service to deployments.get: /);
+  });
+
+  it('a 2xx web page is not the API: one line naming it, not a silent success', async () => {
     const { client } = await setup(() => ({ text: '<html>proxy</html>' }));
-    await expect(client.deployments.get()).rejects.toThrow(/^unexpected answer from the service to deployments.get: expected an object, got "proxy"$/);
+    await expect(client.deployments.get()).rejects.toThrow(/^deployments.get: the address answered a web page, not the API \(HTTP 200\)/);
   });
 });
 

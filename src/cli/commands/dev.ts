@@ -19,6 +19,7 @@ export interface DevFlags {
   port?: number;
   runtime?: string;
   entry?: string;
+  ramMb?: number;
 }
 
 /**
@@ -48,7 +49,12 @@ async function readRecord(file: string): Promise<DevRecord> {
 
 /** The same port as last time when it is free (bookmarks and a second shell keep working), else any free one. */
 async function startDevEmulator(dataDir: string, flags: DevFlags, saved: DevRecord): Promise<{ emu: RunningEmulator; note: string | null }> {
-  const base = { dataDir, ...(flags.runtime ? { runtime: flags.runtime } : {}), ...(flags.entry ? { entryFile: flags.entry } : {}) };
+  const base = {
+    dataDir,
+    ...(flags.runtime ? { runtime: flags.runtime } : {}),
+    ...(flags.entry ? { entryFile: flags.entry } : {}),
+    ...(flags.ramMb !== undefined ? { ramMB: flags.ramMb } : {}),
+  };
   const wanted = flags.port ?? saved.port;
   if (wanted === undefined) return { emu: await startEmulator(base), note: null };
   try {

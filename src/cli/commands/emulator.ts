@@ -23,6 +23,8 @@ export interface EmulatorFlags {
   backupInterval?: number;
   bootGrace?: number;
   install?: boolean;
+  ramMb?: number;
+  consoleLines?: number;
 }
 
 
@@ -65,6 +67,8 @@ async function runEmulator(flags: EmulatorFlags): Promise<number> {
     ...(flags.backupInterval !== undefined ? { backupIntervalSeconds: flags.backupInterval } : {}),
     ...(flags.bootGrace !== undefined ? { bootGraceSeconds: flags.bootGrace } : {}),
     ...(flags.install === false ? { install: false } : {}),
+    ...(flags.ramMb !== undefined ? { ramMB: flags.ramMb } : {}),
+    ...(flags.consoleLines !== undefined ? { consoleLines: flags.consoleLines } : {}),
   };
   await runEmulatorCommand(opts);
   return 0;
