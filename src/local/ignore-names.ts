@@ -14,7 +14,9 @@
  *   regular expression anchored at a path's end, see ignore.test.ts's differential test):
  *   NAME, *NAME, NAME*, *NAME* (no slash, or a trailing one: a folder-only pattern, which
  *   matches no file), and a path of literal segments (optionally after a leading `**` + "/")
- *   whose last segment is literal: it matches only files of exactly that name.
+ *   whose last segment is literal: it matches only files of exactly that name. Also
+ *   NAME[!CHARS]* and NAME?* (the credential rules' `.env` patterns, ignore.ts), taken as
+ *   the prefix NAME: looser than the pattern, so still sound.
  * - Case-insensitive, as the matcher (the package's default): names compare by ASCII
  *   case folding, and a pattern must be ASCII, so no Unicode folding can make a
  *   name match a pattern this says it cannot.
@@ -30,6 +32,9 @@ interface NameRules {
 
 /** A segment made of these only: no wildcard, class, escape, space or non-ASCII. */
 const LITERAL = /^[A-Za-z0-9._~#@%+,=-]+$/;
+
+/** NAME[!CHARS]* or NAME?*: a literal NAME, then one character (not among CHARS), then anything. */
+const CLASSED = /^([A-Za-z0-9._~@%+,=-]+)(?:\[![A-Za-z0-9._-]+\]|\?)\*$/;
 
 /**
  * The check for `patterns` in gitignore syntax: `(name) => false` means no pattern can
@@ -63,6 +68,11 @@ function addPattern(rules: NameRules, pattern: string): boolean {
   const slash = body.indexOf('/');
   if (slash === -1 || slash === body.length - 1) {
     if (slash !== -1) return LITERAL.test(body.slice(0, -1)) || wildName(body.slice(0, -1)) !== null; // folder-only: no file
+    const classed = CLASSED.exec(body);
+    if (classed !== null) {
+      rules.prefixes.push(asciiLower(classed[1]!));
+      return true;
+    }
     const wild = wildName(body);
     if (wild === null) return false;
     const [lead, lit, trail] = wild;

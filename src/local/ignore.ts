@@ -21,11 +21,66 @@ import { fileNameCheck } from './ignore-names.js';
 const require = createRequire(import.meta.url);
 const ignore = require('ignore') as (options?: IgnoreOptions) => Ignore;
 
-/** What never leaves the machine unless `.syncignore` or config re-includes it with `!`. */
+/**
+ * The `.env*` names that are not examples: an example (`.env.example`, `.env.sample`,
+ * `.env.template`) documents the variables and holds no value, so it may travel when a
+ * rule re-includes it; every other `.env*` file is a credential.
+ */
+export const ENV_EXAMPLES: readonly string[] = Object.freeze(['.env.example', '.env.sample', '.env.template']);
+
+/**
+ * Gitignore patterns matching exactly the file names that start with `prefix` and are
+ * none of `except` (each starting with `prefix`), in shapes ignore-names.ts understands:
+ * for every prefix on the way to an exception, the name itself, and the names that go on
+ * with a character leading to no exception. Gitignore has no "but not", hence the walk.
+ */
+export function namesExcept(prefix: string, except: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (at: string, rest: readonly string[]): void => {
+    if (rest.length === 0) {
+      out.push(`${at}*`);
+      return;
+    }
+    if (!rest.includes('')) out.push(at);
+    const next = [...new Set(rest.filter((r) => r !== '').map((r) => r[0]!.toLowerCase()))].sort();
+    out.push(next.length === 0 ? `${at}?*` : `${at}[!${next.join('')}]*`);
+    for (const c of next) walk(at + c, rest.filter((r) => r !== '' && r[0]!.toLowerCase() === c).map((r) => r.slice(1)));
+  };
+  walk(prefix, except.map((e) => e.slice(prefix.length).toLowerCase()));
+  return out;
+}
+
+/**
+ * Credentials: private keys, `.env` files (not examples), credential stores. Enforced:
+ * they come after every user rule (`.gitignore`, `.syncignore`, "ignore"), so no `!` can
+ * bring one back (a `.syncignore` can arrive from the deployment by pull); only
+ * "sendSecrets" in the local hostsync.json lets a listed file through.
+ */
+export const CREDENTIAL_PATTERNS: readonly string[] = Object.freeze([
+  ...namesExcept('.env', ENV_EXAMPLES),
+  '*.pem',
+  '*.key',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '*.p12',
+  '*.pfx',
+  '.netrc',
+  '.pypirc',
+  '.ssh/',
+  '.aws/',
+  '**/.docker/config.json',
+  'credentials.json',
+  '*.kdbx',
+]);
+
+/** What never leaves the machine unless `.syncignore` or config re-includes it with `!` (credentials: see CREDENTIAL_PATTERNS). */
 export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '.git/',
   'node_modules/',
   '.hostsync/',
+  // Examples included: they stay local unless a rule re-includes them.
   '.env*',
   '*.pem',
   '*.key',
@@ -53,11 +108,49 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '.#*',
 ]);
 
+/** Our own state (lock, stat cache, base snapshots): never pushed, whatever any setting says. */
+const STATE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/']);
+
 /**
- * Appended after every other pattern, so no `!` can re-include them: `.hostsync/` holds
- * our own state (lock, stat cache, base snapshots), which must never be pushed.
+ * Appended after every other pattern, so no `!` can re-include them: the credentials,
+ * then `.hostsync/`. (With "sendSecrets" or a configured env file, composeIgnorePatterns
+ * puts their rules between the two.)
  */
-export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/']);
+export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze([...CREDENTIAL_PATTERNS, ...STATE_PATTERNS]);
+
+/** What the local hostsync.json adds to the enforced rules. */
+export interface ProtectedFiles {
+  /** Root-relative files "sendSecrets" lets through the credential rules (the ordinary rules still apply). */
+  sendSecrets?: readonly string[];
+  /** Root-relative files never synced, whatever else says (the configured env file). */
+  neverSync?: readonly string[];
+}
+
+/** A gitignore pattern matching exactly the root-relative path `rel` (anchored, wildcards escaped). */
+export function literalPattern(rel: string): string {
+  return `/${rel.replace(/[\\*?[\]]/g, (c) => `\\${c}`).replace(/ $/, '\\ ')}`;
+}
+
+/** Credential folders (`.ssh/`, `.aws/`) hide everything inside: a file listed in "sendSecrets" there needs its folder re-included, and the rest of it excluded again. */
+const CREDENTIAL_FOLDERS = new Set(CREDENTIAL_PATTERNS.filter((p) => /^[^/*]+\/$/.test(p)).map((p) => p.slice(0, -1).toLowerCase()));
+
+/** The enforced rules, in order: credentials, what "sendSecrets" lets through, what is never synced, `.hostsync/`. */
+export function enforcedPatterns(files: ProtectedFiles = {}): string[] {
+  const allow: string[] = [];
+  for (const rel of files.sendSecrets ?? []) {
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      if (!CREDENTIAL_FOLDERS.has(parts[i - 1]!.toLowerCase())) continue;
+      const folder = literalPattern(parts.slice(0, i).join('/'));
+      allow.push(`!${folder}/`, `${folder}/*`);
+    }
+    allow.push(`!${literalPattern(rel)}`);
+  }
+  const base = createIgnoreMatcher([...CREDENTIAL_PATTERNS, ...allow]);
+  // A never-synced file the credential rules already catch (.env, the default) adds nothing: the list, and what it keys, stay as they were.
+  const deny = (files.neverSync ?? []).filter((rel) => !base.ignores(rel, false)).map(literalPattern);
+  return [...CREDENTIAL_PATTERNS, ...allow, ...deny, ...STATE_PATTERNS];
+}
 
 export const SYNCIGNORE_FILE = '.syncignore';
 
@@ -78,6 +171,11 @@ export interface IgnoreMatcher {
    * A matcher that answers anything differently from its patterns (a scoped one) has none.
    */
   readonly key?: string;
+  /**
+   * The enforced rules alone (credentials, "sendSecrets", the env file, `.hostsync/`): what
+   * still applies to a path the user names (sync/scope.ts). Unset: ENFORCED_IGNORE_PATTERNS.
+   */
+  readonly enforced?: IgnoreMatcher;
 }
 
 export interface IgnoreMatcherOptions {
@@ -87,6 +185,8 @@ export interface IgnoreMatcherOptions {
    * tree for days would grow without bound.
    */
   cacheMaxPaths?: number;
+  /** The enforced rules of this list (IgnoreMatcher.enforced). */
+  enforced?: readonly string[];
 }
 
 let ignoreVersion: string | undefined;
@@ -107,6 +207,7 @@ function matcherKey(patterns: readonly string[]): string {
 class BoundedIgnoreMatcher implements IgnoreMatcher {
   readonly patterns: readonly string[];
   readonly key: string;
+  readonly enforced?: IgnoreMatcher;
   private readonly cacheMaxPaths: number;
   private ig: Ignore;
   /** Queries since the last rebuild: an upper bound on the cached paths it answered. */
@@ -121,6 +222,7 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
     this.key = matcherKey(this.patterns);
     this.nameCheck = fileNameCheck(this.patterns);
     this.cacheMaxPaths = options.cacheMaxPaths ?? IGNORE_CACHE_MAX_PATHS;
+    if (options.enforced) this.enforced = new BoundedIgnoreMatcher(options.enforced, { cacheMaxPaths: this.cacheMaxPaths });
     this.ig = this.build();
   }
 
@@ -195,8 +297,8 @@ export function parseIgnoreFile(content: string): string[] {
  * defaults, `.syncignore`, config, then the enforced ones. The .gitignore goes first so
  * none of its `!` rules can bring back what the defaults keep local (`.env*`, keys).
  */
-export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = [], gitignore: readonly string[] = []): string[] {
-  return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...syncignore, ...configPatterns, ...ENFORCED_IGNORE_PATTERNS];
+export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = [], gitignore: readonly string[] = [], files: ProtectedFiles = {}): string[] {
+  return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...syncignore, ...configPatterns, ...enforcedPatterns(files)];
 }
 
 /** Defaults + `<root>/.syncignore` (missing file = no patterns) + config patterns. */
@@ -206,6 +308,7 @@ export async function loadIgnoreMatcher(
   options: IgnoreMatcherOptions = {},
   /** The .gitignore rules to apply too (local/gitignore.ts), when hostsync.json says so. */
   gitignore: readonly string[] = [],
+  files: ProtectedFiles = {},
 ): Promise<IgnoreMatcher> {
   let syncignore: string[] = [];
   try {
@@ -213,5 +316,5 @@ export async function loadIgnoreMatcher(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns, gitignore), options);
+  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns, gitignore, files), { ...options, enforced: enforcedPatterns(files) });
 }
