@@ -12,6 +12,7 @@ import path from 'node:path';
 import { setExecutable } from '../local/place.js';
 import type { Conflict, Snapshot } from '../model/types.js';
 import type { StepFailure } from './execute.js';
+import { configFiles, heldLine, holdConfigChanges } from './config-hold.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
 import { mergeBase, readSides } from './sides.js';
@@ -35,6 +36,8 @@ export interface PullReport {
   overridden: Conflict[];
   /** Local edits a pull leaves for push. */
   localChanges: string[];
+  /** hostsync's own configuration files the deployment changed, left alone (config-hold.ts): a pull that names one takes it. */
+  held: string[];
   failures: StepFailure[];
   bytes: number;
   warnings: string[];
@@ -54,7 +57,12 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const started = Date.now();
   const { config, client, matcher, store } = session;
   const sides = await readSides(session, opts.paths);
-  const rec = reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false });
+  const { rec, held } = holdConfigChanges(
+    reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false }),
+    sides.base,
+    configFiles(config),
+    opts.paths,
+  );
   const report: PullReport = {
     dryRun: opts.dryRun ?? false,
     fetched: rec.fetch.map((e) => e.path),
@@ -63,9 +71,10 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     conflicts: rec.conflicts,
     overridden: rec.overridden,
     localChanges: rec.localChanges,
+    held: held.map((h) => h.path),
     failures: [],
     bytes: 0,
-    warnings: sides.warnings,
+    warnings: [...sides.warnings, ...held.map(heldLine)],
     durationMs: 0,
   };
   if (opts.dryRun) {
