@@ -43,13 +43,26 @@ const CLASSED = /^([A-Za-z0-9._~@%+,=-]+)(?:\[![A-Za-z0-9._-]+\]|\?)\*$/;
 export function fileNameCheck(patterns: readonly string[]): ((name: string) => boolean) | null {
   const rules: NameRules = { exact: new Set(), suffixes: [], prefixes: [], infixes: [] };
   for (const pattern of patterns) if (!addPattern(rules, pattern)) return null;
-  const { exact, suffixes, prefixes, infixes } = rules;
-  // A name can match an exact name or a suffix only by its last character, a prefix only by
-  // its first: most names are told apart by these two (all lower-case ASCII, see foldedAt).
+  // A rule another one already covers is dropped (a name it lets through, the looser one
+  // lets through too): the `.env` patterns of ignore.ts add a dozen prefixes and exact
+  // names, all under `.env`, which would otherwise be tried name by name.
+  const prefixes = [...new Set(rules.prefixes)].filter((p, _, all) => !all.some((q) => q !== p && p.startsWith(q)));
+  const suffixes = [...new Set(rules.suffixes)].filter((x, _, all) => !all.some((q) => q !== x && x.endsWith(q)));
+  const exact = new Set([...rules.exact].filter((e) => !prefixes.some((q) => e.startsWith(q)) && !suffixes.some((q) => e.endsWith(q))));
+  const { infixes } = rules;
+  // A name can match a suffix only by its last character, a prefix only by its first, an
+  // exact name by either: most names are told apart by these two (all lower-case ASCII, see
+  // foldedAt). An exact name is filed under its first character when a prefix already
+  // claims it (the `.env` names beside `.env*`-like prefixes), else under its last: the
+  // fewer characters claimed, the more names the first test settles.
   const lastChars = new Uint8Array(128);
   const firstChars = new Uint8Array(128);
-  for (const lit of [...exact, ...suffixes]) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
+  for (const lit of suffixes) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
   for (const lit of prefixes) firstChars[lit.charCodeAt(0)] = 1;
+  for (const lit of exact) {
+    if (firstChars[lit.charCodeAt(0)] === 1) continue;
+    lastChars[lit.charCodeAt(lit.length - 1)] = 1;
+  }
   return (name) => {
     if (infixes.length === 0 && name.length > 0 && lastChars[foldAscii(name.charCodeAt(name.length - 1))] !== 1 && firstChars[foldAscii(name.charCodeAt(0))] !== 1) return false;
     if (exact.size > 0 && exact.has(asciiLower(name))) return true;
