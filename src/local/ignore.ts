@@ -80,7 +80,7 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '.git/',
   'node_modules/',
   '.hostsync/',
-  // Examples included: they stay local unless a rule re-includes them.
+  // Every `.env*` name, examples too: an example goes only when a rule re-includes it.
   '.env*',
   '*.pem',
   '*.key',
