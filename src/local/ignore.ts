@@ -50,14 +50,8 @@ export function namesExcept(prefix: string, except: readonly string[]): string[]
   return out;
 }
 
-/**
- * Credentials: private keys, `.env` files (not examples), credential stores. Enforced:
- * they come after every user rule (`.gitignore`, `.syncignore`, "ignore"), so no `!` can
- * bring one back (a `.syncignore` can arrive from the deployment by pull); only
- * "sendSecrets" in the local hostsync.json lets a listed file through.
- */
-export const CREDENTIAL_PATTERNS: readonly string[] = Object.freeze([
-  ...namesExcept('.env', ENV_EXAMPLES),
+/** The credentials other than `.env` files. */
+const KEY_AND_STORE_PATTERNS: readonly string[] = Object.freeze([
   '*.pem',
   '*.key',
   'id_rsa*',
@@ -74,6 +68,15 @@ export const CREDENTIAL_PATTERNS: readonly string[] = Object.freeze([
   'credentials.json',
   '*.kdbx',
 ]);
+
+/**
+ * Credentials: private keys, `.env` files (not examples), credential stores. Enforced: no
+ * `!` in `.syncignore` or "ignore" brings one back (a `.syncignore` can arrive from the
+ * deployment by pull); only "sendSecrets" in the local hostsync.json lets a listed file
+ * through. What a path named on the command line still meets in full (sync/scope.ts);
+ * the whole-tree list carries only what its own rules need (credentialTail).
+ */
+export const CREDENTIAL_PATTERNS: readonly string[] = Object.freeze([...namesExcept('.env', ENV_EXAMPLES), ...KEY_AND_STORE_PATTERNS]);
 
 /** What never leaves the machine unless `.syncignore` or config re-includes it with `!` (credentials: see CREDENTIAL_PATTERNS). */
 export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
@@ -92,6 +95,7 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '*.pfx',
   // Credential stores people keep in (or copy into) a project folder.
   '.netrc',
+  '.pypirc',
   '.ssh/',
   '.aws/',
   '**/.docker/config.json',
@@ -108,15 +112,54 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '.#*',
 ]);
 
-/** Our own state (lock, stat cache, base snapshots): never pushed, whatever any setting says. */
-const STATE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/']);
+/**
+ * Appended after every other pattern, so no `!` can re-include them: `.hostsync/` holds
+ * our own state (lock, stat cache, base snapshots), which must never be pushed.
+ */
+export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/']);
+
+/** The enforced rules a path named on the command line meets (no "sendSecrets", no env file): every credential, then `.hostsync/`. */
+export const NAMED_PATH_PATTERNS: readonly string[] = Object.freeze([...CREDENTIAL_PATTERNS, ...ENFORCED_IGNORE_PATTERNS]);
+
+/** The last segment of a pattern (no `!`, no trailing `/`): what a file's own name must match. */
+function lastSegment(pattern: string): string {
+  const body = (pattern.startsWith('!') ? pattern.slice(1) : pattern).replace(/\/+$/, '');
+  return body.slice(body.lastIndexOf('/') + 1);
+}
+
+/** Whether a pattern whose last segment is `last` may match a file named like an example (any doubt: yes). */
+function mayMatchExample(last: string): boolean {
+  if (last.includes('\\')) return true;
+  try {
+    const ig = ignorePackageOver([last]);
+    return ENV_EXAMPLES.some((name) => ig.ignores(name));
+  } catch {
+    return true;
+  }
+}
 
 /**
- * Appended after every other pattern, so no `!` can re-include them: the credentials,
- * then `.hostsync/`. (With "sendSecrets" or a configured env file, composeIgnorePatterns
- * puts their rules between the two.)
+ * The credential rules the whole-tree list needs after the user's (`.syncignore`, then
+ * "ignore"; they follow the defaults, which already hold every credential): the same
+ * verdict as CREDENTIAL_PATTERNS there, in fewer patterns, because files.index matches
+ * each one against every path the server walks.
+ * - No `!` among them: nothing re-includes a credential the defaults keep local; none.
+ * - Else the keys and stores, and for `.env` files: `.env*`, then again, in order, every
+ *   rule whose last segment is an example's name (`!.env.example`), so an example keeps
+ *   the user's verdict (only the defaults' `.env*` and those rules can match it).
+ * - A rule that could match an example otherwise (`!*`, `*.example`) leaves no such
+ *   shortcut: the exact `.env*`-but-examples patterns (namesExcept).
  */
-export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze([...CREDENTIAL_PATTERNS, ...STATE_PATTERNS]);
+export function credentialTail(userRules: readonly string[]): string[] {
+  if (!userRules.some((p) => p.startsWith('!'))) return [];
+  const examples: string[] = [];
+  for (const p of userRules) {
+    const last = lastSegment(p);
+    if (ENV_EXAMPLES.includes(last.toLowerCase())) examples.push(p);
+    else if (mayMatchExample(last)) return [...CREDENTIAL_PATTERNS];
+  }
+  return [...KEY_AND_STORE_PATTERNS, '.env*', ...examples];
+}
 
 /** What the local hostsync.json adds to the enforced rules. */
 export interface ProtectedFiles {
@@ -134,8 +177,11 @@ export function literalPattern(rel: string): string {
 /** Credential folders (`.ssh/`, `.aws/`) hide everything inside: a file listed in "sendSecrets" there needs its folder re-included, and the rest of it excluded again. */
 const CREDENTIAL_FOLDERS = new Set(CREDENTIAL_PATTERNS.filter((p) => /^[^/*]+\/$/.test(p)).map((p) => p.slice(0, -1).toLowerCase()));
 
-/** The enforced rules, in order: credentials, what "sendSecrets" lets through, what is never synced, `.hostsync/`. */
-export function enforcedPatterns(files: ProtectedFiles = {}): string[] {
+/**
+ * The rules after the credentials, in order: what "sendSecrets" lets through, what is never
+ * synced, `.hostsync/`.
+ */
+function protectedPatterns(files: ProtectedFiles): string[] {
   const allow: string[] = [];
   for (const rel of files.sendSecrets ?? []) {
     const parts = rel.split('/');
@@ -149,7 +195,12 @@ export function enforcedPatterns(files: ProtectedFiles = {}): string[] {
   const base = createIgnoreMatcher([...CREDENTIAL_PATTERNS, ...allow]);
   // A never-synced file the credential rules already catch (.env, the default) adds nothing: the list, and what it keys, stay as they were.
   const deny = (files.neverSync ?? []).filter((rel) => !base.ignores(rel, false)).map(literalPattern);
-  return [...CREDENTIAL_PATTERNS, ...allow, ...deny, ...STATE_PATTERNS];
+  return [...allow, ...deny, ...ENFORCED_IGNORE_PATTERNS];
+}
+
+/** The enforced rules alone, for a path named on the command line: every credential, "sendSecrets", the env files, `.hostsync/`. */
+export function enforcedPatterns(files: ProtectedFiles = {}): string[] {
+  return [...CREDENTIAL_PATTERNS, ...protectedPatterns(files)];
 }
 
 export const SYNCIGNORE_FILE = '.syncignore';
@@ -173,7 +224,7 @@ export interface IgnoreMatcher {
   readonly key?: string;
   /**
    * The enforced rules alone (credentials, "sendSecrets", the env file, `.hostsync/`): what
-   * still applies to a path the user names (sync/scope.ts). Unset: ENFORCED_IGNORE_PATTERNS.
+   * still applies to a path the user names (sync/scope.ts). Unset: NAMED_PATH_PATTERNS.
    */
   readonly enforced?: IgnoreMatcher;
 }
@@ -294,11 +345,13 @@ export function parseIgnoreFile(content: string): string[] {
 
 /**
  * The full pattern list in matching order: `.gitignore` (when hostsync.json says so), the
- * defaults, `.syncignore`, config, then the enforced ones. The .gitignore goes first so
- * none of its `!` rules can bring back what the defaults keep local (`.env*`, keys).
+ * defaults, `.syncignore`, config, then the enforced ones (credentialTail, "sendSecrets",
+ * the env files, `.hostsync/`). The .gitignore goes first so none of its `!` rules can
+ * bring back what the defaults keep local (`.env*`, keys).
  */
 export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = [], gitignore: readonly string[] = [], files: ProtectedFiles = {}): string[] {
-  return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...syncignore, ...configPatterns, ...enforcedPatterns(files)];
+  const user = [...syncignore, ...configPatterns];
+  return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...user, ...credentialTail(user), ...protectedPatterns(files)];
 }
 
 /** Defaults + `<root>/.syncignore` (missing file = no patterns) + config patterns. */

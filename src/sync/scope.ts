@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { usageError } from '../errors.js';
 import { ancestors } from '../model/paths.js';
-import { ENFORCED_IGNORE_PATTERNS, createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
+import { NAMED_PATH_PATTERNS, createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { Snapshot } from '../model/types.js';
 
 /**
@@ -57,7 +57,7 @@ export function isLifted(matcher: IgnoreMatcher, named: string): boolean {
   return matcher.ignores(named, false) || matcher.ignores(named, true) || ancestors(named).some((a) => a !== '' && matcher.ignores(a, true));
 }
 
-const enforcedDefault = createIgnoreMatcher(ENFORCED_IGNORE_PATTERNS);
+const enforcedDefault = createIgnoreMatcher(NAMED_PATH_PATTERNS);
 const enforcedOf = (matcher: IgnoreMatcher): IgnoreMatcher => matcher.enforced ?? enforcedDefault;
 
 /** The matcher a named path is read with, locally and remotely. */

@@ -8,7 +8,17 @@ import path from 'node:path';
 import ignore from 'ignore';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { CREDENTIAL_PATTERNS, ENV_EXAMPLES, createIgnoreMatcher, loadIgnoreMatcher, namesExcept } from '../../src/local/ignore.js';
+import {
+  CREDENTIAL_PATTERNS,
+  DEFAULT_IGNORE_PATTERNS,
+  ENFORCED_IGNORE_PATTERNS,
+  ENV_EXAMPLES,
+  composeIgnorePatterns,
+  createIgnoreMatcher,
+  credentialTail,
+  loadIgnoreMatcher,
+  namesExcept,
+} from '../../src/local/ignore.js';
 import { fileNameCheck } from '../../src/local/ignore-names.js';
 import { tempDir } from '../helpers/tree.js';
 
@@ -68,6 +78,36 @@ describe('credential rules are enforced', () => {
   it('the cheap file-name check still understands the whole list (no slow path at scale)', async () => {
     const m = await loadIgnoreMatcher(work.dir, [], {}, [], { neverSync: ['config/prod.env'] });
     expect(fileNameCheck(m.patterns)).not.toBeNull();
+    for (const user of [['!.env.example'], ['!*.example'], ['!.env.example', 'sub/.env.example']]) expect(fileNameCheck(composeIgnorePatterns(user)), user.join(' ')).not.toBeNull();
+  });
+});
+
+describe('credentialTail: the whole-tree list carries only the credential rules its own rules need', () => {
+  it('none without a `!`; keys, `.env*` and the example rules with `!.env.example`; the exact patterns when a rule could match an example otherwise', () => {
+    expect(credentialTail(['dist/', '*.log'])).toEqual([]);
+    expect(credentialTail(['!.env.example', 'sub/.env.example'])).toEqual([...CREDENTIAL_PATTERNS.filter((p) => !p.startsWith('.env')), '.env*', '!.env.example', 'sub/.env.example']);
+    expect(credentialTail(['!*.pem', '*.example'])).toEqual([...CREDENTIAL_PATTERNS]);
+    expect(credentialTail(['!*'])).toEqual([...CREDENTIAL_PATTERNS]);
+    expect(credentialTail(['!.env.example']).length).toBeLessThan(20);
+  });
+
+  it('gives every path the verdict the full credential rules give, whatever the user writes', () => {
+    const pool = ['!.env.example', '!.env.sample', '.env.example', '!.ENV.TEMPLATE', '!sub/.env.example', '!**/.env.sample', '!*.pem', '!.env', '!*', '*.example', '!*.example',
+      'sub/', '!sub/', '!.ssh/', '!.ssh/**', '!**', 'logs/', '!.env*', '!id_rsa', '!.netrc', '!.env.example/', 'a/b/', '!a/b/.env.example', '!.env.ex*'];
+    const names = ['.env', '.env.example', '.ENV.Sample', '.env.template', '.env.local', '.env.examples', 'a.pem', 'id_rsa', 'x.js', '.ssh/id_ed25519', '.netrc', '.pypirc', 'README.example'];
+    const dirs = ['', 'sub/', 'a/b/', 'logs/'];
+    let seed = 2828;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return (seed >>> 12) % n;
+    };
+    for (let round = 0; round < 250; round++) {
+      const user = Array.from({ length: rand(6) }, () => pool[rand(pool.length)]!);
+      const split = rand(user.length + 1);
+      const mine = createIgnoreMatcher(composeIgnorePatterns(user.slice(0, split), user.slice(split)));
+      const full = createIgnoreMatcher([...DEFAULT_IGNORE_PATTERNS, ...user, ...CREDENTIAL_PATTERNS, ...ENFORCED_IGNORE_PATTERNS]);
+      for (const d of dirs) for (const n of names) expect(mine.ignores(d + n, false), `${JSON.stringify(user)} ${d + n}`).toBe(full.ignores(d + n, false));
+    }
   });
 });
 
