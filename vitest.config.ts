@@ -12,6 +12,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     // Clients share a rate-budget ledger under the user's cache folder: tests keep theirs apart.
-    env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`) },
+    // The user's config folder (trusted hosts, the env digest key) likewise: never the real ~/.config.
+    env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`), XDG_CONFIG_HOME: join(tmpdir(), `hostsync-test-config-${process.pid}`) },
   },
 });

@@ -2,12 +2,13 @@
  * `hostsync env list|diff|push|pull`: the deployment's variables against the project's
  * environment file (.env, `--file`, or "envFile"). Keys only, ever: no value is printed,
  * logged or stored. Secrets cannot be read back, so hostsync compares them through the
- * salted digests it keeps of what it set (state/env-digests.ts).
+ * keyed digests it keeps of what it set (state/env-digests.ts; the key is the user's).
  */
 import path from 'node:path';
 import type { ApplyResult, EnvVariable } from '../api/types.js';
 import { EXIT, usageError } from '../errors.js';
-import { readEnvFile, writeEnvValues } from '../local/envfile.js';
+import { envWriteTarget, readEnvFileChecked, skippedLinesWarning, writeEnvValues } from '../local/envfile.js';
+import { userConfigDir } from '../config/trust.js';
 import { EnvDigests } from '../state/env-digests.js';
 import { planEnv, type EnvChange } from '../sync/env-plan.js';
 import { awaitHealth } from '../sync/apply.js';
@@ -70,6 +71,14 @@ export const emptyEnvResult = (action: EnvAction): EnvResult => ({
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** The file's variables; a line dotenv skips is named in one warning. */
+async function readLocal(file: string, result: EnvResult): Promise<Map<string, string>> {
+  const { values, skipped } = await readEnvFileChecked(file);
+  const warning = skippedLinesWarning(path.basename(file), skipped);
+  if (warning !== null) result.warnings.push(warning);
+  return values;
+}
+
 function envFileOf(session: Session, opts: EnvOptions): string {
   return path.resolve(session.config.root, opts.file ?? session.config.envFile);
 }
@@ -82,7 +91,7 @@ function checkKeys(local: Map<string, string>, file: string): void {
 
 async function list(session: Session, file: string, result: EnvResult): Promise<EnvResult> {
   const remote = (await session.client.env.list()).variables;
-  const local = await readEnvFile(file).catch(() => null);
+  const local = await readLocal(file, result).catch(() => null);
   result.variables = remote
     .map((v) => ({ key: v.key, secret: v.secret, system: v.system, inFile: local ? local.has(v.key) : null }))
     .sort((a, b) => Number(a.system) - Number(b.system) || (a.key < b.key ? -1 : 1));
@@ -91,7 +100,7 @@ async function list(session: Session, file: string, result: EnvResult): Promise<
 }
 
 async function diffOrPush(session: Session, file: string, opts: EnvOptions, result: EnvResult, apply: boolean): Promise<EnvResult> {
-  const local = await readEnvFile(file);
+  const local = await readLocal(file, result);
   checkKeys(local, file);
   const plain = new Set(opts.plain ?? []);
   const secret = new Set(opts.secret ?? []);
@@ -99,7 +108,7 @@ async function diffOrPush(session: Session, file: string, opts: EnvOptions, resu
   if (both.length > 0) throw usageError(`--plain and --secret both name ${both.join(', ')}: pick one`);
   const unknown = [...plain, ...secret].filter((k) => !local.has(k));
   if (unknown.length > 0) result.warnings.push(`--plain/--secret name ${unknown.join(', ')}, which ${path.basename(file)} does not set`);
-  const digests = await EnvDigests.load(session.stateDir);
+  const digests = await EnvDigests.load(session.stateDir, userConfigDir(opts.env ?? process.env));
   const remote: EnvVariable[] = (await session.client.env.list()).variables;
   const plan = planEnv({ local, remote, plain, secret, secretMatches: (k, v) => digests.matches(k, v) });
   result.unverified = plan.unverified;
@@ -168,13 +177,14 @@ async function warnUnset(session: Session, result: EnvResult): Promise<void> {
 
 async function pull(session: Session, file: string, result: EnvResult): Promise<EnvResult> {
   const remote = (await session.client.env.list()).variables.filter((v) => !v.system);
-  const local = await readEnvFile(file).catch((err: unknown) => {
+  const local = await readLocal(file, result).catch((err: unknown) => {
     // A missing file is created; any other problem is the user's to fix.
     if ((err as Error).message.includes('does not exist')) return new Map<string, string>();
     throw err;
   });
   const plain = new Map(remote.filter((v) => !v.secret).map((v) => [v.key, v.value]));
-  result.pulled = await writeEnvValues(file, plain);
+  // Through a symlink to its target (inside the project only), never over the link.
+  result.pulled = await writeEnvValues(await envWriteTarget(file, session.config.root), plain);
   result.secretsNotFetched = remote.filter((v) => v.secret && !local.has(v.key)).map((v) => v.key).sort();
   return { ...result, ok: true };
 }

@@ -28,6 +28,8 @@ export interface PullResult extends Partial<FailureFields> {
   overridden: ConflictItem[];
   /** Local edits a pull leaves for push. */
   localChanges: number;
+  /** hostsync's configuration files (hostsync.json, .syncignore, env files, .gitignore) the deployment changed, left alone: name one to take it. */
+  held: string[];
   failures: StepFailure[];
   bytes: number;
   requests: RequestsSummary;
@@ -38,7 +40,7 @@ export interface PullResult extends Partial<FailureFields> {
 
 export function emptyPullResult(): PullResult {
   return {
-    ok: false, dryRun: false, fetched: [], removed: [], chmod: [], conflicts: [], overridden: [], localChanges: 0,
+    ok: false, dryRun: false, fetched: [], removed: [], chmod: [], conflicts: [], overridden: [], localChanges: 0, held: [],
     failures: [], bytes: 0, requests: requestsOf(null), warnings: [], durationMs: 0, deployment: null,
   };
 }
@@ -53,6 +55,7 @@ export function pullResultOf(report: PullReport, requests: RequestsSummary, depl
     conflicts: report.conflicts.map(conflictItem),
     overridden: report.overridden.map(conflictItem),
     localChanges: report.localChanges.length,
+    held: report.held,
     failures: report.failures,
     bytes: report.bytes,
     requests,

@@ -67,8 +67,9 @@ export function pullSummary(r: PullResult): string {
   const target = targetName(r.deployment);
   const n = r.fetched.length + r.removed.length + r.chmod.length;
   if (r.dryRun) return `dry run: would take ${plural(n, 'change')} from ${target}; nothing was written`;
-  if (n === 0 && r.conflicts.length === 0) return `Up to date with ${target} (${requestsLine(r.requests.total)})`;
-  const conflicts = r.conflicts.length > 0 ? `; ${plural(r.conflicts.length, 'conflict')} left alone` : '';
+  const held = r.held.length > 0 ? `; ${plural(r.held.length, 'configuration file')} held (see below)` : '';
+  if (n === 0 && r.conflicts.length === 0) return `Up to date with ${target} (${requestsLine(r.requests.total)})${held}`;
+  const conflicts = (r.conflicts.length > 0 ? `; ${plural(r.conflicts.length, 'conflict')} left alone` : '') + held;
   return `Pulled from ${target}: ${r.fetched.length} fetched, ${r.removed.length} removed, ${r.chmod.length} chmod (${requestsLine(r.requests.total)}, ${(r.durationMs / 1000).toFixed(2)} s)${conflicts}`;
 }
 

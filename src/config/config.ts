@@ -30,8 +30,12 @@ export interface Config {
   target: string | null;
   /** The selected target asks before anything is sent (`"confirm": true`); `--yes` answers for the user. */
   confirm: boolean;
-  /** Environment file for `hostsync env`, relative to the root (default .env). */
+  /** Environment file for `hostsync env`, relative to the root (default .env), POSIX, never outside it. */
   envFile: string;
+  /** Every env file hostsync.json names (top level and targets, with .env): never synced to any deployment. */
+  envFiles: string[];
+  /** Root-relative credential files the user chose to send ("sendSecrets", top level of the local hostsync.json only). */
+  sendSecrets: string[];
   /** HOSTSYNC_TIMEOUT: seconds an ordinary API call may take, whole (wall clock); undefined: the client's default (30 s). */
   timeoutSeconds: number | undefined;
   /** HOSTSYNC_DEADLINE: seconds a whole command may take; 0: none; undefined: the command's default. */
@@ -82,6 +86,8 @@ export interface TargetSettings extends Settings {
 export interface ConfigFile extends Settings {
   targets?: Record<string, TargetSettings>;
   defaultTarget?: string;
+  /** Files the credential rules would keep local that the user wants sent anyway (root-relative paths, no patterns). */
+  sendSecrets?: string[];
 }
 
 export interface ConfigFlags {
@@ -138,6 +144,12 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
   const unknownKey = unknownKeyError(v, file);
   if (unknownKey) throw unknownKey;
   const out: ConfigFile = validateSettings(v, file, '');
+  if (v.sendSecrets !== undefined) {
+    if (!Array.isArray(v.sendSecrets) || v.sendSecrets.some((p) => typeof p !== 'string' || p === '')) {
+      throw usageError(`${file}: "sendSecrets" must be an array of file paths, e.g. [".env.production"]`);
+    }
+    out.sendSecrets = (v.sendSecrets as string[]).map((p) => insideRoot(p, file, 'sendSecrets', 'a file path'));
+  }
   if (v.targets !== undefined) {
     if (typeof v.targets !== 'object' || v.targets === null || Array.isArray(v.targets)) {
       throw usageError(`${file}: "targets" must be an object of named targets, e.g. {"staging": {"deployment": "..."}}`);
@@ -167,6 +179,21 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
   return out;
 }
 
+/**
+ * `raw` as a root-relative POSIX path of a file, or a usage error: absolute, `..`, NUL or a
+ * folder (trailing slash) refused. A hostsync.json can come from anywhere (a clone, a pull):
+ * what it names must stay inside the project.
+ */
+function insideRoot(raw: string, file: string, key: string, example: string): string {
+  const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
+  // `..` between backslashes too: on Windows they separate folders.
+  const escapes = raw.split(/[\\/]/).includes('..');
+  if (raw.includes('\0') || path.isAbsolute(raw) || /^[A-Za-z]:/.test(raw) || raw.startsWith('/') || raw.startsWith('\\') || escapes || parts.length === 0 || raw.endsWith('/')) {
+    throw usageError(`${file}: "${key}" must name a file inside the project (${example}), not ${JSON.stringify(raw)}`);
+  }
+  return parts.join('/');
+}
+
 /** The settings shared by the top level and each target; `at` prefixes key names in messages. */
 function validateSettings(v: Record<string, unknown>, file: string, at: string): Settings {
   const out: Settings = {};
@@ -189,7 +216,7 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
   const baseUrl = str('baseUrl');
   if (baseUrl !== undefined) out.baseUrl = baseUrl;
   const envFile = str('envFile');
-  if (envFile !== undefined) out.envFile = envFile;
+  if (envFile !== undefined) out.envFile = insideRoot(envFile, file, `${at}envFile`, 'a path such as ".env.production"');
   const ignore = strList('ignore');
   if (ignore !== undefined) out.ignore = ignore;
   const hotPaths = strList('hotPaths');
@@ -361,6 +388,8 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     target: selected?.name ?? null,
     confirm: selected?.settings.confirm ?? false,
     envFile: file.envFile ?? '.env',
+    envFiles: [...new Set(['.env', raw.envFile, ...Object.values(raw.targets ?? {}).map((t) => t.envFile)].filter((f): f is string => f !== undefined))].sort(),
+    sendSecrets: raw.sendSecrets ?? [],
     timeoutSeconds: secondsFromEnv(env, 'HOSTSYNC_TIMEOUT', false),
     deadlineSeconds: secondsFromEnv(env, 'HOSTSYNC_DEADLINE', true),
   };

@@ -25,13 +25,15 @@ export const CONFIG_KEYS = [
   'targets',
   'defaultTarget',
   'envFile',
+  // Credentials the user chose to send (local/ignore.ts CREDENTIAL_PATTERNS): top level only.
+  'sendSecrets',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Keys a target of "targets" may hold: every setting of the top level, and "confirm". */
 export const TARGET_KEYS: readonly string[] = [
-  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore'),
+  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore' && k !== 'sendSecrets'),
   'confirm',
 ];
 

@@ -3,8 +3,9 @@
  * project's .env is written for), and updated in place by `env pull`, keeping every line
  * it does not change (comments, order, other keys).
  */
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type * as Dotenv from 'dotenv';
 import { usageError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -12,8 +13,50 @@ import { writeFileAtomic } from './atomic-write.js';
 // CommonJS packages are required, not imported: see README, "Start-up".
 const { parse } = createRequire(import.meta.url)('dotenv') as typeof Dotenv;
 
+/**
+ * dotenv's line rule (dotenv 18, lib `parse`): a match is a variable, anything else is
+ * skipped without a word. Copied to find the skipped lines; a dotenv upgrade that changes
+ * its rule shows as a failing envfile test, not as a wrong variable (the values still
+ * come from dotenv itself).
+ */
+const DOTENV_LINE = /(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)/gm;
+
+/** 1-based numbers of the lines dotenv skips that are neither blank nor a comment (a quoted value's later lines are part of its variable). */
+export function skippedLines(text: string): number[] {
+  const t = text.replace(/\r\n?/g, '\n');
+  const covered = new Uint8Array(t.length + 1);
+  for (const m of t.matchAll(DOTENV_LINE)) covered.fill(1, m.index, m.index + m[0].length);
+  const out: number[] = [];
+  let at = 0;
+  t.split('\n').forEach((line, i) => {
+    const trimmed = line.trim();
+    const start = at + (line.length - line.trimStart().length);
+    at += line.length + 1;
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    if (covered[start] !== 1) out.push(i + 1);
+  });
+  return out;
+}
+
+/** The warning for a file's skipped lines (one per file), or null when there are none. */
+export function skippedLinesWarning(file: string, lines: readonly number[]): string | null {
+  if (lines.length === 0) return null;
+  const which = lines.length === 1 ? `line ${lines[0]} is` : `lines ${lines.slice(0, 10).join(', ')}${lines.length > 10 ? ` (and ${lines.length - 10} more)` : ''} are`;
+  return `${file}: ${which} not KEY=VALUE, so dotenv (and hostsync) skip ${lines.length === 1 ? 'it' : 'them'}: fix or remove ${lines.length === 1 ? 'it' : 'them'}`;
+}
+
+/** The file's variables in file order, and the lines dotenv skipped; a missing file is an error naming it (exit 2). */
+export async function readEnvFileChecked(file: string): Promise<{ values: Map<string, string>; skipped: number[] }> {
+  const text = await readEnvText(file);
+  return { values: new Map(Object.entries(parse(text))), skipped: skippedLines(text) };
+}
+
 /** The file's variables in file order; a missing file is an error naming it (exit 2). */
 export async function readEnvFile(file: string): Promise<Map<string, string>> {
+  return (await readEnvFileChecked(file)).values;
+}
+
+async function readEnvText(file: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -22,7 +65,34 @@ export async function readEnvFile(file: string): Promise<Map<string, string>> {
     if (code === 'ENOENT') throw usageError(`${file} does not exist: create it, or pass --file PATH (or "envFile" in hostsync.json)`);
     throw usageError(`cannot read ${file} (${code ?? 'error'}): check its permissions`);
   }
-  return new Map(Object.entries(parse(text)));
+  return text;
+}
+
+/**
+ * Where `env pull` writes `file`: the file itself, or, for a symlink, the file it points
+ * to (writing the link's path would replace the link with a regular file and leave its
+ * target stale). A link whose target lies outside `root` is refused (exit 2): a project
+ * must not make hostsync write elsewhere.
+ */
+export async function envWriteTarget(file: string, root: string): Promise<string> {
+  const st = await lstat(file).catch(() => null);
+  if (st === null || !st.isSymbolicLink()) return file;
+  let target: string;
+  try {
+    target = await realpath(file);
+  } catch {
+    // Dangling: where the link points, created by the write (links of links must resolve now).
+    target = path.resolve(path.dirname(file), await readlink(file));
+    const parent = await realpath(path.dirname(target)).catch(() => null);
+    if (parent === null || (await lstat(target).catch(() => null)) !== null) throw usageError(`${file} is a symbolic link hostsync cannot follow: point it at a file inside the project, or pass --file with the real file`);
+    target = path.join(parent, path.basename(target));
+  }
+  const realRoot = await realpath(root);
+  const rel = path.relative(realRoot, target);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+    throw usageError(`${file} is a symbolic link to ${target}, outside the project: nothing was written; pass --file ${target} to write that file`);
+  }
+  return target;
 }
 
 /**

@@ -14,7 +14,9 @@
  *   regular expression anchored at a path's end, see ignore.test.ts's differential test):
  *   NAME, *NAME, NAME*, *NAME* (no slash, or a trailing one: a folder-only pattern, which
  *   matches no file), and a path of literal segments (optionally after a leading `**` + "/")
- *   whose last segment is literal: it matches only files of exactly that name.
+ *   whose last segment is literal: it matches only files of exactly that name. Also
+ *   NAME[!CHARS]* and NAME?* (the credential rules' `.env` patterns, ignore.ts), taken as
+ *   the prefix NAME: looser than the pattern, so still sound.
  * - hostsync's own temp-name patterns (local/temp-names.ts, enforced, so in every list)
  *   are understood by name: they use `?`, read nowhere else here.
  * - Case-insensitive, as the matcher (the package's default): names compare by ASCII
@@ -37,6 +39,9 @@ interface NameRules {
 /** A segment made of these only: no wildcard, class, escape, space or non-ASCII. */
 const LITERAL = /^[A-Za-z0-9._~#@%+,=-]+$/;
 
+/** NAME[!CHARS]* or NAME?*: a literal NAME, then one character (not among CHARS), then anything. */
+const CLASSED = /^([A-Za-z0-9._~@%+,=-]+)(?:\[![A-Za-z0-9._-]+\]|\?)\*$/;
+
 /**
  * The check for `patterns` in gitignore syntax: `(name) => false` means no pattern can
  * match a file so named. Null when some pattern is not understood (see the invariants).
@@ -44,13 +49,26 @@ const LITERAL = /^[A-Za-z0-9._~#@%+,=-]+$/;
 export function fileNameCheck(patterns: readonly string[]): ((name: string) => boolean) | null {
   const rules: NameRules = { exact: new Set(), suffixes: [], prefixes: [], infixes: [], ownTemps: false };
   for (const pattern of patterns) if (!addPattern(rules, pattern)) return null;
-  const { exact, suffixes, prefixes, infixes, ownTemps } = rules;
-  // A name can match an exact name or a suffix only by its last character, a prefix only by
-  // its first: most names are told apart by these two (all lower-case ASCII, see foldedAt).
+  // A rule another one already covers is dropped (a name it lets through, the looser one
+  // lets through too): the `.env` patterns of ignore.ts add a dozen prefixes and exact
+  // names, all under `.env`, which would otherwise be tried name by name.
+  const prefixes = [...new Set(rules.prefixes)].filter((p, _, all) => !all.some((q) => q !== p && p.startsWith(q)));
+  const suffixes = [...new Set(rules.suffixes)].filter((x, _, all) => !all.some((q) => q !== x && x.endsWith(q)));
+  const exact = new Set([...rules.exact].filter((e) => !prefixes.some((q) => e.startsWith(q)) && !suffixes.some((q) => e.endsWith(q))));
+  const { infixes, ownTemps } = rules;
+  // A name can match a suffix only by its last character, a prefix only by its first, an
+  // exact name by either: most names are told apart by these two (all lower-case ASCII, see
+  // foldedAt). An exact name is filed under its first character when a prefix already
+  // claims it (the `.env` names beside `.env*`-like prefixes), else under its last: the
+  // fewer characters claimed, the more names the first test settles.
   const lastChars = new Uint8Array(128);
   const firstChars = new Uint8Array(128);
-  for (const lit of [...exact, ...suffixes]) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
+  for (const lit of suffixes) lastChars[lit.charCodeAt(lit.length - 1)] = 1;
   for (const lit of prefixes) firstChars[lit.charCodeAt(0)] = 1;
+  for (const lit of exact) {
+    if (firstChars[lit.charCodeAt(0)] === 1) continue;
+    lastChars[lit.charCodeAt(lit.length - 1)] = 1;
+  }
   return (name) => {
     if (infixes.length === 0 && name.length > 0 && lastChars[foldAscii(name.charCodeAt(name.length - 1))] !== 1 && firstChars[foldAscii(name.charCodeAt(0))] !== 1) {
       return ownTemps && mayBeOwnTemp(name);
@@ -72,6 +90,11 @@ function addPattern(rules: NameRules, pattern: string): boolean {
   const slash = body.indexOf('/');
   if (slash === -1 || slash === body.length - 1) {
     if (slash !== -1) return LITERAL.test(body.slice(0, -1)) || wildName(body.slice(0, -1)) !== null; // folder-only: no file
+    const classed = CLASSED.exec(body);
+    if (classed !== null) {
+      rules.prefixes.push(asciiLower(classed[1]!));
+      return true;
+    }
     const wild = wildName(body);
     if (wild === null) return false;
     const [lead, lit, trail] = wild;

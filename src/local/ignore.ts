@@ -22,11 +22,69 @@ import { OWN_TEMP_PATTERNS } from './temp-names.js';
 const require = createRequire(import.meta.url);
 const ignore = require('ignore') as (options?: IgnoreOptions) => Ignore;
 
-/** What never leaves the machine unless `.syncignore` or config re-includes it with `!`. */
+/**
+ * The `.env*` names that are not examples: an example (`.env.example`, `.env.sample`,
+ * `.env.template`) documents the variables and holds no value, so it may travel when a
+ * rule re-includes it; every other `.env*` file is a credential.
+ */
+export const ENV_EXAMPLES: readonly string[] = Object.freeze(['.env.example', '.env.sample', '.env.template']);
+
+/**
+ * Gitignore patterns matching exactly the file names that start with `prefix` and are
+ * none of `except` (each starting with `prefix`), in shapes ignore-names.ts understands:
+ * for every prefix on the way to an exception, the name itself, and the names that go on
+ * with a character leading to no exception. Gitignore has no "but not", hence the walk.
+ */
+export function namesExcept(prefix: string, except: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (at: string, rest: readonly string[]): void => {
+    if (rest.length === 0) {
+      out.push(`${at}*`);
+      return;
+    }
+    if (!rest.includes('')) out.push(at);
+    const next = [...new Set(rest.filter((r) => r !== '').map((r) => r[0]!.toLowerCase()))].sort();
+    out.push(next.length === 0 ? `${at}?*` : `${at}[!${next.join('')}]*`);
+    for (const c of next) walk(at + c, rest.filter((r) => r !== '' && r[0]!.toLowerCase() === c).map((r) => r.slice(1)));
+  };
+  walk(prefix, except.map((e) => e.slice(prefix.length).toLowerCase()));
+  return out;
+}
+
+/** The credentials other than `.env` files. */
+const KEY_AND_STORE_PATTERNS: readonly string[] = Object.freeze([
+  '*.pem',
+  '*.key',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '*.p12',
+  '*.pfx',
+  '.netrc',
+  '.pypirc',
+  '.ssh/',
+  '.aws/',
+  '**/.docker/config.json',
+  'credentials.json',
+  '*.kdbx',
+]);
+
+/**
+ * Credentials: private keys, `.env` files (not examples), credential stores. Enforced: no
+ * `!` in `.syncignore` or "ignore" brings one back (a `.syncignore` can arrive from the
+ * deployment by pull); only "sendSecrets" in the local hostsync.json lets a listed file
+ * through. What a path named on the command line still meets in full (sync/scope.ts);
+ * the whole-tree list carries only what its own rules need (credentialTail).
+ */
+export const CREDENTIAL_PATTERNS: readonly string[] = Object.freeze([...namesExcept('.env', ENV_EXAMPLES), ...KEY_AND_STORE_PATTERNS]);
+
+/** What never leaves the machine unless `.syncignore` or config re-includes it with `!` (credentials: see CREDENTIAL_PATTERNS). */
 export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '.git/',
   'node_modules/',
   '.hostsync/',
+  // Every `.env*` name, examples too: an example goes only when a rule re-includes it.
   '.env*',
   '*.pem',
   '*.key',
@@ -38,6 +96,7 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '*.pfx',
   // Credential stores people keep in (or copy into) a project folder.
   '.netrc',
+  '.pypirc',
   '.ssh/',
   '.aws/',
   '**/.docker/config.json',
@@ -61,6 +120,91 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
  */
 export const ENFORCED_IGNORE_PATTERNS: readonly string[] = Object.freeze(['.hostsync/', ...OWN_TEMP_PATTERNS]);
 
+/** The enforced rules a path named on the command line meets (no "sendSecrets", no env file): every credential, then `.hostsync/`. */
+export const NAMED_PATH_PATTERNS: readonly string[] = Object.freeze([...CREDENTIAL_PATTERNS, ...ENFORCED_IGNORE_PATTERNS]);
+
+/** The last segment of a pattern (no `!`, no trailing `/`): what a file's own name must match. */
+function lastSegment(pattern: string): string {
+  const body = (pattern.startsWith('!') ? pattern.slice(1) : pattern).replace(/\/+$/, '');
+  return body.slice(body.lastIndexOf('/') + 1);
+}
+
+/** Whether a pattern whose last segment is `last` may match a file named like an example (any doubt: yes). */
+function mayMatchExample(last: string): boolean {
+  if (last.includes('\\')) return true;
+  try {
+    const ig = ignorePackageOver([last]);
+    return ENV_EXAMPLES.some((name) => ig.ignores(name));
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The credential rules the whole-tree list needs after the user's (`.syncignore`, then
+ * "ignore"; they follow the defaults, which already hold every credential): the same
+ * verdict as CREDENTIAL_PATTERNS there, in fewer patterns, because files.index matches
+ * each one against every path the server walks.
+ * - No `!` among them: nothing re-includes a credential the defaults keep local; none.
+ * - Else the keys and stores, and for `.env` files: `.env*`, then again, in order, every
+ *   rule whose last segment is an example's name (`!.env.example`), so an example keeps
+ *   the user's verdict (only the defaults' `.env*` and those rules can match it).
+ * - A rule that could match an example otherwise (`!*`, `*.example`) leaves no such
+ *   shortcut: the exact `.env*`-but-examples patterns (namesExcept).
+ */
+export function credentialTail(userRules: readonly string[]): string[] {
+  if (!userRules.some((p) => p.startsWith('!'))) return [];
+  const examples: string[] = [];
+  for (const p of userRules) {
+    const last = lastSegment(p);
+    if (ENV_EXAMPLES.includes(last.toLowerCase())) examples.push(p);
+    else if (mayMatchExample(last)) return [...CREDENTIAL_PATTERNS];
+  }
+  return [...KEY_AND_STORE_PATTERNS, '.env*', ...examples];
+}
+
+/** What the local hostsync.json adds to the enforced rules. */
+export interface ProtectedFiles {
+  /** Root-relative files "sendSecrets" lets through the credential rules (the ordinary rules still apply). */
+  sendSecrets?: readonly string[];
+  /** Root-relative files never synced, whatever else says (the configured env file). */
+  neverSync?: readonly string[];
+}
+
+/** A gitignore pattern matching exactly the root-relative path `rel` (anchored, wildcards escaped). */
+export function literalPattern(rel: string): string {
+  return `/${rel.replace(/[\\*?[\]]/g, (c) => `\\${c}`).replace(/ $/, '\\ ')}`;
+}
+
+/** Credential folders (`.ssh/`, `.aws/`) hide everything inside: a file listed in "sendSecrets" there needs its folder re-included, and the rest of it excluded again. */
+const CREDENTIAL_FOLDERS = new Set(CREDENTIAL_PATTERNS.filter((p) => /^[^/*]+\/$/.test(p)).map((p) => p.slice(0, -1).toLowerCase()));
+
+/**
+ * The rules after the credentials, in order: what "sendSecrets" lets through, what is never
+ * synced, `.hostsync/`.
+ */
+function protectedPatterns(files: ProtectedFiles): string[] {
+  const allow: string[] = [];
+  for (const rel of files.sendSecrets ?? []) {
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      if (!CREDENTIAL_FOLDERS.has(parts[i - 1]!.toLowerCase())) continue;
+      const folder = literalPattern(parts.slice(0, i).join('/'));
+      allow.push(`!${folder}/`, `${folder}/*`);
+    }
+    allow.push(`!${literalPattern(rel)}`);
+  }
+  const base = createIgnoreMatcher([...CREDENTIAL_PATTERNS, ...allow]);
+  // A never-synced file the credential rules already catch (.env, the default) adds nothing: the list, and what it keys, stay as they were.
+  const deny = (files.neverSync ?? []).filter((rel) => !base.ignores(rel, false)).map(literalPattern);
+  return [...allow, ...deny, ...ENFORCED_IGNORE_PATTERNS];
+}
+
+/** The enforced rules alone, for a path named on the command line: every credential, "sendSecrets", the env files, `.hostsync/`. */
+export function enforcedPatterns(files: ProtectedFiles = {}): string[] {
+  return [...CREDENTIAL_PATTERNS, ...protectedPatterns(files)];
+}
+
 export const SYNCIGNORE_FILE = '.syncignore';
 
 export interface IgnoreMatcher {
@@ -80,6 +224,11 @@ export interface IgnoreMatcher {
    * A matcher that answers anything differently from its patterns (a scoped one) has none.
    */
   readonly key?: string;
+  /**
+   * The enforced rules alone (credentials, "sendSecrets", the env file, `.hostsync/`): what
+   * still applies to a path the user names (sync/scope.ts). Unset: NAMED_PATH_PATTERNS.
+   */
+  readonly enforced?: IgnoreMatcher;
 }
 
 export interface IgnoreMatcherOptions {
@@ -89,6 +238,8 @@ export interface IgnoreMatcherOptions {
    * tree for days would grow without bound.
    */
   cacheMaxPaths?: number;
+  /** The enforced rules of this list (IgnoreMatcher.enforced). */
+  enforced?: readonly string[];
 }
 
 let ignoreVersion: string | undefined;
@@ -109,6 +260,7 @@ function matcherKey(patterns: readonly string[]): string {
 class BoundedIgnoreMatcher implements IgnoreMatcher {
   readonly patterns: readonly string[];
   readonly key: string;
+  readonly enforced?: IgnoreMatcher;
   private readonly cacheMaxPaths: number;
   private ig: Ignore;
   /** Queries since the last rebuild: an upper bound on the cached paths it answered. */
@@ -123,6 +275,7 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
     this.key = matcherKey(this.patterns);
     this.nameCheck = fileNameCheck(this.patterns);
     this.cacheMaxPaths = options.cacheMaxPaths ?? IGNORE_CACHE_MAX_PATHS;
+    if (options.enforced) this.enforced = new BoundedIgnoreMatcher(options.enforced, { cacheMaxPaths: this.cacheMaxPaths });
     this.ig = this.build();
   }
 
@@ -194,11 +347,13 @@ export function parseIgnoreFile(content: string): string[] {
 
 /**
  * The full pattern list in matching order: `.gitignore` (when hostsync.json says so), the
- * defaults, `.syncignore`, config, then the enforced ones. The .gitignore goes first so
- * none of its `!` rules can bring back what the defaults keep local (`.env*`, keys).
+ * defaults, `.syncignore`, config, then the enforced ones (credentialTail, "sendSecrets",
+ * the env files, `.hostsync/`). The .gitignore goes first so none of its `!` rules can
+ * bring back what the defaults keep local (`.env*`, keys).
  */
-export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = [], gitignore: readonly string[] = []): string[] {
-  return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...syncignore, ...configPatterns, ...ENFORCED_IGNORE_PATTERNS];
+export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = [], gitignore: readonly string[] = [], files: ProtectedFiles = {}): string[] {
+  const user = [...syncignore, ...configPatterns];
+  return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...user, ...credentialTail(user), ...protectedPatterns(files)];
 }
 
 /** Defaults + `<root>/.syncignore` (missing file = no patterns) + config patterns. */
@@ -208,6 +363,7 @@ export async function loadIgnoreMatcher(
   options: IgnoreMatcherOptions = {},
   /** The .gitignore rules to apply too (local/gitignore.ts), when hostsync.json says so. */
   gitignore: readonly string[] = [],
+  files: ProtectedFiles = {},
 ): Promise<IgnoreMatcher> {
   let syncignore: string[] = [];
   try {
@@ -215,5 +371,5 @@ export async function loadIgnoreMatcher(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns, gitignore), options);
+  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns, gitignore, files), { ...options, enforced: enforcedPatterns(files) });
 }

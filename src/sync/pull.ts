@@ -11,6 +11,7 @@ import { removeFile, setExecutable } from '../local/place.js';
 import { EditedMeanwhileError } from '../local/recheck.js';
 import type { Conflict, Snapshot } from '../model/types.js';
 import type { StepFailure } from './execute.js';
+import { configFiles, heldLine, holdConfigChanges } from './config-hold.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
 import { removeLeftTemps } from './temp-cleanup.js';
@@ -36,6 +37,8 @@ export interface PullReport {
   overridden: Conflict[];
   /** Local edits a pull leaves for push. */
   localChanges: string[];
+  /** hostsync's own configuration files the deployment changed, left alone (config-hold.ts): a pull that names one takes it. */
+  held: string[];
   failures: StepFailure[];
   bytes: number;
   warnings: string[];
@@ -57,7 +60,12 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const started = Date.now();
   const { config, client, matcher, store } = session;
   const sides = await readSides(session, opts.paths, 'a pull');
-  const rec = reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false });
+  const { rec, held } = holdConfigChanges(
+    reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false }),
+    sides.base,
+    configFiles(config),
+    opts.paths,
+  );
   const report: PullReport = {
     dryRun: opts.dryRun ?? false,
     fetched: rec.fetch.map((e) => e.path),
@@ -66,9 +74,10 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     conflicts: rec.conflicts,
     overridden: rec.overridden,
     localChanges: rec.localChanges,
+    held: held.map((h) => h.path),
     failures: [],
     bytes: 0,
-    warnings: sides.warnings,
+    warnings: [...sides.warnings, ...held.map(heldLine)],
     skipped: sides.skipped,
     durationMs: 0,
   };

@@ -6,7 +6,12 @@
  *           does not hold (someone else's edit, a file the app wrote): exactly that content.
  *   undo:   existing files the plan overwrites by upload or archive, which files.history
  *           does not cover (it keeps writes, edits, renames and deletes only).
+ * Each copy goes into its own folder named by 128 random bits: a static or PHP runtime
+ * serves the volume as the web root, and a name with only a timestamp (files.compress's
+ * `archive-<time>.tar.gz`) can be guessed to the second. The timestamp stays in the file
+ * name for humans; the journal records the whole path, which undo and history read.
  */
+import { randomBytes } from 'node:crypto';
 import type { HostingClient } from '../remote/client.js';
 import { entriesEqual } from '../model/snapshot.js';
 import type { Change, Plan, Snapshot } from '../model/types.js';
@@ -34,11 +39,14 @@ export function unversionedPaths(plan: Plan, remote: Snapshot): string[] {
   return [...out].sort();
 }
 
-/** Archives `paths` (volume-relative) and moves the archive under BACKUP_DIR; returns its path. Two requests. */
+/** `.hostsync/backups/<32 hex>`: a folder no one can guess (files.move creates it). */
+export const copyFolder = (): string => `${BACKUP_DIR}/${randomBytes(16).toString('hex')}`;
+
+/** Archives `paths` (volume-relative) and moves the archive into a copyFolder(); returns its path. Two requests. */
 export async function takeCopy(client: HostingClient, paths: readonly string[]): Promise<string> {
   const { archive } = await client.files.compress([...paths]);
   const name = archive.replace(/^\/+/, '');
-  const moved = await client.files.move([name], BACKUP_DIR);
+  const moved = await client.files.move([name], copyFolder());
   const to = moved.moved[0]?.to;
   if (!to) {
     await client.files.delete([name]).catch(() => undefined);

@@ -3,13 +3,14 @@
  * they point inside the root, and which ignore rules apply beneath them.
  *
  * A named path that the ignore rules exclude (itself or a folder above it) is "lifted":
- * the user asked for it by name, so only the enforced rules (`.hostsync/`) apply at and
- * below it. A named path the rules do not exclude keeps them for everything beneath it.
+ * the user asked for it by name, so only the enforced rules (`.hostsync/`, credentials
+ * not listed in "sendSecrets", the env file) apply at and below it. A named path the
+ * rules do not exclude keeps them for everything beneath it.
  */
 import path from 'node:path';
 import { usageError } from '../errors.js';
 import { ancestors } from '../model/paths.js';
-import { ENFORCED_IGNORE_PATTERNS, createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
+import { NAMED_PATH_PATTERNS, createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { Snapshot } from '../model/types.js';
 
 /**
@@ -56,10 +57,11 @@ export function isLifted(matcher: IgnoreMatcher, named: string): boolean {
   return matcher.ignores(named, false) || matcher.ignores(named, true) || ancestors(named).some((a) => a !== '' && matcher.ignores(a, true));
 }
 
-const enforcedOnly = createIgnoreMatcher(ENFORCED_IGNORE_PATTERNS);
+const enforcedDefault = createIgnoreMatcher(NAMED_PATH_PATTERNS);
+const enforcedOf = (matcher: IgnoreMatcher): IgnoreMatcher => matcher.enforced ?? enforcedDefault;
 
 /** The matcher a named path is read with, locally and remotely. */
-export const matcherFor = (matcher: IgnoreMatcher, named: string): IgnoreMatcher => (isLifted(matcher, named) ? enforcedOnly : matcher);
+export const matcherFor = (matcher: IgnoreMatcher, named: string): IgnoreMatcher => (isLifted(matcher, named) ? enforcedOf(matcher) : matcher);
 
 /**
  * One matcher for a local walk of the named paths: enforced rules only below a lifted
@@ -67,6 +69,7 @@ export const matcherFor = (matcher: IgnoreMatcher, named: string): IgnoreMatcher
  */
 export function scopedMatcher(matcher: IgnoreMatcher, scopes: readonly string[]): IgnoreMatcher {
   const lifted = scopes.filter((s) => isLifted(matcher, s));
+  const enforcedOnly = enforcedOf(matcher);
   return {
     patterns: matcher.patterns,
     ignores(rel, isDir) {

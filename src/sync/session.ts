@@ -76,7 +76,7 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     ...(deadlineMs ? { deadlineMs } : {}),
   });
   const gitignore = config.gitignore === true ? ((await loadGitignore(config.root)) ?? []) : [];
-  const matcher = await loadIgnoreMatcher(config.root, config.ignore, {}, gitignore);
+  const matcher = await loadIgnoreMatcher(config.root, config.ignore, {}, gitignore, { sendSecrets: config.sendSecrets, neverSync: config.envFiles });
   const cache = await StatCache.load(statCacheFile(config.root));
   return {
     config,

@@ -5,6 +5,7 @@ import {
   DEFAULT_IGNORE_PATTERNS,
   ENFORCED_IGNORE_PATTERNS,
   createIgnoreMatcher,
+  credentialTail,
   loadIgnoreMatcher,
   parseIgnoreFile,
 } from '../../src/local/ignore.js';
@@ -125,7 +126,8 @@ describe('loadIgnoreMatcher', () => {
   it('orders defaults, .syncignore, config: .syncignore negation re-includes a default, config overrides .syncignore', async () => {
     await writeFile(path.join(dir, '.syncignore'), 'dist/\n!.env.example\n*.tmp\n');
     const m = await loadIgnoreMatcher(dir, ['!keep.tmp']);
-    expect(m.patterns).toEqual([...DEFAULT_IGNORE_PATTERNS, 'dist/', '!.env.example', '*.tmp', '!keep.tmp', ...ENFORCED_IGNORE_PATTERNS]);
+    // A `!` among the user's rules: the credential rules follow them (credentials-enforced.test.ts).
+    expect(m.patterns).toEqual([...DEFAULT_IGNORE_PATTERNS, 'dist/', '!.env.example', '*.tmp', '!keep.tmp', ...credentialTail(['dist/', '!.env.example', '*.tmp', '!keep.tmp']), ...ENFORCED_IGNORE_PATTERNS]);
     expect(m.ignores('.env', false)).toBe(true);
     expect(m.ignores('.env.example', false)).toBe(false);
     expect(m.ignores('dist', true)).toBe(true);
