@@ -73,7 +73,7 @@ describe('shell blocks of the docs', () => {
     await chmod(path.join(bin, 'npx'), 0o755);
   });
   afterAll(async () => {
-    await emu?.stop();
+    await emu?.close();
     if (bin) await rm(bin, { recursive: true, force: true });
   });
 
