@@ -143,6 +143,6 @@ export async function diff(session: Session, paths: string[] | null): Promise<Di
 /** The local file's bytes when they can be shown as text; null for binary or too large. */
 async function localText(root: string, e: Entry): Promise<Buffer | null> {
   if (e.text === false || e.size > DIFF_TEXT_MAX_BYTES) return null;
-  const data = await readFile(path.join(root, e.path)).catch(() => null);
+  const data = await readFile(path.join(root, e.local ?? e.path)).catch(() => null);
   return data && isTextBuffer(data) ? data : null;
 }

@@ -102,7 +102,7 @@ export async function fetchInto(client: HostingClient, root: string, entries: re
     const data = small.got.get(e.path);
     if (!data) continue;
     try {
-      await placeBytes(path.join(root, e.path), data, e.executable);
+      await placeBytes(path.join(root, e.local ?? e.path), data, e.executable);
       out.placed.set(e.path, toBaseEntry({ ...e, hash: await xxh64Bytes(data), size: data.length }));
       out.bytes += data.length;
       onFile?.(e.path);
@@ -111,7 +111,7 @@ export async function fetchInto(client: HostingClient, root: string, entries: re
     }
   }
   await eachLimited(small.rest, DOWNLOAD_CONCURRENCY, async (e) => {
-    const abs = path.join(root, e.path);
+    const abs = path.join(root, e.local ?? e.path);
     let tmp: string | null = null;
     try {
       await prepareTarget(abs);

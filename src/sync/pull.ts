@@ -14,6 +14,7 @@ import type { Conflict, Snapshot } from '../model/types.js';
 import type { StepFailure } from './execute.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
+import { pullOnDisk } from './pull-disk.js';
 import { mergeBase, readSides } from './sides.js';
 import type { Session } from './session.js';
 
@@ -55,15 +56,16 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const { config, client, matcher, store } = session;
   const sides = await readSides(session, opts.paths);
   const rec = reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false });
+  const onDisk = pullOnDisk(rec, sides.local, sides.remote, session.platform, config.root);
   const report: PullReport = {
     dryRun: opts.dryRun ?? false,
-    fetched: rec.fetch.map((e) => e.path),
+    fetched: onDisk.fetch.map((e) => e.path),
     removed: rec.remove,
     chmod: rec.chmod,
     conflicts: rec.conflicts,
     overridden: rec.overridden,
     localChanges: rec.localChanges,
-    failures: [],
+    failures: [...onDisk.unrepresentable],
     bytes: 0,
     warnings: sides.warnings,
     durationMs: 0,
@@ -73,19 +75,21 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     return report;
   }
 
-  const fetched = await fetchInto(client, config.root, rec.fetch, opts.onFile);
-  report.failures.push(...fetched.failures);
-  report.bytes = fetched.bytes;
-  for (const rel of rec.remove) {
+  const remove = async (rel: string): Promise<void> => {
     try {
-      await rm(path.join(config.root, rel), { force: true });
+      await rm(path.join(config.root, onDisk.disk(rel)), { force: true });
     } catch (err) {
       report.failures.push({ path: rel, error: (err as Error).message });
     }
-  }
+  };
+  for (const rel of onDisk.removeFirst) await remove(rel);
+  const fetched = await fetchInto(client, config.root, onDisk.fetch, opts.onFile);
+  report.failures.push(...fetched.failures);
+  report.bytes = fetched.bytes;
+  for (const rel of rec.remove) if (!onDisk.removeFirst.includes(rel)) await remove(rel);
   for (const c of rec.chmod) {
     try {
-      await setExecutable(path.join(config.root, c.path), c.executable);
+      await setExecutable(path.join(config.root, onDisk.disk(c.path)), c.executable);
     } catch (err) {
       report.failures.push({ path: c.path, error: (err as Error).message });
     }

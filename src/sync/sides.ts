@@ -10,6 +10,7 @@ import type { SyncState } from '../state/store.js';
 import { expectedFiles, readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
 import { matcherFor, restrict, scopedMatcher, within } from './scope.js';
 import type { Session } from './session.js';
+import { platformView } from './platform-view.js';
 
 export interface Sides {
   /** The named paths, or null for the whole tree. */
@@ -44,7 +45,7 @@ export async function readSides(session: Session, scopes: string[] | null): Prom
       scopes: null,
       state,
       base: state.base,
-      local: withoutSkipped(scan.snapshot, scan.skipped),
+      local: platformView(withoutSkipped(scan.snapshot, scan.skipped), state.base, remoteRead.snapshot, session.platform),
       remote: withoutSkipped(remoteRead.snapshot, scan.skipped),
       remoteRead,
       warnings: [...scan.warnings],
@@ -52,11 +53,12 @@ export async function readSides(session: Session, scopes: string[] | null): Prom
   }
   const scan = await rescanPaths({ root: config.root, matcher: scopedMatcher(matcher, scopes), cache }, new Map(), scopes);
   const remote = await readRemotePaths(client, scopes, (p) => matcherFor(matcher, p));
+  const base = state.base ? restrict(state.base, scopes) : null;
   return {
     scopes,
     state,
-    base: state.base ? restrict(state.base, scopes) : null,
-    local: withoutSkipped(scan.snapshot, scan.skipped),
+    base,
+    local: platformView(withoutSkipped(scan.snapshot, scan.skipped), base, remote.snapshot, session.platform),
     remote: withoutSkipped(remote.snapshot, scan.skipped),
     remoteRead: null,
     warnings: [...scan.warnings],
