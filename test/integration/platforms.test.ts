@@ -11,6 +11,9 @@ import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
 import { push } from '../../src/app/push.js';
 import { pull } from '../../src/app/pull.js';
+import { status } from '../../src/app/status.js';
+import { diff } from '../../src/app/diff.js';
+import { lineEndingsNote } from '../../src/sync/line-endings.js';
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -179,5 +182,35 @@ describe('names Windows cannot hold (windows-names)', () => {
     // Left on the deployment: a push from here does not delete them.
     const again = await pushWith('windows');
     expect(again.planned).toEqual([]);
+  });
+});
+
+describe('line endings: bytes as they are, a CRLF-only difference explained', () => {
+  it('names the texts that differ only in line endings, and nothing else', () => {
+    expect(lineEndingsNote('a\r\nb\r\n', 'a\nb\n')).toContain('(CRLF here, LF on the deployment)');
+    expect(lineEndingsNote('a\nb\n', 'a\r\nb\r\n')).toContain('(LF here, CRLF on the deployment)');
+    expect(lineEndingsNote('a\r\nb\n', 'a\nb\n')).toContain('(mixed here');
+    expect(lineEndingsNote('a\r\nB\r\n', 'a\nb\n')).toBeNull();
+    expect(lineEndingsNote('a\n', 'a\n')).toBeNull();
+  });
+
+  it('status and diff say so for a file git checked out with CRLF; push still sends the bytes', async () => {
+    await writeTree(work.dir, { 'app.js': 'one\ntwo\n', 'real.js': 'x\n' });
+    expect((await pushWith()).exitCode ?? 0).toBe(0);
+    await writeTree(work.dir, { 'app.js': 'one\r\ntwo\r\n', 'real.js': 'y\n' });
+
+    const st: any = await status({ dir: work.dir, env: env() });
+    const notes = st.warnings.filter((w: string) => w.includes('line endings'));
+    expect(notes).toEqual(['app.js differs only in line endings (CRLF here, LF on the deployment): see docs/platforms.md#line-endings']);
+
+    const d: any = await diff({ dir: work.dir, env: env(), paths: [], cwd: work.dir });
+    expect(d.files.find((f: any) => f.path === 'app.js').lineEndings).toContain('CRLF here, LF on the deployment');
+    expect(d.files.find((f: any) => f.path === 'real.js').lineEndings).toBeUndefined();
+    const human = await runCli(['diff', '--dir', work.dir], env());
+    expect(human.stdout).toContain('app.js');
+    expect(human.stdout).toContain('differs only in line endings');
+
+    expect((await pushWith()).exitCode ?? 0).toBe(0);
+    expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('one\r\ntwo\r\n');
   });
 });
