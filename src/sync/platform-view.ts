@@ -24,11 +24,18 @@ export function platformView(local: Snapshot, base: Snapshot | null, remote: Sna
   return out ?? wire;
 }
 
-/** The one line a command on a no-exec file system says when the deployment has executable files it keeps; null otherwise. */
-export function keptBitsNote(view: Snapshot, platform: Platform | undefined): string | null {
-  if (!platform?.noExec) return null;
+/** Sessions that said the note already: a watch daemon's pushes share one session. */
+const noted = new WeakSet<object>();
+
+/**
+ * The one line a push on a no-exec file system says when the deployment has executable
+ * files it keeps; null otherwise, and once said for `once` (a session), null after.
+ */
+export function keptBitsNote(view: Snapshot, platform: Platform | undefined, once?: object): string | null {
+  if (!platform?.noExec || (once !== undefined && noted.has(once))) return null;
   let n = 0;
   for (const e of view.values()) if (e.executable) n++;
   if (n === 0) return null;
+  if (once !== undefined) noted.add(once);
   return `this file system keeps no executable bits: the deployment's are kept as they are (${n} executable file(s)), never taken off; see docs/platforms.md`;
 }

@@ -309,7 +309,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     { recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0, allow: opts.allowMassDelete ?? false, hold: opts.holdMassDelete !== undefined },
   );
   const { decision: first, guard, held: heldDeletes } = guarded;
-  const bitsNote = keptBitsNote(first.local, session.platform);
+  const bitsNote = keptBitsNote(first.local, session.platform, session);
   if (bitsNote !== null) warnings.push(bitsNote);
   if (project !== null && first.rec.changes.some((c) => c.kind === 'delete')) await assertProjectThere(project);
   if (guard.refuse && !opts.allowMassDelete && !opts.dryRun && heldDeletes.length === 0) {

@@ -29,6 +29,9 @@ describe('no-exec: the local bit is unknown and equals the deployment\'s', () =>
     expect(d.rec.conflicts).toEqual([]);
     expect(keptBitsNote(d.local, platformFrom('no-exec', 'linux'))).toContain('1 executable file');
     expect(keptBitsNote(d.local, platformFrom(undefined, 'linux'))).toBeNull();
+    const session = {};
+    expect(keptBitsNote(d.local, platformFrom('no-exec', 'linux'), session)).not.toBeNull();
+    expect(keptBitsNote(d.local, platformFrom('no-exec', 'linux'), session)).toBeNull();
   });
 });
 
