@@ -181,6 +181,7 @@ describe('names Windows cannot hold (windows-names)', () => {
     expect(r.fetched).toEqual(['ok.txt']);
     expect(r.failures.map((f: any) => f.path).sort()).toEqual(['a:b.txt', 'con.txt', 'dot.', 'lib/Aux.js']);
     expect(r.failures.find((f: any) => f.path === 'con.txt').error).toContain('reserved name on Windows');
+    expect(r.error).not.toContain('run the pull again');
     expect(await localNames()).toEqual(['ok.txt']);
     // Left on the deployment: a push from here does not delete them.
     const again = await pushWith('windows');
