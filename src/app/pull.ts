@@ -64,8 +64,10 @@ export function pullResultOf(report: PullReport, requests: RequestsSummary, depl
     deployment,
   };
   if (report.failures.length > 0) {
-    const f = report.failures[0]!;
-    return failedWith(result, `${report.failures.length} file(s) did not come down (first: ${f.path}: ${f.error}): run the pull again`, EXIT.failed);
+    // A permanent failure (a name this file system cannot hold) says its own fix; running again would not help.
+    const f = report.failures.find((x) => !x.permanent) ?? report.failures[0]!;
+    const again = report.failures.some((x) => !x.permanent) ? ': run the pull again' : '';
+    return failedWith(result, `${report.failures.length} file(s) did not come down (first: ${f.path}: ${f.error})${again}`, EXIT.failed);
   }
   if (report.conflicts.length > 0) {
     const n = report.conflicts.length;

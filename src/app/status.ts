@@ -7,6 +7,7 @@ import type { PushReport } from '../sync/push.js';
 import { changeItem, conflictItem, driftItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
+import { crlfOnlyNotes } from '../sync/line-endings.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
 export const REMOTE_ONLY_LISTED = 200;
@@ -86,6 +87,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
       watch = await readWatchStatus(session.stateDir);
       try {
         const report = await pushCore(session, { dryRun: true, allowMassDelete: true });
+        report.warnings.push(...(await lineEndingNotes(session, report)));
         const reads = session.client.stats().total;
         // Read after the comparison, so `reads` counts only what a push would read too.
         const appState = await session.client.deployments.get().then((d) => d.state, () => null);
@@ -118,4 +120,16 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
 
 export async function status(opts: StatusOptions = {}): Promise<StatusResult> {
   return (await runStatus(opts)).result;
+}
+
+/** Notes for modified files and conflicts that differ from the deployment only by CRLF (sync/line-endings.ts); none on a no-op. */
+async function lineEndingNotes(session: Session, report: PushReport): Promise<string[]> {
+  const writes = report.changes.filter((c) => c.kind === 'write' && !c.create);
+  if (writes.length === 0 && report.conflicts.length === 0) return [];
+  // A push writes a file only where the deployment still holds the base's version.
+  const base = writes.length > 0 ? (await session.store.load()).base : null;
+  return crlfOnlyNotes(session.config.root, [
+    ...writes.flatMap((c) => (c.kind === 'write' ? [{ local: c.entry, remote: base?.get(c.path) }] : [])),
+    ...report.conflicts.flatMap((c) => (c.local ? [{ local: c.local, remote: c.remote }] : [])),
+  ]);
 }

@@ -54,7 +54,8 @@ export function renderDiff(result: DiffResult, stat = false): string {
   if (result.files.length === 0) return diffSummary(result);
   const out: string[] = [];
   for (const f of result.files) {
-    if (stat || f.patch === null) out.push(summary(f));
+    if (f.lineEndings !== undefined) out.push(`${summary(f)}  ${f.lineEndings}`);
+    else if (stat || f.patch === null) out.push(summary(f));
     else out.push(`${pc.dim(`# ${f.path}: ${SIDES[f.side]}`)}\n${colourPatch(f.patch)}`);
   }
   out.push(diffSummary(result));

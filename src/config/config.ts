@@ -40,6 +40,8 @@ export interface Config {
   timeoutSeconds: number | undefined;
   /** HOSTSYNC_DEADLINE: seconds a whole command may take; 0: none; undefined: the command's default. */
   deadlineSeconds: number | undefined;
+  /** HOSTSYNC_FS: the local file system's traits, overriding the OS defaults (local/platform.ts, docs/platforms.md). */
+  fs?: string;
 }
 
 /** web: serves HTTP; worker: runs without listening (a bot, a queue consumer); auto: web if it answers HTTP, else worker. */
@@ -392,6 +394,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     sendSecrets: raw.sendSecrets ?? [],
     timeoutSeconds: secondsFromEnv(env, 'HOSTSYNC_TIMEOUT', false),
     deadlineSeconds: secondsFromEnv(env, 'HOSTSYNC_DEADLINE', true),
+    ...(env.HOSTSYNC_FS ? { fs: env.HOSTSYNC_FS } : {}),
   };
 }
 

@@ -90,7 +90,9 @@ export async function handleUpload(core: EmulatorCore, token: string, req: Incom
   let bb: busboy.Busboy;
   try {
     // preservePath: busboy would otherwise strip "../" silently; the node refuses such names outright.
-    bb = busboy({ headers: req.headers, preservePath: true, limits: { fileSize: limit } });
+    // defParamCharset: a browser's (and undici's) FormData sends the file name as raw UTF-8,
+    // which the node (Go's mime/multipart) keeps as UTF-8; busboy would read it as latin1.
+    bb = busboy({ headers: req.headers, preservePath: true, defParamCharset: 'utf8', limits: { fileSize: limit } });
   } catch {
     return answerOf(badRequest('malformed multipart/form-data request'));
   }

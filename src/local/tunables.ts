@@ -42,3 +42,9 @@ export const STAT_CACHE_RACY_WINDOW_MS = 2_000;
  * once more this long after its last report (a stat), and reports it again if it changed.
  */
 export const CHOKIDAR_LOOK_AGAIN_MS = 60;
+
+/**
+ * Windows' MAX_PATH (260 including the drive and the terminating NUL, so 259 characters):
+ * longer paths fail to open unless long paths are enabled system-wide and per application.
+ */
+export const WINDOWS_MAX_PATH_CHARS = 259;

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { IgnoreMatcher } from './ignore.js';
 import { CHOKIDAR_LOOK_AGAIN_MS } from './tunables.js';
+import { wireRelative } from './platform-paths.js';
 
 /** The unit a watch daemon works in after coalescing what onEvents reported. */
 export interface WatchBatchEvent {
@@ -62,9 +63,7 @@ export function lstatOrGone(abs: string): Stats | undefined {
 
 /** POSIX path of `p` relative to `root` (absolute); null for anything outside it. */
 function relativeTo(root: string, p: string): string | null {
-  const rel = path.relative(root, path.resolve(root, p));
-  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return null;
-  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+  return wireRelative(root, p);
 }
 
 /** chokidar's `ignored` predicate for `root` (absolute): the scan's matcher; never throws on a vanished path. Exported for tests. */

@@ -18,6 +18,12 @@ export interface Entry {
    * JSON string. Undefined on remote and base entries.
    */
   text?: boolean;
+  /**
+   * Local entries only: the file's relative path on disk when it differs from `path`, the
+   * wire name (a name the disk holds in NFD, as macOS hands it out, travels in NFC:
+   * local/names.ts). Undefined otherwise, and on remote and base entries.
+   */
+  local?: string;
 }
 
 /** A whole tree: path -> Entry. */

@@ -7,6 +7,8 @@ import type { Plan, Reconciliation, ReconcileOptions, Snapshot } from '../model/
 import { guardRemoteSymlinks, protectSkipped } from './guards.js';
 import { massDeleteGuard, planChanges } from './plan.js';
 import { reconcile } from './reconcile.js';
+import { platformView } from './platform-view.js';
+import type { Platform } from '../local/platform.js';
 
 export interface DecideInput {
   base: Snapshot | null;
@@ -16,6 +18,8 @@ export interface DecideInput {
   skipped: readonly string[];
   remote: { snapshot: Snapshot; symlinks: readonly string[] };
   options: ReconcileOptions;
+  /** What the local file system can hold (names and executable bits: platform-view.ts); Linux's when absent. */
+  platform?: Platform;
 }
 
 export interface Decision {
@@ -26,7 +30,8 @@ export interface Decision {
 }
 
 export function decide(input: DecideInput): Decision {
-  const local = protectSkipped(input.scanned, input.base, input.remote.snapshot, input.skipped);
+  const view = platformView(input.scanned, input.base, input.remote.snapshot, input.platform);
+  const local = protectSkipped(view, input.base, input.remote.snapshot, input.skipped);
   const rec = guardRemoteSymlinks(reconcile(input.base, local, input.remote.snapshot, input.options), input.remote.symlinks, input.base);
   return { local, rec, plan: planChanges(rec.changes, input.remote.snapshot) };
 }

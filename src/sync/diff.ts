@@ -15,6 +15,7 @@ import type { Entry } from '../model/types.js';
 import { remoteTexts } from './fetch.js';
 import { reconcile } from './reconcile.js';
 import { readSides } from './sides.js';
+import { lineEndingsNote } from './line-endings.js';
 import type { Session } from './session.js';
 import { DIFF_TEXT_MAX_BYTES } from './tunables.js';
 
@@ -45,6 +46,8 @@ export interface DiffItem {
   removed: number;
   /** Unified diff (remote -> local); null for binary, mode-only and identical content. */
   patch: string | null;
+  /** Set when the two texts differ only in line endings (CRLF against LF): says which is where (line-endings.ts). */
+  lineEndings?: string;
 }
 
 export interface DiffReport {
@@ -133,6 +136,8 @@ export async function diff(session: Session, paths: string[] | null): Promise<Di
         const b = newText.toString('utf8');
         const from = p.remote ? `remote/${p.remote.path}` : '/dev/null';
         const to = p.local ? `local/${p.path}` : '/dev/null';
+        const eol = p.local && p.remote ? lineEndingsNote(b, a) : null;
+        if (eol !== null) item.lineEndings = eol;
         item.patch = createTwoFilesPatch(from, to, a, b, undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY });
         for (const h of structuredPatch(from, to, a, b, undefined, undefined, { context: 0 }).hunks) {
           for (const line of h.lines) {
@@ -150,6 +155,6 @@ export async function diff(session: Session, paths: string[] | null): Promise<Di
 /** The local file's bytes when they can be shown as text; null for binary or too large. */
 async function localText(root: string, e: Entry): Promise<Buffer | null> {
   if (e.text === false || e.size > DIFF_TEXT_MAX_BYTES) return null;
-  const data = await readFile(path.join(root, e.path)).catch(() => null);
+  const data = await readFile(path.join(root, e.local ?? e.path)).catch(() => null);
   return data && isTextBuffer(data) ? data : null;
 }

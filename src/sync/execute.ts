@@ -96,6 +96,8 @@ export interface ExecuteOptions {
 }
 
 const localPath = (root: string, rel: string): string => path.join(root, ...rel.split('/'));
+/** Where an entry's bytes are on disk: its wire path, unless the disk names it otherwise (Entry.local, NFD names). */
+const diskPath = (f: Entry): string => f.local ?? f.path;
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -254,14 +256,27 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
     }
     case 'upload': {
       const sent = await sendPresent(step.files, opts, result, (present) =>
-        client.files.upload(step.dir, present.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, f.path), size: f.size }))),
+        client.files.upload(step.dir, present.map((f) => ({ name: path.posix.basename(f.path), localPath: localPath(root, diskPath(f)), size: f.size }))),
       );
       result.written += sent.length;
       return;
     }
-    case 'archive':
-      await sendArchive(step.files, opts, result, checks.landed);
+    case 'archive': {
+      // tar names an entry by its disk path: a file the disk names otherwise (an NFD name,
+      // local/names.ts) goes by plain upload under its wire name instead. Rare: never on Linux.
+      const renamed = step.files.filter((f) => f.local !== undefined);
+      for (const f of renamed) {
+        const sent = await sendPresent([f], opts, result, async () => {
+          await client.files.upload(parentDir(f.path), [{ name: path.posix.basename(f.path), localPath: localPath(root, diskPath(f)), size: f.size }]);
+          if (f.executable) await client.files.chmod(f.path, modeOf(true));
+        });
+        result.written += sent.length;
+        for (const s of sent) checks.landed.add(s.path);
+      }
+      const tarred = renamed.length === 0 ? step.files : step.files.filter((f) => f.local === undefined);
+      if (tarred.length > 0) await sendArchive(tarred, opts, result, checks.landed);
       return;
+    }
   }
 }
 
@@ -334,7 +349,7 @@ async function writeBatch(files: Entry[], opts: ExecuteOptions, result: ExecResu
     const payload: WriteFile[] = [];
     for (const f of pending) {
       try {
-        payload.push({ path: f.path, content: await readFile(localPath(opts.root, f.path), 'utf8'), mode: 'overwrite' });
+        payload.push({ path: f.path, content: await readFile(localPath(opts.root, diskPath(f)), 'utf8'), mode: 'overwrite' });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') result.vanished.push(f.path);
@@ -398,7 +413,7 @@ async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: Exec
         if (f.size <= limit) {
           // Within the limit as it is (only tar's and gzip's framing pushed it over): a plain
           // upload, which lands 0644, so an executable bit is set again.
-          await opts.client.files.upload(parentDir(f.path), [{ name: path.posix.basename(f.path), localPath: localPath(opts.root, f.path), size: f.size }]);
+          await opts.client.files.upload(parentDir(f.path), [{ name: path.posix.basename(f.path), localPath: localPath(opts.root, diskPath(f)), size: f.size }]);
           if (f.executable) await opts.client.files.chmod(f.path, modeOf(true));
           result.written++;
           continue;
@@ -431,7 +446,7 @@ async function dropVanished(files: Entry[], root: string, result: ExecResult, st
     if (i > 0) await new Promise((r) => setImmediate(r));
     for (const f of files.slice(i, i + VANISHED_CHECK_SLICE)) {
       try {
-        const st = lstatSync(localPath(root, f.path));
+        const st = lstatSync(localPath(root, diskPath(f)));
         stats?.set(f.path, st);
         present.push(f);
       } catch (err) {

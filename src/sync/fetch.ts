@@ -111,13 +111,15 @@ export async function fetchInto(client: HostingClient, root: string, entries: re
     if (err instanceof EditedMeanwhileError) out.raced.push(p);
     else out.failures.push({ path: p, error: err instanceof Error ? err.message : String(err) });
   };
-  const expect = (rel: string): Expectation | undefined => (local ? { rel, entry: local.get(rel), cache } : undefined);
+  // `key` is the wire path the scan keyed the file by, `disk` the name it has on disk (NFD on a Mac: names.ts).
+  const expect = (key: string, disk: string): Expectation | undefined => (local ? { rel: disk, entry: local.get(key), cache } : undefined);
   const small = await readSmall(client, entries);
   for (const e of entries) {
     const data = small.got.get(e.path);
     if (!data) continue;
     try {
-      await placeBytes(root, e.path, data, e.executable, expect(e.path));
+      const disk = e.local ?? e.path;
+      await placeBytes(root, disk, data, e.executable, expect(e.path, disk));
       out.placed.set(e.path, toBaseEntry({ ...e, hash: await xxh64Bytes(data), size: data.length }));
       out.bytes += data.length;
       onFile?.(e.path);
@@ -126,13 +128,14 @@ export async function fetchInto(client: HostingClient, root: string, entries: re
     }
   }
   await eachLimited(small.rest, DOWNLOAD_CONCURRENCY, async (e) => {
+    const disk = e.local ?? e.path;
     let tmp: string | null = null;
     try {
-      tmp = tempBeside(prepareTarget(root, e.path));
+      tmp = tempBeside(prepareTarget(root, disk));
       await client.files.download(e.path, tmp);
       const d = await xxh64File(tmp);
       if (e.hash !== null && d.hash !== e.hash) throw new Error(changedMessage(e.path));
-      await placeTemp(tmp, root, e.path, e.executable, expect(e.path));
+      await placeTemp(tmp, root, disk, e.executable, expect(e.path, disk));
       tmp = null;
       out.placed.set(e.path, { path: e.path, hash: d.hash, size: d.size, executable: e.executable });
       out.bytes += d.size;

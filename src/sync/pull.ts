@@ -15,6 +15,7 @@ import { configFiles, heldLine, holdConfigChanges } from './config-hold.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
 import { removeLeftTemps } from './temp-cleanup.js';
+import { pullOnDisk } from './pull-disk.js';
 import { mergeBase, readSides } from './sides.js';
 import { settleUnverified } from './unverified-fold.js';
 import type { Session } from './session.js';
@@ -66,16 +67,17 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     configFiles(config),
     opts.paths,
   );
+  const onDisk = pullOnDisk(rec, sides.local, sides.remote, session.platform, config.root);
   const report: PullReport = {
     dryRun: opts.dryRun ?? false,
-    fetched: rec.fetch.map((e) => e.path),
+    fetched: onDisk.fetch.map((e) => e.path),
     removed: rec.remove,
     chmod: rec.chmod,
     conflicts: rec.conflicts,
     overridden: rec.overridden,
     localChanges: rec.localChanges,
     held: held.map((h) => h.path),
-    failures: [],
+    failures: [...onDisk.unrepresentable],
     bytes: 0,
     warnings: [...sides.warnings, ...held.map(heldLine)],
     skipped: sides.skipped,
@@ -88,25 +90,27 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const cleaned = await removeLeftTemps(config.root, sides.temps);
 
   // Each target is re-checked against this scan right before it is replaced or removed.
-  const asScanned = (rel: string) => ({ rel, entry: sides.local.get(rel), cache: session.cache });
+  // Disk names may differ from the wire's (NFD on a Mac): the re-check stats the disk name.
+  const asScanned = (rel: string) => ({ rel: onDisk.disk(rel), entry: sides.local.get(rel), cache: session.cache });
   /** Local files that changed while the pull ran: kept, and conflicts like any other. */
   const raced = new Set<string>();
-  // Removals first: a remote file that became a folder needs the file gone before the folder's files land.
+  // Removals first: a remote file that became a folder needs the file gone before the folder's files land,
+  // and on a case-insensitive disk a case-only rename's old name must go before the new one is written.
   for (const rel of rec.remove) {
     try {
-      await removeFile(config.root, rel, asScanned(rel));
+      await removeFile(config.root, onDisk.disk(rel), asScanned(rel));
     } catch (err) {
       if (err instanceof EditedMeanwhileError) raced.add(rel);
       else report.failures.push({ path: rel, error: (err as Error).message });
     }
   }
-  const fetched = await fetchInto(client, config.root, rec.fetch, { ...(opts.onFile ? { onFile: opts.onFile } : {}), local: sides.local, cache: session.cache });
+  const fetched = await fetchInto(client, config.root, onDisk.fetch, { ...(opts.onFile ? { onFile: opts.onFile } : {}), local: sides.local, cache: session.cache });
   report.failures.push(...fetched.failures);
   for (const rel of fetched.raced) raced.add(rel);
   report.bytes = fetched.bytes;
   for (const c of rec.chmod) {
     try {
-      await setExecutable(config.root, c.path, c.executable);
+      await setExecutable(config.root, onDisk.disk(c.path), c.executable);
     } catch (err) {
       report.failures.push({ path: c.path, error: (err as Error).message });
     }

@@ -6,6 +6,7 @@ import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { applyOrRefusal, applyScopeKnown, checkApplyScope } from './apply-scope.js';
 import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
+import { keptBitsNote } from './platform-view.js';
 import { decide, guardMassDelete, type Decision } from './decide.js';
 import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
@@ -306,7 +307,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   state = { ...state, base: folded.base };
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   let protect = skipped;
-  const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped: protect, remote: r, options });
+  const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped: protect, remote: r, options, platform: session.platform });
   const guarded = guardMassDelete(
     redecide(remote),
     (held) => {
@@ -317,6 +318,8 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     { recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0, allow: opts.allowMassDelete ?? false, hold: opts.holdMassDelete !== undefined },
   );
   const { decision: first, guard, held: heldDeletes } = guarded;
+  const bitsNote = keptBitsNote(first.local, session.platform, session);
+  if (bitsNote !== null) warnings.push(bitsNote);
   if (project !== null && first.rec.changes.some((c) => c.kind === 'delete')) await assertProjectThere(project);
   if (guard.refuse && !opts.allowMassDelete && !opts.dryRun && heldDeletes.length === 0) {
     throw refusal(

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { usageError } from '../errors.js';
 import { ancestors } from '../model/paths.js';
 import { NAMED_PATH_PATTERNS, createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
+import { wireRelative } from '../local/platform-paths.js';
 import type { Snapshot } from '../model/types.js';
 
 /**
@@ -22,9 +23,9 @@ export function namedPaths(root: string, cwd: string, raw: readonly string[]): s
   const absRoot = path.resolve(root);
   const base = isInside(absRoot, path.resolve(cwd)) ? path.resolve(cwd) : absRoot;
   const rels = raw.map((p) => {
-    const rel = path.relative(absRoot, path.resolve(base, p));
-    if (rel.startsWith('..') || path.isAbsolute(rel)) throw usageError(`${p} is outside the project directory ${absRoot}: name a path inside it`);
-    return rel.split(path.sep).join('/');
+    const rel = wireRelative(absRoot, path.resolve(base, p));
+    if (rel === null) throw usageError(`${p} is outside the project directory ${absRoot}: name a path inside it`);
+    return rel;
   });
   const sorted = [...new Set(rels)].sort((a, b) => a.length - b.length);
   const kept: string[] = [];

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { loadGitignore } from '../local/gitignore.js';
 import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { StatCache } from '../local/statcache.js';
+import { platformFrom, type Platform } from '../local/platform.js';
 import { HostingClient } from '../remote/client.js';
 import { acquireLock, type Lock } from '../state/lock.js';
 import { deploymentStateDir, statCacheFile } from '../state/paths.js';
@@ -15,6 +16,8 @@ export interface Session {
   client: HostingClient;
   matcher: IgnoreMatcher;
   hotPaths: IgnoreMatcher | null;
+  /** What the local file system can hold: process.platform's, overridden by HOSTSYNC_FS (config.fs). */
+  platform: Platform;
   cache: StatCache;
   store: StateStore;
   /** `.hostsync/<deployment>/`: state, push log and lock. */
@@ -65,6 +68,7 @@ export const answerTimeout = (config: Pick<Config, 'timeoutSeconds'>): { timeout
  * (config.deadlineSeconds) replaces it, 0 meaning none.
  */
 export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number } = {}): Promise<Session> {
+  const platform = platformFrom(config.fs);
   const stateDir = deploymentStateDir(config.root, config.baseUrl, config.deploymentId);
   const deadlineMs = config.deadlineSeconds !== undefined ? config.deadlineSeconds * 1000 : opts.deadlineMs;
   const client = new HostingClient({
@@ -84,6 +88,7 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     matcher,
     hotPaths: createIgnoreMatcher([...DEFAULT_HOT_PATHS, ...config.hotPaths]),
     cache,
+    platform,
     store: new StateStore(stateDir, config.deploymentId),
     stateDir,
     hold: lockHolder(stateDir),

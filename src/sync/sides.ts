@@ -12,6 +12,7 @@ import { inScope, matcherFor, restrict, scopedMatcher, within } from './scope.js
 import type { Session } from './session.js';
 import { refuseWhileUndoPending } from './undo-guard.js';
 import { foldUnverified } from './unverified-fold.js';
+import { platformView } from './platform-view.js';
 
 export interface Sides {
   /** The named paths, or null for the whole tree. */
@@ -56,7 +57,7 @@ export async function readSides(session: Session, scopes: string[] | null, comma
       state,
       unverified: folded.covered,
       base: state.base,
-      local: withoutSkipped(scan.snapshot, scan.skipped),
+      local: platformView(withoutSkipped(scan.snapshot, scan.skipped), state.base, remoteRead.snapshot, session.platform),
       remote: withoutSkipped(remoteRead.snapshot, scan.skipped),
       remoteRead,
       warnings: [...scan.warnings],
@@ -68,12 +69,13 @@ export async function readSides(session: Session, scopes: string[] | null, comma
   const remote = await readRemotePaths(client, scopes, (p) => matcherFor(matcher, p));
   const folded = await foldUnverified(session, loaded.base, remote.snapshot, (p) => inScope(p, scopes));
   const state = { ...loaded, base: folded.base };
+  const base = state.base ? restrict(state.base, scopes) : null;
   return {
     scopes,
     state,
     unverified: folded.covered,
-    base: state.base ? restrict(state.base, scopes) : null,
-    local: withoutSkipped(scan.snapshot, scan.skipped),
+    base,
+    local: platformView(withoutSkipped(scan.snapshot, scan.skipped), base, remote.snapshot, session.platform),
     remote: withoutSkipped(remote.snapshot, scan.skipped),
     remoteRead: null,
     warnings: [...scan.warnings],

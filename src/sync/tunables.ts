@@ -172,3 +172,10 @@ export const VANISHED_NAMED = 5;
  * "offset" is mostly rounding, and clocks kept by NTP agree far better than this.
  */
 export const CLOCK_SKEW_IGNORED_MS = 2_000;
+
+/**
+ * `status` reads at most this many differing text files again to tell a CRLF-only
+ * difference (line-endings.ts): a whole checkout converted by git on Windows is named by
+ * its first files, without reading thousands.
+ */
+export const LINE_ENDINGS_CHECK_MAX_FILES = 50;

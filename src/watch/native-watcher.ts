@@ -26,6 +26,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { FS_TIMESTAMP_SLACK_MS, WATCH_NATIVE_MAX_ROUNDS, WATCH_NATIVE_RESUBSCRIBE_MAX_MS, WATCH_NATIVE_RESUBSCRIBE_MIN_MS } from './tunables.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import { lstatOrGone, type Watcher, type WatcherOptions } from '../local/watcher.js';
+import { wireRelative } from '../local/platform-paths.js';
 import { visitTree } from '../local/walk.js';
 
 interface ParcelEvent {
@@ -147,10 +148,7 @@ class NativeWatcher implements Watcher {
   }
 
   private relOf(abs: string): string | null {
-    const rel = path.relative(this.root, abs);
-    if (rel === '') return '';
-    if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return null;
-    return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+    return wireRelative(this.root, abs);
   }
 
   /**

@@ -58,6 +58,13 @@ describe('files.uploadUrl', () => {
     expect(readFileSync(vol('root.txt'), 'utf8')).toBe('v2');
   });
 
+  it('keeps a UTF-8 file name as sent (FormData sends it raw, the node keeps the bytes)', async () => {
+    const u = await uploadUrl('utf8');
+    const r = await fetch(u.url, { method: 'POST', body: form([{ name: 'caf\u00e9 \u00fcber.bin', data: 'x' }]) });
+    expect(r.status).toBe(200);
+    expect(readdirSync(vol('utf8'))).toEqual(['caf\u00e9 \u00fcber.bin']);
+  });
+
   it('refuses a part over the per-file limit with 413 and keeps nothing of it', async () => {
     const u = await uploadUrl('big');
     const res = await fetch(u.url, { method: 'POST', body: form([{ name: 'small.txt', data: 'ok' }, { name: 'huge.bin', data: new Uint8Array(64 * 1024 + 1) }]) });
