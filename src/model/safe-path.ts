@@ -11,8 +11,14 @@
  * do not, whatever platform reads them.
  */
 
-/** A drive prefix ("C:", "c:x"): absolute, or relative to another drive's current folder, on Windows. */
-const DRIVE = /^[A-Za-z]:/;
+/**
+ * An absolute Windows drive path ("C:\\x", "c:/x", "C:"). A name like "a:b.txt" is a legal
+ * file name on the volume (Linux): refusing it here would refuse the whole answer and stop
+ * every command on that deployment. On Windows it is unrepresentable, and the platform
+ * layer reports it per file before a pull writes (local/windows-names.ts); nothing joins
+ * it onto a root in a way that leaves the root (path.join, never path.resolve).
+ */
+const DRIVE = /^[A-Za-z]:([/\\]|$)/;
 
 /**
  * Why `rel`, a root-relative POSIX path ("a/b.txt"), does not stay inside its root; null
