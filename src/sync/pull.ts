@@ -105,7 +105,7 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const r = sides.remoteRead;
   await store.save({
     base,
-    remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [] } : sides.state.remote,
+    remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [], record: r.record } : sides.state.remote,
   });
   report.durationMs = Date.now() - started;
   await store.appendLog({

@@ -384,7 +384,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   if (!unchanged) {
     await store.save({
       base,
-      remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
+      remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [], record: remote.record },
     });
   }
 

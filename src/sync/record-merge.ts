@@ -14,9 +14,10 @@
  *   had not seen is in flight elsewhere (ElsewhereChange, landed false).
  * - Bl present: Bl stays the base. A landed path whose recorded base differs from Bl was
  *   changed by a push from elsewhere since; a pending one of an unseen batch is in flight.
- * `seen`: the batch ids of the copy of the record this machine planned with (null: none),
- * so that a push retried after losing the compare-and-swap tells what the winner just did.
- * A landed path of a batch it had not seen is then elsewhere too (base: that batch's before).
+ * `own`: ids of the batches this machine recorded (its own pending write is no one else's).
+ * `planned`: the batch ids of the copy of the record a push planned with before it lost the
+ * compare-and-swap (null: a first attempt), so the retry tells what the winner just did: a
+ * path of a batch it had not seen is elsewhere too (base: that batch's before).
  */
 import type { BaseRecord, BatchHeader, RecEntry } from '../state/base-record.js';
 import { entriesEqual } from '../model/snapshot.js';
@@ -77,8 +78,14 @@ export interface RecordMerge {
   recorded: Snapshot;
 }
 
-export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Snapshot | null, seen: ReadonlySet<string> | null): RecordMerge {
-  const replayed = replayRecord(record, remote, seen);
+export interface Seen {
+  own: ReadonlySet<string>;
+  planned: ReadonlySet<string> | null;
+}
+
+export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Snapshot | null, seen: Seen): RecordMerge {
+  const replayed = replayRecord(record, remote, seen.planned);
+  const foreign = (rp: ReplayedPath): boolean => !seen.own.has(rp.header.id);
   const elsewhere = new Map<string, ElsewhereChange>();
   const recorded: Snapshot = new Map();
   for (const [p, rp] of replayed) if (rp.base) recorded.set(p, rp.base);
@@ -91,7 +98,7 @@ export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Sna
         if (before) base.set(p, before);
         else base.delete(p);
         if (!entriesEqual(before, rp.after)) elsewhere.set(p, { before, after: rp.after, landed: rp.state === 'landed', origin: originOf(rp.header) });
-      } else if (rp.state === 'pending' && seen === null && !entriesEqual(rp.before, rp.after)) {
+      } else if (rp.state === 'pending' && foreign(rp) && !entriesEqual(rp.before, rp.after)) {
         elsewhere.set(p, { before: rp.before, after: rp.after, landed: false, origin: originOf(rp.header) });
       }
     }
@@ -99,9 +106,11 @@ export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Sna
   }
   for (const [p, rp] of replayed) {
     const mine = localBase.get(p) ?? null;
-    if (rp.state === 'landed' && !entriesEqual(rp.base, mine)) {
+    if (rp.firstUnseen !== null && rp.state !== 'other' && !entriesEqual(rp.after, mine)) {
+      elsewhere.set(p, { before: mine, after: rp.after, landed: rp.state === 'landed', origin: originOf(rp.header) });
+    } else if (rp.state === 'landed' && !entriesEqual(rp.base, mine)) {
       elsewhere.set(p, { before: mine, after: rp.base, landed: true, origin: originOf(rp.header) });
-    } else if (rp.state === 'pending' && (seen === null || !seen.has(rp.header.id)) && !entriesEqual(rp.after, mine)) {
+    } else if (rp.state === 'pending' && foreign(rp) && !entriesEqual(rp.after, mine)) {
       elsewhere.set(p, { before: mine, after: rp.after, landed: false, origin: originOf(rp.header) });
     }
   }

@@ -144,7 +144,7 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
   await store.save({
     base,
     remote: verified.leftovers.length === 0
-      ? { digest: verified.digest, requestKey: verified.requestKey, snapshot: verified.snapshot, symlinks: verified.symlinks, leftovers: [] }
+      ? { digest: verified.digest, requestKey: verified.requestKey, snapshot: verified.snapshot, symlinks: verified.symlinks, leftovers: [], record: verified.record }
       : null,
   });
   if (report.failures.length === 0) await markUndone(session, steps);

@@ -46,8 +46,8 @@ describe('replayRecord', () => {
 });
 
 /** The push a machine would make: reconcile against the merged base. */
-function pushOf(recd: ReturnType<typeof record>, remote: Snapshot, localBase: Snapshot | null, local: Snapshot, seen: Set<string> | null = null) {
-  const m = mergeRecord(recd, remote, localBase, seen);
+function pushOf(recd: ReturnType<typeof record>, remote: Snapshot, localBase: Snapshot | null, local: Snapshot, seen: { own?: string[]; planned?: string[] } = {}) {
+  const m = mergeRecord(recd, remote, localBase, { own: new Set(seen.own ?? []), planned: seen.planned ? new Set(seen.planned) : null });
   const r = reconcile(m.base, local, remote, { force: false, mirror: false, elsewhere: m.elsewhere });
   return {
     changes: r.changes.map((c) => `${c.kind} ${'path' in c ? c.path : c.to}`),
@@ -83,24 +83,30 @@ describe('merge with the record (what a push then does)', () => {
     const inflight = record([F('a', '1'), F('b', '1')], { id: 'p2', paths: [['a', F('a', '1'), F('a', 'theirs')]] });
     const now = snap(F('a', '1'), F('b', '1'));
     const mine = snap(F('a', '1'), F('b', '1'));
-    const got = pushOf(inflight, now, mine, snap(T('a', 'mine'), T('b', 'mine')), new Set(['snap']));
+    const got = pushOf(inflight, now, mine, snap(T('a', 'mine'), T('b', 'mine')));
     expect(got.conflicts).toEqual(['a']);
     expect(got.changes).toEqual(['write b']);
     // ...the same content as theirs is no conflict.
-    expect(pushOf(inflight, now, mine, snap(T('a', 'theirs'), T('b', '1')), new Set(['snap'])).conflicts).toEqual([]);
+    expect(pushOf(inflight, now, mine, snap(T('a', 'theirs'), T('b', '1'))).conflicts).toEqual([]);
     // A fresh clone (no base, no copy) is as careful.
     expect(pushOf(inflight, now, null, snap(T('a', 'mine'), T('b', '1'))).conflicts).toEqual(['a']);
   });
-  it('our own batch not landed (seen) is not in flight elsewhere: the retry writes', () => {
+  it('our own batch not landed is not in flight elsewhere: the retry writes', () => {
     const own = record([F('a', '1')], { id: 'mine', paths: [['a', F('a', '1'), F('a', '2')]] });
-    expect(pushOf(own, snap(F('a', '1')), snap(F('a', '1')), snap(T('a', '2')), new Set(['snap', 'mine'])).changes).toEqual(['write a']);
+    expect(pushOf(own, snap(F('a', '1')), snap(F('a', '1')), snap(T('a', '2')), { own: ['mine'] }).changes).toEqual(['write a']);
+    expect(pushOf(own, snap(F('a', '1')), snap(F('a', '1')), snap(T('a', '3')), { own: ['mine'] }).changes).toEqual(['write a']);
+    // Someone else's (not landed) with other content than ours: a conflict.
+    expect(pushOf(own, snap(F('a', '1')), snap(F('a', '1')), snap(T('a', '3'))).conflicts).toEqual(['a']);
   });
   it('a fresh clone that lost the race: what the winner wrote since its first read is a conflict, not overwritten', () => {
     const won = record([F('a', '1'), F('b', '1')], { id: 'winner', paths: [['a', F('a', '1'), F('a', 'won')]] });
-    const got = pushOf(won, snap(F('a', 'won'), F('b', '1')), null, snap(T('a', 'lost'), T('b', '2')), new Set(['snap']));
+    const got = pushOf(won, snap(F('a', 'won'), F('b', '1')), null, snap(T('a', 'lost'), T('b', '2')), { planned: ['snap'] });
     expect(got.conflicts).toEqual(['a']);
     expect(got.changes).toEqual(['write b']);
     // Without the seen set it would have been taken for the base and overwritten:
     expect(pushOf(won, snap(F('a', 'won'), F('b', '1')), null, snap(T('a', 'lost'), T('b', '2'))).changes).toEqual(['write a', 'write b']);
+    // A stale copy that lost the race to a write of the same path: conflict as well.
+    const stale = snap(F('a', '1'), F('b', '1'));
+    expect(pushOf(won, snap(F('a', 'won'), F('b', '1')), stale, snap(T('a', 'lost'), T('b', '1')), { planned: ['snap'] }).conflicts).toEqual(['a']);
   });
 });
