@@ -1,0 +1,145 @@
+/**
+ * Issue 27: the base travels with the deployment (the base record). A fresh clone (CI, a
+ * teammate), a second copy of the project and two machines at once push with git's safety.
+ */
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+import { runCli } from '../helpers/cli.js';
+import { envFor, pushOnce } from '../helpers/push.js';
+
+let emu: RunningEmulator;
+let vol: { dir: string; cleanup: () => Promise<void> };
+const dirs: Array<{ dir: string; cleanup: () => Promise<void> }> = [];
+
+beforeAll(async () => {
+  vol = await tempDir('hostsync-emu-');
+  emu = await startEmulator({ dataDir: vol.dir });
+});
+afterAll(async () => {
+  await emu?.close();
+  await vol?.cleanup();
+});
+beforeEach(async () => {
+  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+});
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await d.cleanup();
+});
+
+async function folder(prefix: string): Promise<string> {
+  const d = await tempDir(`hostsync-${prefix}-`);
+  dirs.push(d);
+  return d.dir;
+}
+
+/** A copy of `from` as `git clone` makes it: everything but `.hostsync/`. */
+async function cloneOf(from: string, prefix = 'clone'): Promise<string> {
+  const to = await folder(prefix);
+  await cp(from, to, { recursive: true, filter: (src) => !src.split(path.sep).includes('.hostsync') });
+  return to;
+}
+
+const PROJECT = { 'index.html': '<h1>hi</h1>\n', 'src/app.js': 'console.log(1)\n', 'src/util.js': 'export const u = 1\n', 'package.json': '{"name":"site"}\n' };
+
+async function records(): Promise<string[]> {
+  try {
+    return (await readdir(path.join(emu.volume, '.hostsync'))).filter((n) => /^base-[0-9a-f]{32}\.rec$/.test(n));
+  } catch {
+    return [];
+  }
+}
+
+describe('a base record on the deployment', () => {
+  it('a push leaves one record under .hostsync/, with an unguessable name, never listed as a change or remote-only', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    const first = await pushOnce(emu, laptop);
+    expect(first.report.failures).toEqual([]);
+    expect(await records()).toHaveLength(1);
+    const again = await pushOnce(emu, laptop);
+    expect(again.report.changes).toEqual([]);
+    expect(again.report.remoteOnly).toEqual([]);
+    expect(again.report.drift).toEqual([]);
+    // A no-op push with a current local base: the one index read, nothing else.
+    expect(again.stats.total).toBe(1);
+    const mirror = await pushOnce(emu, laptop, { mirror: true });
+    expect(mirror.report.changes).toEqual([]);
+    expect(await records()).toHaveLength(1);
+  });
+});
+
+describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
+  it('one change: written, exit 0 (not a first-push conflict)', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/app.js'), 'console.log(2)\n');
+    const r = await runCli(['push', '--json', '--no-apply', '--dir', ci], { ...envFor(emu), CI: 'true' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { changes: { written: number }; conflicts: unknown[] };
+    expect(out.changes.written).toBe(1);
+    expect(out.conflicts).toEqual([]);
+    expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe('console.log(2)\n');
+    // ...and the laptop, behind now, does not revert it: a push from elsewhere, named as such.
+    const back = await pushOnce(emu, laptop);
+    expect(back.report.changes).toEqual([]);
+    expect(back.report.elsewhere.map((e) => `${e.kind} ${e.path} ${e.origin.dir}`)).toEqual([`modified src/app.js ${path.basename(ci)}`]);
+    expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe('console.log(2)\n');
+  });
+
+  it('a file edited on the deployment outside hostsync: exit 3 naming it', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    await writeFile(path.join(emu.volume, 'src/util.js'), 'export const u = 2 // hotfix\n');
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/util.js'), 'export const u = 3\n');
+    const r = await runCli(['push', '--json', '--no-apply', '--dir', ci], { ...envFor(emu), CI: 'true' });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain('src/util.js');
+    expect(await readFile(path.join(emu.volume, 'src/util.js'), 'utf8')).toBe('export const u = 2 // hotfix\n');
+  });
+
+  it('a fresh clone costs at most one read more than the laptop (the record)', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const ci = await cloneOf(laptop, 'ci');
+    const noop = await pushOnce(emu, ci);
+    expect(noop.report.changes).toEqual([]);
+    expect(noop.report.conflicts).toEqual([]);
+    expect(noop.stats.total).toBe(2);
+  });
+});
+
+describe('a damaged record', () => {
+  it.each([
+    ['truncated', (t: string) => t.slice(0, Math.floor(t.length / 2))],
+    ['of another version', (t: string) => t.replace('hostsync base record 1', 'hostsync base record 9')],
+    ['garbage', () => '\u0000\u0001 not a record'],
+  ])('%s: treated as absent with one warning, never as permission to overwrite', async (_name, damage) => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const [name] = await records();
+    const file = path.join(emu.volume, '.hostsync', name!);
+    await writeFile(file, damage(await readFile(file, 'utf8')));
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/app.js'), 'console.log(2)\n');
+    const { report } = await pushOnce(emu, ci);
+    expect(report.warnings.filter((w) => w.includes('base record'))).toHaveLength(1);
+    expect(report.conflicts.map((c) => `${c.path} ${c.reason}`)).toEqual(['src/app.js first-push-differs']);
+    expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe('console.log(1)\n');
+    // The push rewrote the record: the next clone has a base again.
+    const ci2 = await cloneOf(laptop, 'ci2');
+    await writeFile(path.join(ci2, 'src/util.js'), 'export const u = 9\n');
+    const next = await pushOnce(emu, ci2);
+    expect(next.report.warnings.filter((w) => w.includes('base record'))).toEqual([]);
+    expect(next.report.conflicts).toEqual([]);
+    expect(next.report.counts.written).toBe(1);
+  });
+});
