@@ -9,6 +9,10 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor, pushOnce } from '../helpers/push.js';
+import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startWatch } from '../../src/watch/daemon.js';
+import { Recorder, watchSession } from '../watch/harness.js';
 
 let emu: RunningEmulator;
 let vol: { dir: string; cleanup: () => Promise<void> };
@@ -141,5 +145,66 @@ describe('a damaged record', () => {
     expect(next.report.warnings.filter((w) => w.includes('base record'))).toEqual([]);
     expect(next.report.conflicts).toEqual([]);
     expect(next.report.counts.written).toBe(1);
+  });
+});
+
+describe('two copies of the project, one deployment', () => {
+  it("a deletion a watch made from copy A is named by copy B's status and never reverted by B; B's change is never reverted by A", async () => {
+    const a = await folder('copy-a');
+    await writeTree(a, PROJECT);
+    await pushOnce(emu, a);
+    const b = await cloneOf(a, 'copy-b');
+    // B pushes once (takes the deployment's base).
+    expect((await pushOnce(emu, b)).report.conflicts).toEqual([]);
+
+    const session = await watchSession(emu, a, emu.deploymentId);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+    try {
+      await daemon.whenIdle();
+      await rm(path.join(a, 'package.json'));
+      while (existsSync(path.join(emu.volume, 'package.json'))) await sleep(20);
+      await daemon.whenIdle();
+
+      // B: status names the deletion and where it came from; push leaves it deleted.
+      const status = await runCli(['status', '--json', '--dir', b], envFor(emu));
+      const st = JSON.parse(status.stdout) as { elsewhere: Array<{ path: string; kind: string; dir: string; by: string }>; drift: unknown[]; changes: unknown[] };
+      expect(st.elsewhere.map((e) => `${e.kind} ${e.path} ${e.by} ${e.dir}`)).toEqual([`deleted package.json watch ${path.basename(a)}`]);
+      expect(st.drift).toEqual([]);
+      expect(st.changes).toEqual([]);
+      const human = await runCli(['status', '--dir', b], envFor(emu));
+      expect(human.stdout).toContain('Changed by a push from elsewhere');
+      expect(human.stdout).toMatch(/package\.json .*deleted by a watch from/);
+      expect(human.stdout).toContain('hostsync pull');
+      const pushB = await pushOnce(emu, b);
+      expect(pushB.report.changes).toEqual([]);
+      expect(pushB.report.conflicts).toEqual([]);
+      expect(existsSync(path.join(emu.volume, 'package.json'))).toBe(false);
+
+      // B changes a file and pushes: A's watch (its copy of the record now behind) never reverts it.
+      await writeFile(path.join(b, 'src/util.js'), 'export const u = "from b"\n');
+      const changed = await pushOnce(emu, b);
+      expect(changed.report.counts.written).toBe(1);
+      // A edits another file: its cycle finds the record moved, reads the whole deployment, merges.
+      const mark = rec.events.length;
+      await writeFile(path.join(a, 'src/app.js'), 'console.log("from a")\n');
+      while ((await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')) !== 'console.log("from a")\n') await sleep(20);
+      await daemon.whenIdle();
+      expect(await readFile(path.join(emu.volume, 'src/util.js'), 'utf8')).toBe('export const u = "from b"\n');
+      expect(rec.cyclesSince(mark).flatMap((c) => c.conflicts)).toEqual([]);
+    } finally {
+      await daemon.stop();
+      await session.close();
+    }
+    // A's status, after: util.js is B's change (pull takes it), not a hand edit; no conflicts.
+    const fromA = await pushOnce(emu, a, { dryRun: true });
+    expect(fromA.report.conflicts).toEqual([]);
+    expect(fromA.report.drift).toEqual([]);
+    expect(fromA.report.elsewhere.map((e) => `${e.kind} ${e.path}`)).toEqual(['modified src/util.js']);
+    // B, in turn, needs nothing: app.js was A's (elsewhere for B), package.json deleted by A.
+    const fromB = await pushOnce(emu, b, { dryRun: true });
+    expect(fromB.report.changes).toEqual([]);
+    expect(fromB.report.conflicts).toEqual([]);
+    expect(fromB.report.elsewhere.map((e) => `${e.kind} ${e.path}`).sort()).toEqual(['deleted package.json', 'modified src/app.js']);
   });
 });
