@@ -20,7 +20,8 @@ const dirs: Array<{ dir: string; cleanup: () => Promise<void> }> = [];
 
 beforeAll(async () => {
   vol = await tempDir('hostsync-emu-');
-  emu = await startEmulator({ dataDir: vol.dir });
+  // Many pushes in a minute: the API's rate limit would only slow the races down.
+  emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
 });
 afterAll(async () => {
   await emu?.close();
@@ -207,4 +208,68 @@ describe('two copies of the project, one deployment', () => {
     expect(fromB.report.conflicts).toEqual([]);
     expect(fromB.report.elsewhere.map((e) => `${e.kind} ${e.path}`).sort()).toEqual(['deleted package.json', 'modified src/app.js']);
   });
+});
+
+describe('two machines at once', () => {
+  /** Two copies that both pushed once (each has its own base), as a laptop and a CI runner with a cache. */
+  async function twoCopies(): Promise<[string, string]> {
+    const x = await folder('machine-x');
+    await writeTree(x, PROJECT);
+    await pushOnce(emu, x);
+    const y = await cloneOf(x, 'machine-y');
+    await pushOnce(emu, y);
+    return [x, y];
+  }
+  const push = (dir: string) => runCli(['push', '--json', '--no-apply', '--dir', dir], envFor(emu));
+
+  it('racing on the same file: one lands, the other is a conflict naming it; nothing is lost silently', async () => {
+    for (let round = 0; round < 3; round++) {
+      for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+      const [x, y] = await twoCopies();
+      await writeFile(path.join(x, 'src/app.js'), `console.log("x${round}")\n`);
+      await writeFile(path.join(y, 'src/app.js'), `console.log("y${round}")\n`);
+      const [rx, ry] = await Promise.all([push(x), push(y)]);
+      const codes = [rx.code, ry.code].sort();
+      expect(codes, rx.stdout + rx.stderr + ry.stdout + ry.stderr).toEqual([0, 3]);
+      const [won, lost] = rx.code === 0 ? (['x', ry] as const) : (['y', rx] as const);
+      expect(lost.stdout).toContain('src/app.js');
+      expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe(`console.log("${won}${round}")\n`);
+    }
+  }, 180_000);
+
+  it('racing on different files: both land', async () => {
+    for (let round = 0; round < 3; round++) {
+      for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+      const [x, y] = await twoCopies();
+      await writeFile(path.join(x, 'src/app.js'), `console.log("x${round}")\n`);
+      await writeFile(path.join(y, 'src/util.js'), `export const u = "y${round}"\n`);
+      const [rx, ry] = await Promise.all([push(x), push(y)]);
+      expect([rx.code, ry.code], rx.stdout + rx.stderr + ry.stdout + ry.stderr).toEqual([0, 0]);
+      expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe(`console.log("x${round}")\n`);
+      expect(await readFile(path.join(emu.volume, 'src/util.js'), 'utf8')).toBe(`export const u = "y${round}"\n`);
+      // Neither reverts the other afterwards.
+      for (const dir of [x, y]) {
+        const again = await pushOnce(emu, dir);
+        expect(again.report.changes).toEqual([]);
+        expect(again.report.conflicts).toEqual([]);
+      }
+    }
+  });
+
+  it('two fresh clones (two CI jobs) racing on the same file: the loser of the record compare-and-swap reports the conflict', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const [x, y] = [await cloneOf(laptop, 'ci-x'), await cloneOf(laptop, 'ci-y')];
+    await writeFile(path.join(x, 'src/app.js'), 'console.log("x")\n');
+    await writeFile(path.join(y, 'src/app.js'), 'console.log("y")\n');
+    const [rx, ry] = await Promise.all([push(x), push(y)]);
+    const final = await readFile(path.join(emu.volume, 'src/app.js'), 'utf8');
+    // Whatever the timing, the deployment holds one of the two, and a push that exits 3 names
+    // the file. (Both exit 0 only if the second started after the first had finished: a plain
+    // later deploy from a clone, which takes what hostsync left as its base.)
+    expect(['console.log("x")\n', 'console.log("y")\n']).toContain(final);
+    expect([rx.code, ry.code]).toContain(0);
+    for (const r of [rx, ry]) if (r.code === 3) expect(r.stdout).toContain('src/app.js');
+  }, 120_000);
 });
