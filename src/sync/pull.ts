@@ -15,6 +15,7 @@ import type { StepFailure } from './execute.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
 import { mergeBase, readSides } from './sides.js';
+import { recordBaseChange } from './remote-record.js';
 import type { Session } from './session.js';
 
 export interface PullOptions {
@@ -107,6 +108,9 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     base,
     remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [], record: r.record } : sides.state.remote,
   });
+  // Other machines learn that this base is hostsync's now (a pull took the deployment's files).
+  const unrecorded = await recordBaseChange(session, 'pull', sides.state.base, base);
+  if (unrecorded !== null) report.warnings.push(unrecorded);
   report.durationMs = Date.now() - started;
   await store.appendLog({
     command: 'pull',

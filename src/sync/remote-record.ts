@@ -18,6 +18,7 @@ import { xxh64Bytes } from '../local/hash.js';
 import {
   appendedText,
   batchText,
+  diffBases,
   newNonce,
   newRecordPath,
   parseRecord,
@@ -201,4 +202,29 @@ function compactedText(record: BaseRecord, header: BatchHeader, batch: string, n
   const head = snapshotText({ ...header, id: `${header.id}-s` }, folded.values(), nonce);
   const kept = keep.map((b) => batchText(b.header, b.paths, b.snapshot)).join('');
   return `${head.slice(0, head.length - tailLine(nonce).length)}${kept}${batch}${tailLine(nonce)}`;
+}
+
+/**
+ * Records a base change a command made without planning against the record (pull, resolve,
+ * undo): appended to the record as this machine's copy knows it. Returns a warning when it
+ * could not be (no copy yet, or another machine recorded meanwhile): the record then does not
+ * know of it, so other machines see those paths as changed on the deployment (conflicts,
+ * never overwrites) until this machine's next push records its base.
+ */
+export async function recordBaseChange(
+  session: Pick<Session, 'client' | 'stateDir' | 'config'>,
+  kind: BatchKind,
+  before: ReadonlyMap<string, Entry> | null,
+  after: ReadonlyMap<string, Entry>,
+): Promise<string | null> {
+  const paths = diffBases(before as Map<string, Entry> | null, after as Map<string, Entry>);
+  if (paths.length === 0) return null;
+  const store = copyStore(session);
+  const meta = await store.meta();
+  const text = meta === null ? null : await store.text(meta);
+  if (meta === null || text === null) return null;
+  const read: RecordRead = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+  if (parsedRecord(read) === null) return null;
+  const committed = await commitBatch(session, read, kind, paths, () => []);
+  return committed.ok ? null : `the deployment's base record changed meanwhile (another push?): this ${kind} is not recorded there; the next push records the base`;
 }

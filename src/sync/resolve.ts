@@ -10,6 +10,7 @@ import { toBaseEntry } from '../model/snapshot.js';
 import { pull, type PullReport } from './pull.js';
 import { mergeBase, readSides } from './sides.js';
 import type { Session } from './session.js';
+import { recordBaseChange } from './remote-record.js';
 
 export interface ResolveReport {
   side: 'ours' | 'theirs';
@@ -39,6 +40,8 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
       .sort();
     const base = mergeBase(sides.state.base, sides.scopes, scoped, (rel) => session.matcher.ignores(rel, false));
     await session.store.save({ base, remote: sides.state.remote });
+    // Not a change of the deployment, but of what hostsync takes it to hold: other machines see it too.
+    await recordBaseChange(session, 'resolve', sides.state.base, base);
     await session.store.appendLog({ command: 'resolve', side, paths: settled.length, requests: session.client.stats().total });
     return { side, settled, pull: null };
   } finally {

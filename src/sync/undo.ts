@@ -19,6 +19,7 @@ import type { StepFailure } from './execute.js';
 import { journalStore } from './push-journal.js';
 import { modeOf } from './plan.js';
 import { readRemote } from './remote-read.js';
+import { recordBaseChange } from './remote-record.js';
 import type { Session } from './session.js';
 import { CLOCK_SKEW_IGNORED_MS, DELETE_BATCH_PATHS } from './tunables.js';
 import { afterUndo, pickVersion, planUndo, type UndoPlan } from './undo-plan.js';
@@ -147,6 +148,8 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
       ? { digest: verified.digest, requestKey: verified.requestKey, snapshot: verified.snapshot, symlinks: verified.symlinks, leftovers: [], record: verified.record }
       : null,
   });
+  // What undo put back is hostsync's again, for every machine (not recorded when the record moved meanwhile: then it reads as edited on the deployment, a conflict, never overwritten).
+  await recordBaseChange(session, 'undo', state.base, base);
   if (report.failures.length === 0) await markUndone(session, steps);
 
   if (!opts.noApply && report.failures.length === 0) {

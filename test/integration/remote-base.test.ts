@@ -121,6 +121,23 @@ describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
   });
 });
 
+describe('every writer records', () => {
+  it('a pull that took a hand edit is recorded: a fresh clone then changes that file without a conflict', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    await writeFile(path.join(emu.volume, 'src/util.js'), 'export const u = 2 // hotfix\n');
+    const pulled = await runCli(['pull', '--json', '--dir', laptop], envFor(emu));
+    expect(pulled.code, pulled.stdout + pulled.stderr).toBe(0);
+    expect(await readFile(path.join(laptop, 'src/util.js'), 'utf8')).toBe('export const u = 2 // hotfix\n');
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/util.js'), 'export const u = 3\n');
+    const { report } = await pushOnce(emu, ci);
+    expect(report.conflicts).toEqual([]);
+    expect(report.counts.written).toBe(1);
+  });
+});
+
 describe('a damaged record', () => {
   it.each([
     ['truncated', (t: string) => t.slice(0, Math.floor(t.length / 2))],
