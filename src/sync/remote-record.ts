@@ -34,6 +34,7 @@ import { RecordCopyStore, type RecordCopyMeta } from '../state/record-copy.js';
 import type { Entry } from '../model/types.js';
 import type { RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
+import { WRITE_MANY_MAX_BYTES } from '../api/limits.js';
 import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES } from './tunables.js';
 
 /** hostsync's version as batch headers carry it. */
@@ -163,9 +164,13 @@ export async function commitBatch(
     // None yet, or damaged: a snapshot of the whole base, in the damaged one's place.
     const where = read.path ?? newRecordPath();
     const text = snapshotText(header, whole(), nonce);
-    await session.client.files.write(where, text);
+    // files.write documents no cap, but writes a large file "as a first part with overwrite
+    // and the rest with append": parts of writeMany's 5 MB, cut at line ends. A reader
+    // between two parts finds no tail: a damaged record, absent for that moment.
+    const parts = linesUpTo(text, WRITE_MANY_MAX_BYTES);
+    for (const [i, part] of parts.entries()) await session.client.files.write(where, part, i === 0 ? 'overwrite' : 'append');
     await save(where, text);
-    return { ok: true, id: header.id, requests: 1 };
+    return { ok: true, id: header.id, requests: parts.length };
   }
   if (paths.length === 0) return { ok: true, id: header.id, requests: 0 };
   const batch = batchText(header, paths);
@@ -187,6 +192,30 @@ export async function commitBatch(
   }
   await save(read.path, next);
   return { ok: true, id: header.id, requests: 1 };
+}
+
+/** `text` cut at line ends into parts of at most `max` UTF-8 bytes (a line longer than that is a part of its own). */
+function linesUpTo(text: string, max: number): string[] {
+  if (Buffer.byteLength(text) <= max) return [text];
+  const parts: string[] = [];
+  let start = 0;
+  let bytes = 0;
+  let cut = 0;
+  for (let i = 0; i < text.length; ) {
+    const nl = text.indexOf('\n', i);
+    const end = nl === -1 ? text.length : nl + 1;
+    const n = Buffer.byteLength(text.slice(i, end));
+    if (bytes + n > max && cut > start) {
+      parts.push(text.slice(start, cut));
+      start = cut;
+      bytes = 0;
+    }
+    bytes += n;
+    cut = end;
+    i = end;
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 /** The record rewritten as one snapshot (each path's newest after) followed by its newest batches and `batch`. */
