@@ -194,6 +194,9 @@ describe('two copies of the project, one deployment', () => {
       expect(human.stdout).toContain('Changed by a push from elsewhere');
       expect(human.stdout).toMatch(/package\.json .*deleted by a watch from/);
       expect(human.stdout).toContain('hostsync pull');
+      const d = await runCli(['diff', '--json', '--dir', b], envFor(emu));
+      const files = (JSON.parse(d.stdout) as { files: Array<{ path: string; side: string; elsewhere?: { dir: string; by: string } }> }).files;
+      expect(files.map((f) => [f.path, f.side, f.elsewhere?.by, f.elsewhere?.dir])).toEqual([['package.json', 'remote', 'watch', path.basename(a)]]);
       const pushB = await pushOnce(emu, b);
       expect(pushB.report.changes).toEqual([]);
       expect(pushB.report.conflicts).toEqual([]);
