@@ -373,6 +373,10 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     massDelete: guard,
     heldDeletes,
   };
+  // The base record's batch: the paths whose base this push changes (none: no request).
+  const batch = diffBases(base, first.rec.nextBase);
+  const recordNeeded = batch.length > 0 || record.text === null;
+  if (recordNeeded) report.checkRequests += 1;
   if (opts.dryRun) {
     report.durationMs = Date.now() - started;
     return report;
@@ -383,10 +387,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // The base record takes this push's batch before anything is sent (its befores make a
   // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
   // since our read; read again and plan again, so what it changed is seen, never overwritten.
-  const batch = diffBases(base, first.rec.nextBase);
-  if (batch.length > 0 || record.text === null) {
+  if (recordNeeded) {
     const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values());
-    report.checkRequests += committed.requests;
     if (!committed.ok) {
       const attempt = (retry?.attempt ?? 0) + 1;
       if (attempt >= RECORD_CAS_ATTEMPTS) {
