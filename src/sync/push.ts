@@ -307,6 +307,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const tree = retry?.tree ?? (await localTree(session, opts, state.base));
   const { skipped, warnings } = tree;
   const scanned = retry ? tree.scanned : state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
+  // What a retry starts from: the scan's warnings, not this attempt's.
+  const scanWarnings = [...warnings];
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
   let remote: RemoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base));
@@ -395,7 +397,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
         throw refusal(`the deployment's base record changed ${attempt} times while this push planned (other pushes running?): nothing was sent; run the push again`);
       }
       const planned = parsedRecord(record);
-      return pushUnderLock(session, opts, { tree: { scanned, skipped, warnings: tree.warnings }, planned: planned ? batchIds(planned) : new Set(), own: [...(retry?.own ?? []), committed.id], attempt });
+      return pushUnderLock(session, opts, { tree: { scanned, skipped, warnings: scanWarnings }, planned: planned ? batchIds(planned) : new Set(), own: [...(retry?.own ?? []), committed.id], attempt });
     }
   }
 
