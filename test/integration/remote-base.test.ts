@@ -227,6 +227,13 @@ describe('two copies of the project, one deployment', () => {
     expect(fromB.report.changes).toEqual([]);
     expect(fromB.report.conflicts).toEqual([]);
     expect(fromB.report.elsewhere.map((e) => `${e.kind} ${e.path}`).sort()).toEqual(['deleted package.json', 'modified src/app.js']);
+    // The way back the status names: resolve --ours, then a plain push writes B's copy.
+    const resolved = await runCli(['resolve', 'package.json', '--ours', '--dir', b], envFor(emu));
+    expect(resolved.code, resolved.stdout + resolved.stderr).toBe(0);
+    const back = await pushOnce(emu, b);
+    expect(back.report.conflicts).toEqual([]);
+    expect(back.report.counts.written).toBe(1);
+    expect(await readFile(path.join(emu.volume, 'package.json'), 'utf8')).toBe(PROJECT['package.json']);
   });
 });
 
