@@ -45,25 +45,31 @@ export function holdsRecorded(r: Entry | undefined, e: Entry | null): boolean {
 }
 
 export function replayRecord(record: BaseRecord, remote: Snapshot, seen: ReadonlySet<string> | null = null): Map<string, ReplayedPath> {
-  const last = new Map<string, { before: RecEntry | undefined; after: RecEntry; header: BatchHeader }>();
-  const unseen = new Map<string, { before: Entry | null; header: BatchHeader }>();
-  for (const batch of record.batches) {
-    const fresh = seen !== null && !seen.has(batch.header.id);
+  // Newest batch first: a path's first sighting is its newest batch (one map, one pass).
+  const out = new Map<string, ReplayedPath>();
+  for (let i = record.batches.length - 1; i >= 0; i--) {
+    const batch = record.batches[i]!;
     for (const p of batch.paths) {
-      last.set(p.path, { before: p.before, after: p.after, header: batch.header });
-      if (fresh && !unseen.has(p.path)) unseen.set(p.path, { before: entryOf(p.path, p.before), header: batch.header });
+      if (out.has(p.path)) continue;
+      const r = remote.get(p.path);
+      const after = entryOf(p.path, p.after);
+      const before = p.before === undefined ? null : entryOf(p.path, p.before);
+      let state: ReplayedPath['state'];
+      if (holdsRecorded(r, after)) state = 'landed';
+      else if (p.before !== undefined && holdsRecorded(r, before)) state = 'pending';
+      else state = 'other';
+      out.set(p.path, { base: state === 'pending' ? before : after, state, before, after, header: batch.header, firstUnseen: null });
     }
   }
-  const out = new Map<string, ReplayedPath>();
-  for (const [path, l] of last) {
-    const r = remote.get(path);
-    const after = entryOf(path, l.after);
-    const before = l.before === undefined ? null : entryOf(path, l.before);
-    let state: ReplayedPath['state'];
-    if (holdsRecorded(r, after)) state = 'landed';
-    else if (l.before !== undefined && holdsRecorded(r, before)) state = 'pending';
-    else state = 'other';
-    out.set(path, { base: state === 'pending' ? before : after, state, before, after, header: l.header, firstUnseen: unseen.get(path) ?? null });
+  if (seen !== null) {
+    // The oldest batch naming each path that the planning copy did not hold.
+    for (const batch of record.batches) {
+      if (seen.has(batch.header.id)) continue;
+      for (const p of batch.paths) {
+        const rp = out.get(p.path)!;
+        rp.firstUnseen ??= { before: entryOf(p.path, p.before), header: batch.header };
+      }
+    }
   }
   return out;
 }
@@ -90,7 +96,8 @@ export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Sna
   const recorded: Snapshot = new Map();
   for (const [p, rp] of replayed) if (rp.base) recorded.set(p, rp.base);
   if (localBase === null) {
-    const base: Snapshot = new Map(recorded);
+    // Changed below only for batches the planning copy had not seen (a retried push).
+    const base: Snapshot = seen.planned === null ? recorded : new Map(recorded);
     for (const [p, rp] of replayed) {
       if (rp.firstUnseen !== null && rp.state !== 'other') {
         // Planned against a copy without this batch: merged against what that copy knew.
