@@ -77,7 +77,7 @@ async function restartConverged(own: RunningEmulator, p: Awaited<ReturnType<type
 }
 
 describe('scoped cycles', () => {
-  it('a one-file edit on a tree past the index cap costs a read, the base record's batch and a write; one idle read verifies it', async () => {
+  it('a one-file edit on a tree past the index cap costs a read, the base record batch and a write; one idle read verifies it', async () => {
     const p = await bigProject();
     expect(p.files).toBeGreaterThan(2 * INDEX_CAP);
     const session = await watchSession(emu, p.root, p.dep.id);
@@ -158,7 +158,7 @@ describe('scoped cycles', () => {
     }
   });
 
-  it('with apply, a one-file edit costs four requests (with the base record's batch); saving on, each cycle verifies the one before', async () => {
+  it('with apply, a one-file edit costs four requests (with the base record batch); saving on, each cycle verifies the one before', async () => {
     const p = await bigProject();
     const session = await watchSession(emu, p.root, p.dep.id);
     const rec = new Recorder();
