@@ -106,6 +106,7 @@ export const HistoryResult = v.looseObject({
 export const OkResult = v.looseObject({ ok: bool });
 export const RestoreResult = v.looseObject({ ok: bool, path: v.optional(volumePath), bytes: v.optional(count) });
 export const WriteResult = v.looseObject({ ok: bool, path: v.optional(volumePath), bytes: v.optional(count) });
+export const EditResult = v.looseObject({ ok: bool, path: v.optional(volumePath), replacements: v.optional(count), bytes: v.optional(count) });
 export const WriteManyResult = v.looseObject({
   ok: v.optional(bool),
   written: v.array(v.looseObject({ path: volumePath, bytes: v.optional(count), lines: v.optional(count) })),

@@ -185,7 +185,7 @@ export interface WriteManyResult {
   hint: string;
 }
 
-export interface EditResult { ok: boolean; path: string; replacements: number; bytes: number; lines: number; context: string; note: string }
+export interface EditResult { ok: boolean; path?: string; replacements?: number; bytes?: number; lines?: number; context?: string; note?: string }
 
 export interface FileVersion { id: string; savedAt: string; bytes: number }
 export interface HistoryResult { path: string; versions: FileVersion[] }

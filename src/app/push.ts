@@ -5,7 +5,7 @@ import type { Overwritten, ProgressFn, StepFailure } from '../sync/execute.js';
 import type { HealthReport } from '../sync/apply.js';
 import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
-import type { Change, Conflict, Drift } from '../model/types.js';
+import type { Change, Conflict, Drift, PushedElsewhere } from '../model/types.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
@@ -49,6 +49,19 @@ export interface DriftItem {
   kind: Drift['kind'];
 }
 
+/** A remote change another hostsync made (a push, watch, pull... from another machine or folder), as the base record tells. */
+export interface ElsewhereItem {
+  path: string;
+  kind: PushedElsewhere['kind'];
+  /** When it was recorded (ISO, that machine's clock). */
+  time: string;
+  host: string;
+  /** The synced folder's name there. */
+  dir: string;
+  /** What recorded it: push, watch, pull, resolve, undo. */
+  by: string;
+}
+
 /** What `push --json` prints and `push()` resolves to; `error` and `exitCode` when `ok` is false. */
 export interface PushResult extends Partial<FailureFields> {
   /** Everything landed and verified, nothing was refused, and the deployment is healthy (or was not applied). */
@@ -57,6 +70,8 @@ export interface PushResult extends Partial<FailureFields> {
   changes: ChangeCounts;
   conflicts: ConflictItem[];
   drift: DriftItem[];
+  /** Remote changes made by hostsync elsewhere (another machine or folder), left alone: `pull` takes them. */
+  elsewhere: ElsewhereItem[];
   failures: StepFailure[];
   requests: RequestsSummary;
   /** The deployments.apply answer, or null when nothing was applied. */
@@ -102,6 +117,7 @@ export const changeItem = (c: Change): ChangeItem => {
 };
 export const conflictItem = (c: Conflict): ConflictItem => ({ path: c.path, reason: c.reason });
 export const driftItem = (d: Drift): DriftItem => ({ path: d.path, kind: d.kind });
+export const elsewhereItem = (e: PushedElsewhere): ElsewhereItem => ({ path: e.path, kind: e.kind, time: e.origin.time, host: e.origin.host, dir: e.origin.dir, by: e.origin.by });
 
 export function emptyPushResult(): PushResult {
   return {
@@ -110,6 +126,7 @@ export function emptyPushResult(): PushResult {
     changes: { written: 0, deleted: 0, moved: 0, chmod: 0 },
     conflicts: [],
     drift: [],
+    elsewhere: [],
     failures: [],
     requests: requestsOf(null),
     apply: null,
@@ -204,6 +221,7 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     changes: { ...report.counts },
     conflicts: report.conflicts.map(conflictItem),
     drift: report.drift.map(driftItem),
+    elsewhere: report.elsewhere.map(elsewhereItem),
     failures: report.failures,
     requests: requestsOf(session.client.stats()),
     apply: report.apply,

@@ -4,7 +4,7 @@ import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } fr
 import { EXIT } from '../errors.js';
 import { readWatchStatus, type WatchStatus } from '../state/watch-status.js';
 import type { PushReport } from '../sync/push.js';
-import { changeItem, conflictItem, driftItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
+import { changeItem, conflictItem, driftItem, elsewhereItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem, type ElsewhereItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { crlfOnlyNotes } from '../sync/line-endings.js';
@@ -26,6 +26,8 @@ export interface StatusResult extends Partial<FailureFields> {
   changes: ChangeItem[];
   conflicts: ConflictItem[];
   drift: DriftItem[];
+  /** Remote changes made by hostsync elsewhere (another machine or folder), left alone: `pull` takes them. */
+  elsewhere: ElsewhereItem[];
   /** Files only on the deployment, which a push leaves alone (--mirror deletes them). */
   remoteOnly: number;
   /** The first REMOTE_ONLY_LISTED of them, sorted. */
@@ -56,6 +58,7 @@ export function emptyStatusResult(): StatusResult {
     changes: [],
     conflicts: [],
     drift: [],
+    elsewhere: [],
     remoteOnly: 0,
     remoteOnlyPaths: [],
     appState: null,
@@ -96,6 +99,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
           changes: report.changes.map(changeItem),
           conflicts: report.conflicts.map(conflictItem),
           drift: report.drift.map(driftItem),
+          elsewhere: report.elsewhere.map(elsewhereItem),
           remoteOnly: report.remoteOnly.length,
           remoteOnlyPaths: [...report.remoteOnly].sort().slice(0, REMOTE_ONLY_LISTED),
           appState,

@@ -19,6 +19,10 @@ const SIDES: Record<DiffItem['side'], string> = {
   'remote-only': 'only on the deployment',
 };
 
+/** Who changed it; a deployment change hostsync made elsewhere says where from. */
+const sideOf = (f: DiffItem): string =>
+  f.elsewhere ? `changed by a ${f.elsewhere.by === 'watch' ? 'watch' : f.elsewhere.by === 'snapshot' ? 'push' : f.elsewhere.by} from ${f.elsewhere.host}:${f.elsewhere.dir}, ${f.elsewhere.time}; hostsync pull takes it` : SIDES[f.side];
+
 const short = (h: string | null): string => (h ? h.slice(0, 8) : 'unhashed');
 
 function summary(f: DiffItem): string {
@@ -32,7 +36,7 @@ function summary(f: DiffItem): string {
       : f.patch === null
         ? f.change
         : `${pc.green(`+${f.added}`)} ${pc.red(`-${f.removed}`)}`;
-  return `${name}  ${pc.dim(`(${SIDES[f.side]})`)}  ${what}`;
+  return `${name}  ${pc.dim(`(${sideOf(f)})`)}  ${what}`;
 }
 
 function colourPatch(patch: string): string {
@@ -56,7 +60,7 @@ export function renderDiff(result: DiffResult, stat = false): string {
   for (const f of result.files) {
     if (f.lineEndings !== undefined) out.push(`${summary(f)}  ${f.lineEndings}`);
     else if (stat || f.patch === null) out.push(summary(f));
-    else out.push(`${pc.dim(`# ${f.path}: ${SIDES[f.side]}`)}\n${colourPatch(f.patch)}`);
+    else out.push(`${pc.dim(`# ${f.path}: ${sideOf(f)}`)}\n${colourPatch(f.patch)}`);
   }
   out.push(diffSummary(result));
   out.push(...result.warnings.map((w) => pc.yellow(`warning: ${w}`)));

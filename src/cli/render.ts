@@ -5,7 +5,7 @@
 import { pc } from './colors.js';
 import type { ApplyResult } from '../api/types.js';
 import type { HealthReport } from '../sync/apply.js';
-import type { ChangeItem, ConflictItem, DriftItem, PushResult } from '../app/push.js';
+import type { ChangeItem, ConflictItem, DriftItem, ElsewhereItem, PushResult } from '../app/push.js';
 import type { StatusResult } from '../app/status.js';
 import type { DeploymentRef } from '../app/options.js';
 import { watchStatusLines } from './watch-status-render.js';
@@ -63,7 +63,7 @@ const appState = (state: string): string => (state === 'running' ? pc.green(stat
 export function renderStatus(report: StatusResult): string {
   const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch));
-  if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0) {
+  if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0) {
     out.push('Nothing to push: the deployment matches this directory.');
   }
   if (report.changes.length > 0) {
@@ -71,6 +71,7 @@ export function renderStatus(report: StatusResult): string {
     out.push(...limited(report.changes.map(changeLine)));
   }
   out.push(...conflictSection(report.conflicts));
+  out.push(...elsewhereSection(report.elsewhere));
   out.push(...driftSection(report.drift));
   if (report.remoteOnly > 0) {
     out.push(pc.dim(`Only on the deployment (${report.remoteOnly}; push leaves them, --mirror deletes them):`));
@@ -99,6 +100,7 @@ export function resolveHint(): string[] {
 export function statusSummary(r: StatusResult): string {
   const parts = [`${plural(r.changes.length, 'change')} to push`];
   if (r.conflicts.length) parts.push(plural(r.conflicts.length, 'conflict'));
+  if (r.elsewhere.length) parts.push(`${r.elsewhere.length} changed by a push from elsewhere`);
   if (r.drift.length) parts.push(`${r.drift.length} drifted`);
   if (r.remoteOnly) parts.push(`${r.remoteOnly} only on the deployment`);
   const watch = r.watch?.running ? `; watch running, ${r.watch.pending.paths} pending` : '';
@@ -111,6 +113,24 @@ function conflictSection(conflicts: ConflictItem[]): string[] {
     pc.red(`Conflicts (${conflicts.length}; left alone; --force overwrites them with the local files):`),
     ...limited(conflicts.map((c) => `${pc.red('C')}  ${c.path}  ${pc.dim(conflictReason(c))}`)),
     ...resolveHint(),
+  ];
+}
+
+/** "deleted by a watch in laptop:site at 2026-...": who changed it, from where, when. */
+function elsewhereLine(e: ElsewhereItem): string {
+  const letter = e.kind === 'added' ? 'A' : e.kind === 'deleted' ? 'D' : 'M';
+  const verb = e.kind === 'added' ? 'added' : e.kind === 'deleted' ? 'deleted' : 'changed';
+  const by = e.by === 'push' || e.by === 'snapshot' ? 'a push' : e.by === 'watch' ? 'a watch' : `a ${e.by}`;
+  return `${pc.cyan(letter)}  ${e.path}  ${pc.dim(`(${verb} by ${by} from ${e.host}:${e.dir}, ${e.time})`)}`;
+}
+
+function elsewhereSection(items: ElsewhereItem[]): string[] {
+  if (items.length === 0) return [];
+  return [
+    `Changed by a push from elsewhere (${items.length}; another machine or folder; left alone, never reverted from here):`,
+    ...limited(items.map(elsewhereLine)),
+    pc.dim('  hostsync pull                    takes them here'),
+    pc.dim('  hostsync resolve PATH --ours     puts yours back: the next push writes it (or push --force)'),
   ];
 }
 
@@ -209,6 +229,7 @@ export function renderPush(report: PushResult): string {
   }
   for (const f of report.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
   out.push(...conflictSection(report.conflicts));
+  out.push(...elsewhereSection(report.elsewhere));
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
   if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy));

@@ -70,6 +70,40 @@ export interface Drift {
   base: Entry | null;
 }
 
+/** Where a change another hostsync recorded on the deployment came from (the base record's batch header). */
+export interface RemoteOrigin {
+  /** ISO time the other machine recorded it (its clock). */
+  time: string;
+  /** Host name, and the synced folder's name there (a hint). */
+  host: string;
+  dir: string;
+  /** What recorded it: push, watch, pull, resolve, undo. */
+  by: string;
+}
+
+/**
+ * A path another hostsync (another machine, folder or CI job) changed on the deployment
+ * since this machine's base, as the base record tells: reconcile's input.
+ */
+export interface ElsewhereChange {
+  /** The base this machine merges with for the path (its own base; for a machine without one, what the batch replaced). */
+  before: Entry | null;
+  /** What the other push left (or is leaving) there. */
+  after: Entry | null;
+  /** The remote holds `after`; false: it still holds the before (a push in flight, or one that failed). */
+  landed: boolean;
+  origin: RemoteOrigin;
+}
+
+/** Remote changed by a push from elsewhere, local did not: left alone and reported (pull takes it, never reverted). */
+export interface PushedElsewhere {
+  path: string;
+  kind: 'modified' | 'added' | 'deleted';
+  remote: Entry | null;
+  base: Entry | null;
+  origin: RemoteOrigin;
+}
+
 export interface ReconcileOptions {
   /**
    * Local wins everywhere: every conflict and every drifted path ends equal to local, as
@@ -79,12 +113,21 @@ export interface ReconcileOptions {
   force: boolean;
   /** Delete remote-only paths that were never in the base (never ignored ones: they are not in R at all). */
   mirror: boolean;
+  /**
+   * Paths another hostsync changed since this machine's base (the base record's merge,
+   * sync/record-merge.ts). Unchanged locally: left alone and reported apart from drift;
+   * changed locally too (to anything but what the other push left): a conflict, even while
+   * the other push's write is still in flight.
+   */
+  elsewhere?: ReadonlyMap<string, ElsewhereChange>;
 }
 
 export interface Reconciliation {
   changes: Change[];
   conflicts: Conflict[];
   drift: Drift[];
+  /** Remote changes another hostsync made, which local did not touch (never reverted; pull takes them). Absent: none. */
+  elsewhere?: PushedElsewhere[];
   /** Paths only on the remote, never in base, left alone (unless mirror turned them into deletes). */
   remoteOnly: string[];
   /**

@@ -48,6 +48,7 @@ import type {
   WriteFile,
   WriteManyResult,
   WriteResult,
+  EditResult,
   ShellRequest,
   CheckResult,
   ShellResult,
@@ -196,6 +197,8 @@ export class HostingClient {
     restore(path: string, versionId: string): Promise<RestoreResult>;
     write(path: string, content: string, mode?: 'overwrite' | 'append'): Promise<WriteResult>;
     writeMany(files: WriteFile[]): Promise<WriteManyResult>;
+    /** Replaces the one occurrence of oldString (409 when it is missing or not unique). */
+    edit(path: string, oldString: string, newString: string): Promise<EditResult>;
     delete(files: string[], root?: string): Promise<DeleteResult>;
     move(files: string[], to: string): Promise<MoveResult>;
     rename(from: string, to: string, root?: string): Promise<OkResult>;
@@ -348,6 +351,7 @@ export class HostingClient {
           idempotent: files.every((f) => f.mode !== 'append'),
           accept: (_status, body) => isWriteManyResult(body),
         }),
+      edit: (path, oldString, newString) => this.call<EditResult>(O.filesEdit, { schema: S.EditResult, json: { path, oldString, newString } }),
       delete: (files, root) => this.call<DeleteResult>(O.filesDelete, { schema: S.DeleteResult, json: { files, root } }),
       move: (files, to) => this.call<MoveResult>(O.filesMove, { schema: S.MoveResult, json: { files, to } }),
       rename: (from, to, root) => this.call<OkResult>(O.filesRename, { schema: S.OkResult, json: { from, to, root } }),

@@ -40,6 +40,8 @@ export const OPERATIONS = {
   filesWrite: op('files.write', 'POST', '/deployments/:id/files/content', 'files:write', true),
   /** Idempotent only when every item overwrites; callers override. */
   filesWriteMany: op('files.writeMany', 'POST', '/deployments/:id/files/writeMany', 'files:write', true),
+  /** An exact-match replace: the base record's compare-and-swap. Never repeated once sent (a repeat finds its snippet gone). */
+  filesEdit: op('files.edit', 'POST', '/deployments/:id/files/edit', 'files:write', false),
   filesDelete: op('files.delete', 'POST', '/deployments/:id/files/delete', 'files:write', true),
   filesMove: op('files.move', 'POST', '/deployments/:id/files/move', 'files:write', false),
   filesRename: op('files.rename', 'POST', '/deployments/:id/files/rename', 'files:write', false),

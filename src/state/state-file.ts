@@ -35,7 +35,7 @@ interface Header {
   /** Names this file: the base journal (base-journal.ts) applies only to the state.bin of its generation. */
   generation?: string;
   base: boolean;
-  remote: { digest: string; requestKey: string; symlinks: string[]; leftovers: string[] } | null;
+  remote: { digest: string; requestKey: string; symlinks: string[]; leftovers: string[]; record?: Entry | null } | null;
 }
 
 const sameEntry = (a: Entry, b: Entry): boolean => a.hash === b.hash && a.size === b.size && a.executable === b.executable;
@@ -57,7 +57,7 @@ export async function encodeState(deploymentId: string, state: Pick<SyncState, '
     savedAt: new Date().toISOString(),
     generation,
     base: base !== null,
-    remote: remote ? { digest: remote.digest, requestKey: remote.requestKey, symlinks: remote.symlinks, leftovers: remote.leftovers } : null,
+    remote: remote ? { digest: remote.digest, requestKey: remote.requestKey, symlinks: remote.symlinks, leftovers: remote.leftovers, ...(remote.record !== undefined ? { record: remote.record } : {}) } : null,
   };
   const sorted = sortedUnion([...(base ? [base.keys()] : []), ...(remote ? [remote.snapshot.keys()] : [])]);
   const w = new PackedWriter();
@@ -192,7 +192,7 @@ export async function decodeState(raw: Buffer, deploymentId: string): Promise<(P
   return {
     generation: generationOf(header),
     base,
-    remote: h && remote ? { digest: h.digest, requestKey: h.requestKey, snapshot: remote, symlinks, leftovers } : null,
+    remote: h && remote ? { digest: h.digest, requestKey: h.requestKey, snapshot: remote, symlinks, leftovers, ...withRecord(recordOf(h.record)) } : null,
   };
 }
 
@@ -233,6 +233,16 @@ function baseCursor(records: PackedReader, n: number): ExpectedCursor {
     },
   };
 }
+
+/** The base record entry a header holds; null: none; undefined: not known (a cache of an older version, or damaged). */
+function recordOf(v: unknown): Entry | null | undefined {
+  if (v === null) return null;
+  const e = v as Entry | undefined;
+  if (!e || typeof e.path !== 'string' || typeof e.size !== 'number' || typeof e.executable !== 'boolean') return undefined;
+  return { path: e.path, hash: typeof e.hash === 'string' ? e.hash : null, size: e.size, executable: e.executable };
+}
+
+const withRecord = (record: Entry | null | undefined): { record?: Entry | null } => (record === undefined ? {} : { record });
 
 function strings(v: unknown): string[] {
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error('bad list');

@@ -23,6 +23,8 @@ export interface RemoteCache {
   snapshot: Snapshot;
   symlinks: string[];
   leftovers: string[];
+  /** The base record the read listed (RemoteRead.record); absent in caches of older versions. */
+  record?: Entry | null;
 }
 
 export interface SyncState {

@@ -28,3 +28,10 @@ export const TAKEOVER_WAIT_RETRIES = 30;
  * a watch session's thousands of cycles grow the folder without bound.
  */
 export const JOURNAL_KEEP = 50;
+
+/**
+ * Ids of the base record's batches this machine wrote that its copy remembers: one of its
+ * own writes that has not landed is not another machine's in flight. A push's write lands
+ * or fails within that push; 64 covers a watch session's last cycles many times over.
+ */
+export const RECORD_OWN_IDS_KEPT = 64;

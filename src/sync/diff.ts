@@ -11,7 +11,9 @@ import path from 'node:path';
 import { FILE_HEADERS_ONLY, createTwoFilesPatch, structuredPatch } from 'diff';
 import { isTextBuffer } from '../local/text.js';
 import { comparePaths } from '../model/paths.js';
-import type { Entry } from '../model/types.js';
+import type { ElsewhereChange, Entry, RemoteOrigin } from '../model/types.js';
+import { parsedRecord, readRecord } from './remote-record.js';
+import { mergeRecord } from './record-merge.js';
 import { remoteTexts } from './fetch.js';
 import { reconcile } from './reconcile.js';
 import { readSides } from './sides.js';
@@ -48,6 +50,11 @@ export interface DiffItem {
   patch: string | null;
   /** Set when the two texts differ only in line endings (CRLF against LF): says which is where (line-endings.ts). */
   lineEndings?: string;
+  /**
+   * Side 'remote' only: the deployment's version was left by hostsync elsewhere (another
+   * machine or folder, as the base record tells), not edited there by hand.
+   */
+  elsewhere?: RemoteOrigin;
 }
 
 export interface DiffReport {
@@ -75,7 +82,22 @@ function changeOf(p: Pair): DiffItem['change'] {
 
 export async function diff(session: Session, paths: string[] | null): Promise<DiffReport> {
   const sides = await readSides(session, paths, 'diff');
-  const rec = reconcile(sides.base, sides.local, sides.remote, { force: false, mirror: false });
+  // A whole-tree diff merges with the deployment's base record, as push does: a fresh clone
+  // has a base, and a push from elsewhere is told from a hand edit.
+  let base = sides.base;
+  let elsewhere: Map<string, ElsewhereChange> | undefined;
+  if (sides.remoteRead !== null) {
+    const read = await readRecord(session, sides.remoteRead);
+    if (read.warning !== null) sides.warnings.push(read.warning);
+    const record = parsedRecord(read);
+    if (record !== null) {
+      const merged = mergeRecord(record, sides.remote, sides.base, { own: new Set(read.own), planned: null });
+      base = merged.base;
+      elsewhere = merged.elsewhere;
+    }
+  }
+  const rec = reconcile(base, sides.local, sides.remote, { force: false, mirror: false, ...(elsewhere ? { elsewhere } : {}) });
+  const origins = new Map((rec.elsewhere ?? []).map((e) => [e.path, e.origin]));
   const pairs: Pair[] = [];
   const pair = (p: string, s: DiffSide, from?: string): void => {
     pairs.push({ path: p, side: s, local: sides.local.get(p), remote: sides.remote.get(from ?? p), ...(from !== undefined ? { from } : {}) });
@@ -86,6 +108,7 @@ export async function diff(session: Session, paths: string[] | null): Promise<Di
   }
   for (const c of rec.conflicts) pair(c.path, 'conflict');
   for (const d of rec.drift) pair(d.path, 'remote');
+  for (const e of rec.elsewhere ?? []) pair(e.path, 'remote');
   for (const p of rec.remoteOnly) pair(p, 'remote-only');
   pairs.sort((a, b) => comparePaths(a.path, b.path));
 
@@ -121,6 +144,7 @@ export async function diff(session: Session, paths: string[] | null): Promise<Di
       added: 0,
       removed: 0,
       patch: null,
+      ...(origins.has(p.path) ? { elsewhere: origins.get(p.path)! } : {}),
     };
     if (textual(p)) {
       const oldText = p.remote ? remoteBytes.get(p.remote.path) : Buffer.alloc(0);

@@ -18,6 +18,7 @@ import { removeLeftTemps } from './temp-cleanup.js';
 import { pullOnDisk } from './pull-disk.js';
 import { mergeBase, readSides } from './sides.js';
 import { settleUnverified } from './unverified-fold.js';
+import { recordBaseChange } from './remote-record.js';
 import type { Session } from './session.js';
 
 export interface PullOptions {
@@ -142,9 +143,12 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const r = sides.remoteRead;
   await store.save({
     base,
-    remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [] } : sides.state.remote,
+    remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [], record: r.record } : sides.state.remote,
   });
   await settleUnverified(session, sides.unverified);
+  // Other machines learn that this base is hostsync's now (a pull took the deployment's files).
+  const unrecorded = await recordBaseChange(session, 'pull', sides.state.base, base);
+  if (unrecorded !== null) report.warnings.push(unrecorded);
   report.durationMs = Date.now() - started;
   await store.appendLog({
     command: 'pull',

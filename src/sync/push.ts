@@ -19,7 +19,11 @@ import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
 import type { JournalArchive } from '../state/journal.js';
 import { changedPaths } from '../model/change.js';
 import { snapshotsEqual } from '../model/snapshot.js';
-import type { Change, Conflict, Drift, Plan, Snapshot } from '../model/types.js';
+import type { Change, Conflict, Drift, ElsewhereChange, Plan, PushedElsewhere, Snapshot } from '../model/types.js';
+import { commitBatch, parsedRecord, readRecord, type RecordRead } from './remote-record.js';
+import { mergeRecord, type RecordMerge } from './record-merge.js';
+import { batchIds, diffBases } from '../state/base-record.js';
+import { RECORD_CAS_ATTEMPTS } from './tunables.js';
 
 export interface PushOptions {
   dryRun?: boolean;
@@ -81,6 +85,8 @@ export interface PushReport {
   counts: ChangeCounts;
   conflicts: Conflict[];
   drift: Drift[];
+  /** Remote changes another hostsync made (the base record says so), left alone: pull takes them. */
+  elsewhere: PushedElsewhere[];
   remoteOnly: string[];
   failures: StepFailure[];
   warnings: string[];
@@ -139,6 +145,7 @@ export function emptyPushReport(): PushReport {
     counts: noCounts(),
     conflicts: [],
     drift: [],
+    elsewhere: [],
     remoteOnly: [],
     failures: [],
     warnings: [],
@@ -279,18 +286,50 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   }
 }
 
-async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushReport> {
+/**
+ * What a push retried after losing the base record's compare-and-swap carries over: the
+ * local side as scanned (and the .gitignore answer), and the record it planned with.
+ */
+interface Retry {
+  tree: { scanned: Snapshot; skipped: readonly string[]; warnings: string[] };
+  /** Batch ids of the record the lost attempt planned with (empty: there was none). */
+  planned: Set<string>;
+  /** The lost attempt's batch id: its edit's answer may have been lost after it landed. */
+  own: string[];
+  attempt: number;
+}
+
+/**
+ * The base to merge with, from the local base and the base record (record-merge.ts). A
+ * current copy with a local base costs nothing: it is parsed only when `needElsewhere`
+ * (the plan found drift, which may be a push from elsewhere rather than a hand edit).
+ */
+function mergeWithRecord(read: RecordRead, remote: Snapshot, localBase: Snapshot | null, retry: Retry | undefined, needElsewhere: boolean): RecordMerge | null {
+  if (read.current && localBase !== null && !needElsewhere && retry === undefined) return null;
+  const record = parsedRecord(read);
+  if (record === null) return null;
+  return mergeRecord(record, remote, localBase, { own: new Set([...read.own, ...(retry?.own ?? [])]), planned: retry?.planned ?? null });
+}
+
+async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
   await refuseWhileUndoPending(session, opts.dryRun ? 'status' : 'a push');
   let state = await store.load();
   // Taken before the scan: a project that goes during the scan reads as its deletion.
   const project = opts.dryRun ? null : (opts.project ?? (await markProject(config)));
-  const tree = await localTree(session, opts, state.base);
+  let tree: Retry['tree'];
+  if (retry) tree = retry.tree;
+  else {
+    const fresh = await localTree(session, opts, state.base);
+    // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
+    if (!opts.dryRun) await removeLeftTemps(config.root, fresh.temps);
+    tree = fresh;
+  }
   const { skipped, warnings } = tree;
-  // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
-  if (!opts.dryRun) await removeLeftTemps(config.root, tree.temps);
-  const scanned = state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
+  const scanned = retry ? tree.scanned : state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
+  // What a retry starts from: the scan's warnings, not this attempt's.
+  const scanWarnings = [...warnings];
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
   let remote: RemoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base));
@@ -305,18 +344,36 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   // Writes a killed watch left unverified that did land are ours, not a conflict (unverified-fold.ts).
   const folded = await foldUnverified(session, state.base, remote.snapshot);
   state = { ...state, base: folded.base };
+  // The base record: what hostsync (on any machine) last left on the deployment.
+  const record = await readRecord(session, remote);
+  if (record.warning !== null) warnings.push(record.warning);
+  let merged = mergeWithRecord(record, remote.snapshot, state.base, retry, false);
+  let base: Snapshot | null = merged?.base ?? state.base;
+  let elsewhere: ReadonlyMap<string, ElsewhereChange> | undefined = merged?.elsewhere;
   const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
   let protect = skipped;
-  const redecide = (r: RemoteRead): Decision => decide({ base: state.base, scanned, skipped: protect, remote: r, options, platform: session.platform });
-  const guarded = guardMassDelete(
-    redecide(remote),
-    (held) => {
-      protect = [...skipped, ...held];
-      return redecide(remote);
-    },
-    { base: state.base, remote: remote.snapshot },
-    { recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0, allow: opts.allowMassDelete ?? false, hold: opts.holdMassDelete !== undefined },
-  );
+  const redecide = (r: RemoteRead): Decision => decide({ base, scanned, skipped: protect, remote: r, options: { ...options, ...(elsewhere ? { elsewhere } : {}) }, platform: session.platform });
+  const decideGuarded = () =>
+    guardMassDelete(
+      redecide(remote),
+      (held) => {
+        protect = [...skipped, ...held];
+        return redecide(remote);
+      },
+      { base, remote: remote.snapshot },
+      { recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0, allow: opts.allowMassDelete ?? false, hold: opts.holdMassDelete !== undefined },
+    );
+  let guarded = decideGuarded();
+  if (merged === null && guarded.decision.rec.drift.length > 0 && !options.force) {
+    // Drift a current copy of the record may explain as a push from elsewhere.
+    merged = mergeWithRecord(record, remote.snapshot, state.base, retry, true);
+    if (merged !== null && merged.elsewhere.size > 0) {
+      base = merged.base;
+      elsewhere = merged.elsewhere;
+      protect = skipped;
+      guarded = decideGuarded();
+    }
+  }
   const { decision: first, guard, held: heldDeletes } = guarded;
   const bitsNote = keptBitsNote(first.local, session.platform, session);
   if (bitsNote !== null) warnings.push(bitsNote);
@@ -336,6 +393,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     plan: first.plan,
     conflicts: first.rec.conflicts,
     drift: first.rec.drift,
+    elsewhere: first.rec.elsewhere ?? [],
     remoteOnly: first.rec.remoteOnly,
     warnings,
     overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
@@ -344,12 +402,31 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
     massDelete: guard,
     heldDeletes,
   };
+  // The base record's batch: the paths whose base this push changes (none: no request).
+  const batch = diffBases(base, first.rec.nextBase);
+  const recordNeeded = batch.length > 0 || record.text === null;
+  if (recordNeeded) report.checkRequests += 1;
   if (opts.dryRun) {
     report.durationMs = Date.now() - started;
     return report;
   }
   // A key that may write files but not apply them is found before anything is written.
   if (willApply) await checkApplyScope(session);
+
+  // The base record takes this push's batch before anything is sent (its befores make a
+  // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
+  // since our read; read again and plan again, so what it changed is seen, never overwritten.
+  if (recordNeeded) {
+    const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values());
+    if (!committed.ok) {
+      const attempt = (retry?.attempt ?? 0) + 1;
+      if (attempt >= RECORD_CAS_ATTEMPTS) {
+        throw refusal(`the deployment's base record changed ${attempt} times while this push planned (other pushes running?): nothing was sent; run the push again`);
+      }
+      const planned = parsedRecord(record);
+      return pushUnderLock(session, opts, { tree: { scanned, skipped, warnings: scanWarnings }, planned: planned ? batchIds(planned) : new Set(), own: [...(retry?.own ?? []), committed.id], attempt });
+    }
+  }
 
   let applyPending = state.applyPending;
   if (first.plan.steps.length > 0 && !applyPending) {
@@ -359,7 +436,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
 
   // The journal (and the copies of what this push replaces) first: undo can take back whatever of it lands.
   const requestsBefore = client.stats().total;
-  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, state.base, {
+  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, base, {
     destructive: options.force || options.mirror,
     copies: opts.copies ?? 'safety',
   });
@@ -378,7 +455,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   }
   // End to end: every change we meant to make is checked against the verified remote.
   const verdict = verify({
-    oldBase: state.base,
+    oldBase: base,
     intended,
     failures: report.failures,
     vanished: sent.vanished,
@@ -394,7 +471,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   for (const o of report.overwritten) warnings.push(overwrittenWarning(o));
   report.conflicts = verdict.conflicts;
   report.counts = verdict.counts;
-  const base = verdict.base;
+  const nextBase = verdict.base;
 
   // Our own archive left by a failed decompress: removed now, and the cache is not
   // trusted (its digest covers the archive we just deleted).
@@ -402,11 +479,11 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   if (leftovers.length > 0) await client.files.delete(leftovers);
   // A no-op against an unchanged remote leaves the state as it was: skip rewriting it (at
   // 100k files that is 12 MB, and watch's drift poll is such a push every 30 s).
-  const unchanged = remote.fromCache && !stale && leftovers.length === 0 && snapshotsEqual(base, state.base);
+  const unchanged = remote.fromCache && !stale && leftovers.length === 0 && snapshotsEqual(nextBase, state.base);
   if (!unchanged) {
     await store.save({
-      base,
-      remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
+      base: nextBase,
+      remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [], record: remote.record },
     });
     await settleUnverified(session, folded.covered);
   }

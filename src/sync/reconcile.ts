@@ -31,6 +31,7 @@ import type {
   ConflictReason,
   Drift,
   Entry,
+  PushedElsewhere,
   ReconcileOptions,
   Reconciliation,
   Snapshot,
@@ -46,6 +47,7 @@ export function reconcile(
   const conflicts: Conflict[] = [];
   const drift: Drift[] = [];
   const remoteOnly: string[] = [];
+  const elsewhere: PushedElsewhere[] = [];
   const overridden: Reconciliation['overridden'] = { conflicts: [], drift: [] };
   // Nothing changed anywhere (a no-op status or watch poll): every path would take the
   // "L = R" branch below, with L = B, so nextBase is the base. Skips sorting 100k paths,
@@ -87,6 +89,28 @@ export function reconcile(
       push();
       continue;
     }
+    const other = opts.force ? undefined : opts.elsewhere?.get(path);
+    if (other) {
+      if (entriesEqual(l, b)) {
+        // Another hostsync changed it and this machine did not: theirs stands (a stale copy
+        // never reverts it). Landed: reported apart from hand edits; in flight: nothing yet.
+        if (other.landed && entriesEqual(r, other.after)) {
+          elsewhere.push({ path, kind: !r ? 'deleted' : b ? 'modified' : 'added', remote: listed ?? null, base: b ?? null, origin: other.origin });
+          keepBase();
+          continue;
+        }
+        if (entriesEqual(r, b)) {
+          keepBase();
+          continue;
+        }
+      } else if (!entriesEqual(l, other.after) && (entriesEqual(r, b) || entriesEqual(r, other.after))) {
+        // Both changed it: a conflict, also while the other push's write has not landed
+        // (writing now would race it, and one of the two would be lost unseen).
+        conflicts.push({ path, reason: l ? (other.after ? 'both-modified' : 'modify-delete') : 'delete-modify', local: l ?? null, remote: listed ?? null, base: b ?? null });
+        keepBase();
+        continue;
+      }
+    }
     const localChanged = base === null || !entriesEqual(l, b);
     const remoteChanged = base === null ? r !== undefined : !entriesEqual(r, b);
     if (!remoteChanged) {
@@ -116,7 +140,7 @@ export function reconcile(
     }
   }
 
-  return { changes: detectRenames(changes, remote), conflicts, drift, remoteOnly, overridden, nextBase };
+  return { changes: detectRenames(changes, remote), conflicts, drift, ...(elsewhere.length > 0 ? { elsewhere } : {}), remoteOnly, overridden, nextBase };
 }
 
 /**

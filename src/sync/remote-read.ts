@@ -6,6 +6,7 @@ import { INDEX_GROUP_READS_AT_ONCE, INDEX_HASH_MAX_BYTES, LEFTOVER_MIN_AGE_MS } 
 import { anchoredPath, planIndexGroups, type IndexGroupsPlan } from './index-groups.js';
 import { createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import type { RemoteCache } from '../state/store.js';
+import { RECORD_NAME } from '../state/base-record.js';
 import type { Entry, Snapshot } from '../model/types.js';
 
 /** The remote tree R as of one files.index. */
@@ -27,7 +28,20 @@ export interface RemoteRead {
   requestKey: string;
   /** True when the server said `unchanged` and the snapshot came from the cache. */
   fromCache: boolean;
+  /**
+   * The base record (state/base-record.ts) as the index listed it: never in `snapshot`. With
+   * several (two first pushes racing), the first by name; null: none, or not read (a scoped read).
+   */
+  record: Entry | null;
 }
+
+/**
+ * files.index's ignore list: the matcher's, then the one file of the root `.hostsync/` the
+ * index must list, the base record, so its hash comes with the answer hostsync reads anyway
+ * (gitignore rules: the folder is let in, everything in it out, then the records back in;
+ * anchored, so a `.hostsync/` deeper in the tree stays ignored).
+ */
+export const indexPatterns = (patterns: readonly string[]): string[] => [...patterns, '!/.hostsync/', '/.hostsync/*', '!/.hostsync/base-*.rec'];
 
 /**
  * Name of the transient archive a push uploads; see RemoteRead.leftovers. It lies in the
@@ -81,16 +95,17 @@ export async function readRemote(
   /** Files the caller expects on the remote (local tree, last remote read): lets a truncated index complete in few reads. */
   expected?: () => Iterable<string>,
 ): Promise<RemoteRead> {
-  const ignore = [...matcher.patterns];
+  const ignore = indexPatterns(matcher.patterns);
   const requestKey = indexRequestKey(ignore);
-  const useCache = cache !== null && cache.requestKey === requestKey;
+  // A cache that does not say whether a base record was listed (an older version's) is not used.
+  const useCache = cache !== null && cache.requestKey === requestKey && cache.record !== undefined;
   const first = await client.files.index({
     ignore,
     hashMaxBytes: INDEX_HASH_MAX_BYTES,
     ...(useCache ? { digest: cache.digest } : {}),
   });
   if (first.unchanged && useCache) {
-    return { snapshot: cache.snapshot, symlinks: cache.symlinks, leftovers: cache.leftovers, digest: cache.digest, requestKey, fromCache: true };
+    return { snapshot: cache.snapshot, symlinks: cache.symlinks, leftovers: cache.leftovers, digest: cache.digest, requestKey, fromCache: true, record: cache.record ?? null };
   }
   const tree = new RemoteTree(matcher);
   tree.add(first.entries);
@@ -107,6 +122,7 @@ export class RemoteTree {
   private readonly files: Snapshot = new Map();
   private readonly links = new Set<string>();
   private readonly leftovers = new Set<string>();
+  private readonly records: Entry[] = [];
   /** Our archives modified before this (ms since the epoch) are leftovers. */
   private readonly leftoverBefore: number;
   constructor(readonly matcher: IgnoreMatcher, now = Date.now()) {
@@ -121,7 +137,12 @@ export class RemoteTree {
         this.links.add(rel);
         continue;
       }
-      if (raw.type !== 'file' || this.matcher.ignores(rel, false)) continue;
+      if (raw.type !== 'file') continue;
+      if (RECORD_NAME.test(rel)) {
+        this.records.push(entryFromIndex(raw));
+        continue;
+      }
+      if (this.matcher.ignores(rel, false)) continue;
       if (!LEFTOVER.test(rel)) this.files.set(rel, entryFromIndex(raw));
       // A time the server did not give in a form we read: old enough, as before ages were read.
       else if (!(Date.parse(raw.modifiedAt) >= this.leftoverBefore)) this.leftovers.add(rel);
@@ -144,8 +165,9 @@ export class RemoteTree {
     return this.files.has(rel) || this.links.has(rel);
   }
 
-  result(): Pick<RemoteRead, 'snapshot' | 'symlinks' | 'leftovers'> {
-    return { snapshot: this.files, symlinks: [...this.links].sort(), leftovers: [...this.leftovers].sort() };
+  result(): Pick<RemoteRead, 'snapshot' | 'symlinks' | 'leftovers' | 'record'> {
+    const record = this.records.length === 0 ? null : this.records.reduce((a, b) => (b.path < a.path ? b : a));
+    return { snapshot: this.files, symlinks: [...this.links].sort(), leftovers: [...this.leftovers].sort(), record };
   }
 }
 

@@ -14,6 +14,7 @@ import { mergeBase, readSides } from './sides.js';
 import { settleUnverified } from './unverified-fold.js';
 import { within } from './scope.js';
 import type { Session } from './session.js';
+import { recordBaseChange } from './remote-record.js';
 
 export interface ResolveReport {
   side: 'ours' | 'theirs';
@@ -65,6 +66,8 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
     const base = mergeBase(sides.state.base, sides.scopes, scoped, (rel) => session.matcher.ignores(rel, false));
     await session.store.save({ base, remote: sides.state.remote });
     await settleUnverified(session, sides.unverified);
+    // Not a change of the deployment, but of what hostsync takes it to hold: other machines see it too.
+    await recordBaseChange(session, 'resolve', sides.state.base, base);
     await session.store.appendLog({ command: 'resolve', side, paths: settled.length, requests: session.client.stats().total });
     return { side, settled, leftAlone: leftAloneOf(session.config.root, paths, sides.skipped), pull: null };
   } finally {

@@ -41,6 +41,20 @@ import { settleBase } from './settle.js';
 import { landed } from './unverified-fold.js';
 import { STATE_JOURNAL_COMPACT_BYTES } from '../state/tunables.js';
 import { TreeSnapshot } from '../model/tree-snapshot.js';
+import { diffBases } from '../state/base-record.js';
+import { commitBatch, copyStore, parsedRecord, type RecordRead } from './remote-record.js';
+
+/**
+ * Another machine recorded a batch in the base record since this watch last read it: the
+ * cycle sent nothing. The working base is dropped, so the next cycle is a whole push, which
+ * reads the record and tells what the other push changed (never overwritten).
+ */
+export class RecordMovedError extends Error {
+  constructor() {
+    super('another hostsync recorded a change on the deployment during this cycle: nothing was sent; the next cycle reads the whole deployment and merges');
+    this.name = 'RecordMovedError';
+  }
+}
 
 export interface ScopedCycleOptions {
   /** The whole local snapshot (watch keeps it up to date incrementally). */
@@ -262,6 +276,7 @@ export class ScopedSync {
 
     let applyPending = await store.applyPending();
     const vanished: string[] = [];
+    if (plan.steps.length > 0) await this.recordBatch(baseIn, rec.nextBase);
     if (plan.steps.length > 0) {
       for (const c of rec.changes) this.expect(c);
       // Three independent files, each needed before the first byte is sent: written side by
@@ -308,6 +323,29 @@ export class ScopedSync {
       await store.appendLog(logLineOf('watch', report, client.stats().total));
     }
     return report;
+  }
+
+  /**
+   * The cycle's batch goes to the base record before anything is sent: one compare-and-swap
+   * on the record as this machine last knew it (the scoped read does not list it). Lost:
+   * RecordMovedError. No copy of the record (none made yet): nothing to append to; the next
+   * whole push writes it.
+   */
+  private async recordBatch(baseIn: Snapshot, nextBase: Snapshot): Promise<void> {
+    const store = copyStore(this.session);
+    const meta = await store.meta();
+    const text = meta === null ? null : await store.text(meta);
+    if (meta === null || text === null) return;
+    const paths = diffBases(baseIn, nextBase);
+    if (paths.length === 0) return;
+    const read: RecordRead = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+    // A copy that does not parse is no copy (never rewrite the deployment's record from it).
+    if (parsedRecord(read) === null) return;
+    const committed = await commitBatch(this.session, read, 'watch', paths, () => []);
+    if (committed.ok) return;
+    await this.persist();
+    this.base = null;
+    throw new RecordMovedError();
   }
 
   /** Records what the remote must hold once change `c` lands. */

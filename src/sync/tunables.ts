@@ -179,3 +179,23 @@ export const CLOCK_SKEW_IGNORED_MS = 2_000;
  * its first files, without reading thousands.
  */
 export const LINE_ENDINGS_CHECK_MAX_FILES = 50;
+
+/**
+ * The base record is compacted (rewritten as one snapshot) once its appended batches weigh
+ * more than its snapshot, and more than this: a small project's record is never rewritten
+ * for a few hundred bytes of batches.
+ */
+export const RECORD_COMPACT_MIN_BYTES = 64 * 1024;
+
+/**
+ * Newest batches a compaction keeps as batches: one of them may be a push still transferring
+ * on another machine, which a reader tells from a failed one only by its before and after.
+ */
+export const RECORD_KEEP_BATCHES = 4;
+
+/**
+ * Plans a push makes when its compare-and-swap on the base record keeps losing (another
+ * machine recorded a batch between our read and our edit): each loss re-reads and re-plans.
+ * Two racing pushes settle in two; more means a storm of pushes, better reported than chased.
+ */
+export const RECORD_CAS_ATTEMPTS = 4;

@@ -29,6 +29,7 @@ import type { StepFailure } from './execute.js';
 import { journalStore } from './push-journal.js';
 import { modeOf } from './plan.js';
 import { readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
+import { recordBaseChange } from './remote-record.js';
 import type { Session } from './session.js';
 import { undoPendingStore } from './undo-guard.js';
 import { foldUnverified, settleUnverified } from './unverified-fold.js';
@@ -196,10 +197,12 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
   await store.save({
     base,
     remote: verified.leftovers.length === 0
-      ? { digest: verified.digest, requestKey: verified.requestKey, snapshot: verified.snapshot, symlinks: verified.symlinks, leftovers: [] }
+      ? { digest: verified.digest, requestKey: verified.requestKey, snapshot: verified.snapshot, symlinks: verified.symlinks, leftovers: [], record: verified.record }
       : null,
   });
   await settleUnverified(session, folded.covered);
+  // What undo put back is hostsync's again, for every machine (not recorded when the record moved meanwhile: then it reads as edited on the deployment, a conflict, never overwritten).
+  await recordBaseChange(session, 'undo', state.base, base);
   if (report.failures.length === 0 && held.size === 0) await markUndone(session, steps);
   // The base now says what the remote holds: nothing left half-known.
   await marker.clear();

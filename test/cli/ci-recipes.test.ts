@@ -200,8 +200,7 @@ describe.each(RECIPES)('docs/ci.md, %s, on a shallow clone with no .hostsync/', 
     expect(out.log).not.toContain(emu.apiKey);
   });
 
-  // enabled once the remote base record lands (issue 27 items 1-2)
-  it.skip('after a local change (a commit the deployment has not seen): exit 0, and the change is on the deployment', async () => {
+  it('after a local change (a commit the deployment has not seen): exit 0, and the change is on the deployment', async () => {
     const p = await project();
     await writeFile(path.join(p.origin, 'index.html'), '<h1>home v2</h1>\n');
     await git(p.origin, 'commit', '-q', '-am', 'home v2');

@@ -159,6 +159,9 @@ describe('a corrupt state file', () => {
     bytes[Math.floor(bytes.length / 2)] ^= 0xff;
     await writeFile(stateFile, bytes);
     await rm(path.join(work.dir, 'b.txt'));
+    // No base anywhere: the deployment's base record (which would be a base, see
+    // remote-base.test.ts) goes too.
+    await rm(path.join(emu.volume, '.hostsync'), { recursive: true, force: true });
 
     const { report } = await pushOnce(emu, work.dir);
     expect(report.counts.deleted).toBe(0);

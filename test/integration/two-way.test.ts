@@ -137,7 +137,7 @@ describe('diff and pull round trip', () => {
     const push = await json('push', '--no-apply');
     expect(push.code).toBe(0);
     expect(push.out.planned).toEqual([]);
-    expect(await fileDigests(work.dir, skipState)).toEqual(await fileDigests(emu.volume));
+    expect(await fileDigests(work.dir, skipState)).toEqual(await fileDigests(emu.volume, skipState));
   });
 
   it('resolve --ours converges: the next push writes the local file without --force', async () => {
@@ -157,7 +157,7 @@ describe('diff and pull round trip', () => {
     expect(push.code).toBe(0);
     expect(push.out.conflicts).toEqual([]);
     expect(await remote('a.txt')).toBe('mine\n');
-    expect(await fileDigests(work.dir, skipState)).toEqual(await fileDigests(emu.volume));
+    expect(await fileDigests(work.dir, skipState)).toEqual(await fileDigests(emu.volume, skipState));
   });
 
   it('a binary file of several MB pulls byte-identical, with its executable bit', async () => {

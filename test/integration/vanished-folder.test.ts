@@ -54,7 +54,7 @@ describe('a folder that vanishes during an archive push (review 7)', () => {
     // One archive: uploadUrl + upload + decompress, not three rounds of them.
     expect(stats.byOperation['files.upload']).toBe(1);
     expect(stats.outcomeUnknown).toBe(0);
-    expect(await fileDigests(emu.volume)).toEqual(await fileDigests(work.dir, (r) => r === '.hostsync'));
+    expect(await fileDigests(emu.volume, (r) => r === '.hostsync')).toEqual(await fileDigests(work.dir, (r) => r === '.hostsync'));
   });
 });
 
@@ -79,7 +79,7 @@ describe('a folder that vanishes while the archive streams (review 7)', () => {
       expect(report.leftOut).toHaveLength(30);
       expect(report.counts.written).toBe(60);
       expect(calls).toBe(2);
-      expect(await fileDigests(emu.volume)).toEqual(await fileDigests(work.dir, (r) => r === '.hostsync'));
+      expect(await fileDigests(emu.volume, (r) => r === '.hostsync')).toEqual(await fileDigests(work.dir, (r) => r === '.hostsync'));
     } finally {
       await session.close();
     }

@@ -49,7 +49,7 @@ describe('readRemote', () => {
     const { dep, client } = await fresh({ 'a.txt': 'a\n' });
     try {
       const first = await readRemote(client, matcher, null);
-      const cache = { digest: first.digest, requestKey: first.requestKey, snapshot: first.snapshot, symlinks: first.symlinks, leftovers: first.leftovers };
+      const cache = { digest: first.digest, requestKey: first.requestKey, snapshot: first.snapshot, symlinks: first.symlinks, leftovers: first.leftovers, record: first.record };
       client.resetStats();
       const again = await readRemote(client, matcher, cache);
       expect(again.fromCache).toBe(true);

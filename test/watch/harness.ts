@@ -61,7 +61,7 @@ export async function converged(daemon: WatchDaemon, root: string, volume: strin
     let local: Map<string, string>;
     let remote: Map<string, string>;
     try {
-      [local, remote] = await Promise.all([fileDigests(root, ignoredLocally), fileDigests(volume)]);
+      [local, remote] = await Promise.all([fileDigests(root, ignoredLocally), fileDigests(volume, (rel) => rel === '.hostsync')]);
     } catch (err) {
       // A file vanished while it was read (the daemon or the test is still changing things).
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

@@ -1,0 +1,233 @@
+/**
+ * The base record: what hostsync last left on the deployment, kept ON the deployment (in
+ * `.hostsync/base-<32 hex>.rec`) so that any machine (a CI clone, a teammate, a second copy)
+ * has the base the three-way merge needs. This file is its text format, pure: no I/O.
+ *
+ *   hostsync base record 1
+ *   S {"t":..,"id":..,"kind":"snapshot",..}     the whole base at compaction time
+ *   <shared>\t<suffix>\t<entry>                  one per path, sorted, front-coded
+ *   B {"t":..,"id":..,"kind":"push",..}          one appended batch per push / cycle / pull...
+ *   <shared>\t<suffix>\t<before>\t<after>        what hostsync believed the path held, and left
+ *   @tail <32 hex>
+ *
+ * An entry is `-` (absent) or `<hash>:<size>` with `x` appended when executable; the hash is
+ * 16 hex digits or `?` (unknown). `<shared>` is how many leading UTF-16 code units the path
+ * shares with the previous path of its batch; the suffix escapes `%`, TAB, LF and CR as %XX.
+ *
+ * Invariants: the file ends with exactly one `@tail` line, a random nonce that changes with
+ * every batch, so appending one is an exact-match compare-and-swap (files.edit with the tail
+ * line as oldString). A batch carries before and after: a reader whose remote holds the
+ * before takes it that the batch's write did not land (yet), so a batch recorded before its
+ * transfer is safe. Anything not exactly this shape is a RecordFormatError: a damaged record
+ * is treated as absent by its callers, never as permission to overwrite.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Entry, Snapshot } from '../model/types.js';
+import { comparePaths } from '../model/paths.js';
+
+export const RECORD_MAGIC = 'hostsync base record 1';
+/** The record's folder on the deployment and its file names (128 random bits: a runtime serving the volume must not be able to guess its URL). */
+export const RECORD_DIR = '.hostsync';
+export const RECORD_NAME = /^\.hostsync\/base-[0-9a-f]{32}\.rec$/;
+export const newRecordPath = (): string => `${RECORD_DIR}/base-${randomBytes(16).toString('hex')}.rec`;
+
+export type BatchKind = 'snapshot' | 'push' | 'watch' | 'pull' | 'resolve' | 'undo';
+
+export interface BatchHeader {
+  /** ISO time the batch was recorded (the writer's clock). */
+  t: string;
+  /** Random id of the push, cycle, pull... that recorded it. */
+  id: string;
+  kind: BatchKind;
+  /** Where it came from: host name, and the synced folder's name (a hint, not a path). */
+  host: string;
+  dir: string;
+  /** hostsync version of the writer. */
+  v: string;
+}
+
+/** What a path held: null = absent. */
+export type RecEntry = Pick<Entry, 'hash' | 'size' | 'executable'> | null;
+
+export interface BatchPath {
+  path: string;
+  /** Undefined in a snapshot batch (no before: it states the base as a whole). */
+  before?: RecEntry;
+  after: RecEntry;
+}
+
+export interface Batch {
+  header: BatchHeader;
+  snapshot: boolean;
+  paths: BatchPath[];
+}
+
+export interface BaseRecord {
+  batches: Batch[];
+  tail: string;
+  /** Bytes (UTF-8) of the magic line and the snapshot batch; the rest is appended batches and the tail. */
+  snapshotBytes: number;
+  totalBytes: number;
+}
+
+export class RecordFormatError extends Error {
+  constructor(line: number, why: string) {
+    super(`line ${line}: ${why}`);
+    this.name = 'RecordFormatError';
+  }
+}
+
+export const newNonce = (): string => randomBytes(16).toString('hex');
+export const tailLine = (nonce: string): string => `@tail ${nonce}\n`;
+
+function encodeEntry(e: RecEntry): string {
+  if (e === null) return '-';
+  return `${e.hash ?? '?'}:${e.size}${e.executable ? 'x' : ''}`;
+}
+
+const ENTRY = /^([0-9a-f]{16}|\?):(0|[1-9][0-9]*)(x?)$/;
+
+function decodeEntry(s: string, line: number): RecEntry {
+  if (s === '-') return null;
+  const m = ENTRY.exec(s);
+  if (!m) throw new RecordFormatError(line, `bad entry ${JSON.stringify(s.slice(0, 40))}`);
+  const size = Number(m[2]);
+  if (!Number.isSafeInteger(size)) throw new RecordFormatError(line, 'size out of range');
+  return { hash: m[1] === '?' ? null : m[1]!, size, executable: m[3] === 'x' };
+}
+
+const escapeSuffix = (s: string): string => s.replace(/[%\t\n\r]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+
+function unescapeSuffix(s: string, line: number): string {
+  if (!s.includes('%')) return s;
+  return s.replace(/%(..)/g, (_m, hex: string) => {
+    if (hex !== '25' && hex !== '09' && hex !== '0A' && hex !== '0D') throw new RecordFormatError(line, 'bad escape in a path');
+    return String.fromCharCode(Number.parseInt(hex, 16));
+  });
+}
+
+function sharedPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** One batch's lines (no tail). Paths are written sorted, front-coded. */
+export function batchText(header: BatchHeader, paths: readonly BatchPath[], snapshot = false): string {
+  const sorted = [...paths].sort((a, b) => comparePaths(a.path, b.path));
+  const out: string[] = [`${snapshot ? 'S' : 'B'} ${JSON.stringify(header)}\n`];
+  let prev = '';
+  for (const p of sorted) {
+    const shared = sharedPrefix(prev, p.path);
+    const cols = [String(shared), escapeSuffix(p.path.slice(shared))];
+    if (!snapshot) cols.push(encodeEntry(p.before ?? null));
+    cols.push(encodeEntry(p.after));
+    out.push(`${cols.join('\t')}\n`);
+    prev = p.path;
+  }
+  return out.join('');
+}
+
+/** A whole record holding one snapshot batch of `base`, ending with a tail of `nonce`. */
+export function snapshotText(header: BatchHeader, base: Iterable<Entry>, nonce: string): string {
+  const paths: BatchPath[] = [];
+  for (const e of base) paths.push({ path: e.path, after: { hash: e.hash, size: e.size, executable: e.executable } });
+  return `${RECORD_MAGIC}\n${batchText({ ...header, kind: 'snapshot' }, paths, true)}${tailLine(nonce)}`;
+}
+
+/** The record's text with `batch` appended: the text a files.edit of the tail line leaves. */
+export function appendedText(text: string, oldTail: string, batch: string, newTail: string): string {
+  const tail = tailLine(oldTail);
+  if (!text.endsWith(tail)) throw new Error('base record: the text does not end with its tail');
+  return `${text.slice(0, text.length - tail.length)}${batch}${tailLine(newTail)}`;
+}
+
+function parseHeader(s: string, line: number): BatchHeader {
+  let h: unknown;
+  try {
+    h = JSON.parse(s);
+  } catch {
+    throw new RecordFormatError(line, 'batch header is not JSON');
+  }
+  const o = h as Record<string, unknown>;
+  const str = (k: string): string => {
+    const v = o?.[k];
+    if (typeof v !== 'string') throw new RecordFormatError(line, `batch header without ${k}`);
+    return v;
+  };
+  const kind = str('kind');
+  if (!['snapshot', 'push', 'watch', 'pull', 'resolve', 'undo'].includes(kind)) throw new RecordFormatError(line, `unknown batch kind ${kind}`);
+  return { t: str('t'), id: str('id'), kind: kind as BatchKind, host: str('host'), dir: str('dir'), v: str('v') };
+}
+
+/** Parses a whole record; throws RecordFormatError on anything but an intact record of this version. */
+export function parseRecord(text: string): BaseRecord {
+  if (!text.startsWith(`${RECORD_MAGIC}\n`)) {
+    throw new RecordFormatError(1, text.startsWith('hostsync base record ') ? 'a record of another version' : 'not a hostsync base record');
+  }
+  if (!text.endsWith('\n')) throw new RecordFormatError(0, 'truncated (no final newline)');
+  const lines = text.split('\n');
+  lines.pop();
+  const batches: Batch[] = [];
+  let cur: Batch | null = null;
+  let prev = '';
+  let tail: string | null = null;
+  let snapshotBytes = Buffer.byteLength(lines[0]!) + 1;
+  let bytes = snapshotBytes;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const n = i + 1;
+    if (tail !== null) throw new RecordFormatError(n, 'text after the tail');
+    const kind = line.charCodeAt(0);
+    if (line.startsWith('@tail ')) {
+      tail = line.slice(6);
+      if (!/^[0-9a-f]{32}$/.test(tail)) throw new RecordFormatError(n, 'bad tail');
+      continue;
+    }
+    const lineBytes = Buffer.byteLength(line) + 1;
+    if ((kind === 0x53 /* S */ || kind === 0x42) /* B */ && line.charCodeAt(1) === 0x20) {
+      const snapshot = kind === 0x53;
+      if (snapshot && batches.length > 0) throw new RecordFormatError(n, 'a snapshot after the first batch');
+      cur = { header: parseHeader(line.slice(2), n), snapshot, paths: [] };
+      batches.push(cur);
+      prev = '';
+      if (snapshot) snapshotBytes += lineBytes;
+      bytes += lineBytes;
+      continue;
+    }
+    if (cur === null) throw new RecordFormatError(n, 'an entry before any batch header');
+    const cols = line.split('\t');
+    if (cols.length !== (cur.snapshot ? 3 : 4)) throw new RecordFormatError(n, 'wrong number of columns');
+    const shared = Number(cols[0]);
+    if (!/^(0|[1-9][0-9]*)$/.test(cols[0]!) || shared > prev.length) throw new RecordFormatError(n, 'bad shared prefix length');
+    const path = prev.slice(0, shared) + unescapeSuffix(cols[1]!, n);
+    if (path === '' || (prev !== '' && comparePaths(prev, path) >= 0)) throw new RecordFormatError(n, 'paths out of order');
+    if (cur.snapshot) cur.paths.push({ path, after: decodeEntry(cols[2]!, n) });
+    else cur.paths.push({ path, before: decodeEntry(cols[2]!, n), after: decodeEntry(cols[3]!, n) });
+    prev = path;
+    if (cur.snapshot) snapshotBytes += lineBytes;
+    bytes += lineBytes;
+  }
+  if (tail === null) throw new RecordFormatError(lines.length, 'truncated (no tail line)');
+  return { batches, tail, snapshotBytes, totalBytes: bytes + tailLine(tail).length };
+}
+
+/** The batch ids a record holds (a reader's "seen" set). */
+export const batchIds = (r: BaseRecord): Set<string> => new Set(r.batches.map((b) => b.header.id));
+
+/** A path's entry in a snapshot, as the record states it. */
+export const recEntryOf = (e: Entry | undefined | null): RecEntry => (e ? { hash: e.hash, size: e.size, executable: e.executable } : null);
+
+/** The batch's paths: every path whose entry differs between `before` and `after` (null before: every after path). */
+export function diffBases(before: Snapshot | null, after: Snapshot): BatchPath[] {
+  const out: BatchPath[] = [];
+  const same = (a: Entry | undefined, b: Entry | undefined): boolean =>
+    !a || !b ? !a && !b : a.hash === b.hash && a.size === b.size && a.executable === b.executable;
+  for (const [p, e] of after) {
+    const b = before?.get(p);
+    if (!same(b, e)) out.push({ path: p, before: recEntryOf(b), after: recEntryOf(e) });
+  }
+  if (before) for (const [p, b] of before) if (!after.has(p)) out.push({ path: p, before: recEntryOf(b), after: null });
+  return out;
+}

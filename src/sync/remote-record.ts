@@ -1,0 +1,259 @@
+/**
+ * The base record's edges (format: state/base-record.ts; meaning: record-merge.ts):
+ * reading it (free when the local copy's hash is the one files.index listed), and recording
+ * a batch as ONE files.edit of its tail line, an exact-match compare-and-swap: when another
+ * machine recorded since we read, the edit finds no tail and fails, and the caller re-reads
+ * and re-plans (what the other push changed is then a conflict or left alone, never silently
+ * overwritten). No record yet: the first batch writes a snapshot with files.write.
+ *
+ * A record that is damaged, of another version, or unreadable is treated as absent, with one
+ * warning, and the next batch rewrites it whole: never a permission to overwrite files.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
+import { xxh64Bytes } from '../local/hash.js';
+import {
+  appendedText,
+  batchText,
+  diffBases,
+  newNonce,
+  newRecordPath,
+  parseRecord,
+  RecordFormatError,
+  snapshotText,
+  tailLine,
+  type BaseRecord,
+  type BatchHeader,
+  type BatchKind,
+  type BatchPath,
+} from '../state/base-record.js';
+import { RecordCopyStore, type RecordCopyMeta } from '../state/record-copy.js';
+import type { Entry } from '../model/types.js';
+import type { RemoteRead } from './remote-read.js';
+import type { Session } from './session.js';
+import { WRITE_MANY_MAX_BYTES } from '../api/limits.js';
+import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES } from './tunables.js';
+
+/** hostsync's version as batch headers carry it. */
+const TOOL_VERSION = '0.1.0';
+
+export interface RecordRead {
+  /** Where the record lives on the deployment (null: none there yet). */
+  path: string | null;
+  /** Its text, when intact and known (read now, or the local copy was current). */
+  text: string | null;
+  record: BaseRecord | null;
+  /** Batch ids this machine recorded. */
+  own: string[];
+  /** The local copy was the one listed: nothing was read. */
+  current: boolean;
+  /** Requests reading it cost (0 when current). */
+  requests: number;
+  /** Set when a record exists but could not be used (the next batch rewrites it). */
+  warning: string | null;
+}
+
+export const copyStore = (session: Pick<Session, 'stateDir'>): RecordCopyStore => new RecordCopyStore(session.stateDir);
+
+/** Whether the record listed is the local copy's: same place, size and hash (a hashless listing never is). */
+function isCurrent(listed: Entry, meta: RecordCopyMeta | null): boolean {
+  return meta !== null && listed.hash !== null && meta.path === listed.path && meta.hash === listed.hash && meta.size === listed.size;
+}
+
+/**
+ * The record as the remote read listed it. `lazy`: when the local copy is current, its text
+ * is not parsed (a no-op push at 100k files need not); `parse()` does it when asked.
+ */
+export async function readRecord(session: Pick<Session, 'client' | 'stateDir'>, remote: Pick<RemoteRead, 'record'>): Promise<RecordRead> {
+  const store = copyStore(session);
+  const meta = await store.meta();
+  const own = meta?.own ?? [];
+  const listed = remote.record;
+  if (listed === null) return { path: null, text: null, record: null, own, current: false, requests: 0, warning: null };
+  if (isCurrent(listed, meta)) {
+    const text = await store.text(meta!);
+    if (text !== null) return { path: listed.path, text, record: null, own, current: true, requests: 0, warning: null };
+  }
+  let text: string | null = null;
+  let requests = 0;
+  const damaged = (why: string): RecordRead => ({
+    path: listed.path,
+    text: null,
+    record: null,
+    own,
+    current: false,
+    requests,
+    warning: `the deployment's base record (${listed.path}) ${why}: treated as absent (files that differ are conflicts, as on a first push); the next push rewrites it`,
+  });
+  try {
+    if (listed.size <= READ_MANY_BUDGET_BYTES) {
+      requests++;
+      const res = await session.client.files.readMany([listed.path], READ_MANY_BUDGET_BYTES);
+      const f = res.files.find((x) => x.path === listed.path || x.path === `/${listed.path}`) ?? res.files[0];
+      text = f?.content ?? null;
+      if (text === null) return damaged(`could not be read (${f?.skipped ?? 'no answer'})`);
+    } else {
+      requests++;
+      const dir = await mkdtemp(path.join(session.stateDir, 'record-'));
+      try {
+        await session.client.files.download(listed.path, path.join(dir, 'record.txt'));
+        text = await readFile(path.join(dir, 'record.txt'), 'utf8');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { path: null, text: null, record: null, own, current: false, requests, warning: null };
+    if (err instanceof ApiError && !err.retryable) return damaged(`could not be read (${err.message})`);
+    throw err;
+  }
+  try {
+    const record = parseRecord(text);
+    return { path: listed.path, text, record, own, current: false, requests, warning: null };
+  } catch (err) {
+    if (err instanceof RecordFormatError) return damaged(`is damaged or of another version (${err.message})`);
+    throw err;
+  }
+}
+
+/** The parsed record of a read (a current copy is parsed on first ask); null when there is none. */
+export function parsedRecord(read: RecordRead): BaseRecord | null {
+  if (read.record === null && read.text !== null) {
+    try {
+      read.record = parseRecord(read.text);
+    } catch {
+      read.text = null;
+    }
+  }
+  return read.record;
+}
+
+export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind): BatchHeader {
+  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION };
+}
+
+export type CommitResult = { ok: true; id: string; requests: number } | { ok: false; id: string; requests: number };
+
+/**
+ * Records one batch. `paths`: the paths whose base changes (before: what the record says
+ * hostsync left, after: what this sync leaves). `whole`: the whole base after this sync, for
+ * a record written anew (none yet, damaged, or compacted). Not ok: another machine recorded
+ * since `read` (or the answer was lost): nothing was changed by us that a re-read will not
+ * show, and the caller re-reads and re-plans.
+ */
+export async function commitBatch(
+  session: Pick<Session, 'client' | 'stateDir' | 'config'>,
+  read: RecordRead,
+  kind: BatchKind,
+  paths: readonly BatchPath[],
+  whole: () => Iterable<Entry>,
+): Promise<CommitResult> {
+  const header = batchHeader(session, kind);
+  const nonce = newNonce();
+  const store = copyStore(session);
+  const own = [...read.own, header.id];
+  const record = parsedRecord(read);
+  const save = async (where: string, text: string): Promise<void> => {
+    const bytes = Buffer.from(text, 'utf8');
+    await store.save({ path: where, hash: await xxh64Bytes(bytes), size: bytes.length, tail: nonce, own }, text);
+  };
+  if (record === null || read.text === null || read.path === null) {
+    // None yet, or damaged: a snapshot of the whole base, in the damaged one's place.
+    const where = read.path ?? newRecordPath();
+    const text = snapshotText(header, whole(), nonce);
+    // files.write documents no cap, but writes a large file "as a first part with overwrite
+    // and the rest with append": parts of writeMany's 5 MB, cut at line ends. A reader
+    // between two parts finds no tail: a damaged record, absent for that moment.
+    const parts = linesUpTo(text, WRITE_MANY_MAX_BYTES);
+    for (const [i, part] of parts.entries()) await session.client.files.write(where, part, i === 0 ? 'overwrite' : 'append');
+    await save(where, text);
+    return { ok: true, id: header.id, requests: parts.length };
+  }
+  if (paths.length === 0) return { ok: true, id: header.id, requests: 0 };
+  const batch = batchText(header, paths);
+  const appended = record.totalBytes - record.snapshotBytes + Buffer.byteLength(batch);
+  // Compaction: the batches outgrew the snapshot. The whole text is the compare-and-swap's
+  // old string then (still one exact-match edit); the newest batches stay batches, so a push
+  // in flight elsewhere is still told apart from a failed one.
+  const compact = appended > Math.max(record.snapshotBytes, RECORD_COMPACT_MIN_BYTES) && record.batches.length > RECORD_KEEP_BATCHES + 1;
+  const next = compact ? compactedText(record, header, batch, nonce) : appendedText(read.text, record.tail, batch, nonce);
+  const oldString = compact ? read.text : tailLine(record.tail);
+  const newString = compact ? next : next.slice(read.text.length - oldString.length);
+  try {
+    await session.client.files.edit(read.path, oldString, newString);
+  } catch (err) {
+    if (err instanceof OutcomeUnknownError || (err instanceof ApiError && (err.status === 409 || err.status === 404))) {
+      return { ok: false, id: header.id, requests: 1 };
+    }
+    throw err;
+  }
+  await save(read.path, next);
+  return { ok: true, id: header.id, requests: 1 };
+}
+
+/** `text` cut at line ends into parts of at most `max` UTF-8 bytes (a line longer than that is a part of its own). */
+function linesUpTo(text: string, max: number): string[] {
+  if (Buffer.byteLength(text) <= max) return [text];
+  const parts: string[] = [];
+  let start = 0;
+  let bytes = 0;
+  let cut = 0;
+  for (let i = 0; i < text.length; ) {
+    const nl = text.indexOf('\n', i);
+    const end = nl === -1 ? text.length : nl + 1;
+    const n = Buffer.byteLength(text.slice(i, end));
+    if (bytes + n > max && cut > start) {
+      parts.push(text.slice(start, cut));
+      start = cut;
+      bytes = 0;
+    }
+    bytes += n;
+    cut = end;
+    i = end;
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+/** The record rewritten as one snapshot (each path's newest after) followed by its newest batches and `batch`. */
+function compactedText(record: BaseRecord, header: BatchHeader, batch: string, nonce: string): string {
+  const keep = record.batches.slice(-RECORD_KEEP_BATCHES);
+  const folded = new Map<string, Entry>();
+  for (const b of record.batches.slice(0, record.batches.length - keep.length)) {
+    for (const p of b.paths) {
+      if (p.after === null) folded.delete(p.path);
+      else folded.set(p.path, { path: p.path, ...p.after });
+    }
+  }
+  const head = snapshotText({ ...header, id: `${header.id}-s` }, folded.values(), nonce);
+  const kept = keep.map((b) => batchText(b.header, b.paths, b.snapshot)).join('');
+  return `${head.slice(0, head.length - tailLine(nonce).length)}${kept}${batch}${tailLine(nonce)}`;
+}
+
+/**
+ * Records a base change a command made without planning against the record (pull, resolve,
+ * undo): appended to the record as this machine's copy knows it. Returns a warning when it
+ * could not be (no copy yet, or another machine recorded meanwhile): the record then does not
+ * know of it, so other machines see those paths as changed on the deployment (conflicts,
+ * never overwrites) until this machine's next push records its base.
+ */
+export async function recordBaseChange(
+  session: Pick<Session, 'client' | 'stateDir' | 'config'>,
+  kind: BatchKind,
+  before: ReadonlyMap<string, Entry> | null,
+  after: ReadonlyMap<string, Entry>,
+): Promise<string | null> {
+  const paths = diffBases(before as Map<string, Entry> | null, after as Map<string, Entry>);
+  if (paths.length === 0) return null;
+  const store = copyStore(session);
+  const meta = await store.meta();
+  const text = meta === null ? null : await store.text(meta);
+  if (meta === null || text === null) return null;
+  const read: RecordRead = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+  if (parsedRecord(read) === null) return null;
+  const committed = await commitBatch(session, read, kind, paths, () => []);
+  return committed.ok ? null : `the deployment's base record changed meanwhile (another push?): this ${kind} is not recorded there; the next push records the base`;
+}

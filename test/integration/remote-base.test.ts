@@ -1,0 +1,302 @@
+/**
+ * Issue 27: the base travels with the deployment (the base record). A fresh clone (CI, a
+ * teammate), a second copy of the project and two machines at once push with git's safety.
+ */
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+import { runCli } from '../helpers/cli.js';
+import { envFor, pushOnce } from '../helpers/push.js';
+import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startWatch } from '../../src/watch/daemon.js';
+import { Recorder, watchSession } from '../watch/harness.js';
+
+let emu: RunningEmulator;
+let vol: { dir: string; cleanup: () => Promise<void> };
+const dirs: Array<{ dir: string; cleanup: () => Promise<void> }> = [];
+
+beforeAll(async () => {
+  vol = await tempDir('hostsync-emu-');
+  // Many pushes in a minute: the API's rate limit would only slow the races down.
+  emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+});
+afterAll(async () => {
+  await emu?.close();
+  await vol?.cleanup();
+});
+beforeEach(async () => {
+  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+});
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await d.cleanup();
+});
+
+async function folder(prefix: string): Promise<string> {
+  const d = await tempDir(`hostsync-${prefix}-`);
+  dirs.push(d);
+  return d.dir;
+}
+
+/** A copy of `from` as `git clone` makes it: everything but `.hostsync/`. */
+async function cloneOf(from: string, prefix = 'clone'): Promise<string> {
+  const to = await folder(prefix);
+  await cp(from, to, { recursive: true, filter: (src) => !src.split(path.sep).includes('.hostsync') });
+  return to;
+}
+
+const PROJECT = { 'index.html': '<h1>hi</h1>\n', 'src/app.js': 'console.log(1)\n', 'src/util.js': 'export const u = 1\n', 'package.json': '{"name":"site"}\n' };
+
+async function records(): Promise<string[]> {
+  try {
+    return (await readdir(path.join(emu.volume, '.hostsync'))).filter((n) => /^base-[0-9a-f]{32}\.rec$/.test(n));
+  } catch {
+    return [];
+  }
+}
+
+describe('a base record on the deployment', () => {
+  it('a push leaves one record under .hostsync/, with an unguessable name, never listed as a change or remote-only', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    const first = await pushOnce(emu, laptop);
+    expect(first.report.failures).toEqual([]);
+    expect(await records()).toHaveLength(1);
+    const again = await pushOnce(emu, laptop);
+    expect(again.report.changes).toEqual([]);
+    expect(again.report.remoteOnly).toEqual([]);
+    expect(again.report.drift).toEqual([]);
+    // A no-op push with a current local base: the one index read, nothing else.
+    expect(again.stats.total).toBe(1);
+    const mirror = await pushOnce(emu, laptop, { mirror: true });
+    expect(mirror.report.changes).toEqual([]);
+    expect(await records()).toHaveLength(1);
+  });
+});
+
+describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
+  it('one change: written, exit 0 (not a first-push conflict)', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/app.js'), 'console.log(2)\n');
+    const r = await runCli(['push', '--json', '--no-apply', '--dir', ci], { ...envFor(emu), CI: 'true' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { changes: { written: number }; conflicts: unknown[] };
+    expect(out.changes.written).toBe(1);
+    expect(out.conflicts).toEqual([]);
+    expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe('console.log(2)\n');
+    // ...and the laptop, behind now, does not revert it: a push from elsewhere, named as such.
+    const back = await pushOnce(emu, laptop);
+    expect(back.report.changes).toEqual([]);
+    expect(back.report.elsewhere.map((e) => `${e.kind} ${e.path} ${e.origin.dir}`)).toEqual([`modified src/app.js ${path.basename(ci)}`]);
+    expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe('console.log(2)\n');
+  });
+
+  it('a file edited on the deployment outside hostsync: exit 3 naming it', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    await writeFile(path.join(emu.volume, 'src/util.js'), 'export const u = 2 // hotfix\n');
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/util.js'), 'export const u = 3\n');
+    const r = await runCli(['push', '--json', '--no-apply', '--dir', ci], { ...envFor(emu), CI: 'true' });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain('src/util.js');
+    expect(await readFile(path.join(emu.volume, 'src/util.js'), 'utf8')).toBe('export const u = 2 // hotfix\n');
+  });
+
+  it('a fresh clone costs at most one read more than the laptop (the record)', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const ci = await cloneOf(laptop, 'ci');
+    const noop = await pushOnce(emu, ci);
+    expect(noop.report.changes).toEqual([]);
+    expect(noop.report.conflicts).toEqual([]);
+    expect(noop.stats.total).toBe(2);
+  });
+});
+
+describe('every writer records', () => {
+  it('a pull that took a hand edit is recorded: a fresh clone then changes that file without a conflict', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    await writeFile(path.join(emu.volume, 'src/util.js'), 'export const u = 2 // hotfix\n');
+    const pulled = await runCli(['pull', '--json', '--dir', laptop], envFor(emu));
+    expect(pulled.code, pulled.stdout + pulled.stderr).toBe(0);
+    expect(await readFile(path.join(laptop, 'src/util.js'), 'utf8')).toBe('export const u = 2 // hotfix\n');
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/util.js'), 'export const u = 3\n');
+    const { report } = await pushOnce(emu, ci);
+    expect(report.conflicts).toEqual([]);
+    expect(report.counts.written).toBe(1);
+  });
+});
+
+describe('a damaged record', () => {
+  it.each([
+    ['truncated', (t: string) => t.slice(0, Math.floor(t.length / 2))],
+    ['of another version', (t: string) => t.replace('hostsync base record 1', 'hostsync base record 9')],
+    ['garbage', () => '\u0000\u0001 not a record'],
+  ])('%s: treated as absent with one warning, never as permission to overwrite', async (_name, damage) => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const [name] = await records();
+    const file = path.join(emu.volume, '.hostsync', name!);
+    await writeFile(file, damage(await readFile(file, 'utf8')));
+    const ci = await cloneOf(laptop, 'ci');
+    await writeFile(path.join(ci, 'src/app.js'), 'console.log(2)\n');
+    const { report } = await pushOnce(emu, ci);
+    expect(report.warnings.filter((w) => w.includes('base record'))).toHaveLength(1);
+    expect(report.conflicts.map((c) => `${c.path} ${c.reason}`)).toEqual(['src/app.js first-push-differs']);
+    expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe('console.log(1)\n');
+    // The push rewrote the record: the next clone has a base again.
+    const ci2 = await cloneOf(laptop, 'ci2');
+    await writeFile(path.join(ci2, 'src/util.js'), 'export const u = 9\n');
+    const next = await pushOnce(emu, ci2);
+    expect(next.report.warnings.filter((w) => w.includes('base record'))).toEqual([]);
+    expect(next.report.conflicts).toEqual([]);
+    expect(next.report.counts.written).toBe(1);
+  });
+});
+
+describe('two copies of the project, one deployment', () => {
+  it("a deletion a watch made from copy A is named by copy B's status and never reverted by B; B's change is never reverted by A", async () => {
+    const a = await folder('copy-a');
+    await writeTree(a, PROJECT);
+    await pushOnce(emu, a);
+    const b = await cloneOf(a, 'copy-b');
+    // B pushes once (takes the deployment's base).
+    expect((await pushOnce(emu, b)).report.conflicts).toEqual([]);
+
+    const session = await watchSession(emu, a, emu.deploymentId);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+    try {
+      await daemon.whenIdle();
+      await rm(path.join(a, 'package.json'));
+      while (existsSync(path.join(emu.volume, 'package.json'))) await sleep(20);
+      await daemon.whenIdle();
+
+      // B: status names the deletion and where it came from; push leaves it deleted.
+      const status = await runCli(['status', '--json', '--dir', b], envFor(emu));
+      const st = JSON.parse(status.stdout) as { elsewhere: Array<{ path: string; kind: string; dir: string; by: string }>; drift: unknown[]; changes: unknown[] };
+      expect(st.elsewhere.map((e) => `${e.kind} ${e.path} ${e.by} ${e.dir}`)).toEqual([`deleted package.json watch ${path.basename(a)}`]);
+      expect(st.drift).toEqual([]);
+      expect(st.changes).toEqual([]);
+      const human = await runCli(['status', '--dir', b], envFor(emu));
+      expect(human.stdout).toContain('Changed by a push from elsewhere');
+      expect(human.stdout).toMatch(/package\.json .*deleted by a watch from/);
+      expect(human.stdout).toContain('hostsync pull');
+      const d = await runCli(['diff', '--json', '--dir', b], envFor(emu));
+      const files = (JSON.parse(d.stdout) as { files: Array<{ path: string; side: string; elsewhere?: { dir: string; by: string } }> }).files;
+      expect(files.map((f) => [f.path, f.side, f.elsewhere?.by, f.elsewhere?.dir])).toEqual([['package.json', 'remote', 'watch', path.basename(a)]]);
+      const pushB = await pushOnce(emu, b);
+      expect(pushB.report.changes).toEqual([]);
+      expect(pushB.report.conflicts).toEqual([]);
+      expect(existsSync(path.join(emu.volume, 'package.json'))).toBe(false);
+
+      // B changes a file and pushes: A's watch (its copy of the record now behind) never reverts it.
+      await writeFile(path.join(b, 'src/util.js'), 'export const u = "from b"\n');
+      const changed = await pushOnce(emu, b);
+      expect(changed.report.counts.written).toBe(1);
+      // A edits another file: its cycle finds the record moved, reads the whole deployment, merges.
+      const mark = rec.events.length;
+      await writeFile(path.join(a, 'src/app.js'), 'console.log("from a")\n');
+      while ((await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')) !== 'console.log("from a")\n') await sleep(20);
+      await daemon.whenIdle();
+      expect(await readFile(path.join(emu.volume, 'src/util.js'), 'utf8')).toBe('export const u = "from b"\n');
+      expect(rec.cyclesSince(mark).flatMap((c) => c.conflicts)).toEqual([]);
+    } finally {
+      await daemon.stop();
+      await session.close();
+    }
+    // A's status, after: util.js is B's change (pull takes it), not a hand edit; no conflicts.
+    const fromA = await pushOnce(emu, a, { dryRun: true });
+    expect(fromA.report.conflicts).toEqual([]);
+    expect(fromA.report.drift).toEqual([]);
+    expect(fromA.report.elsewhere.map((e) => `${e.kind} ${e.path}`)).toEqual(['modified src/util.js']);
+    // B, in turn, needs nothing: app.js was A's (elsewhere for B), package.json deleted by A.
+    const fromB = await pushOnce(emu, b, { dryRun: true });
+    expect(fromB.report.changes).toEqual([]);
+    expect(fromB.report.conflicts).toEqual([]);
+    expect(fromB.report.elsewhere.map((e) => `${e.kind} ${e.path}`).sort()).toEqual(['deleted package.json', 'modified src/app.js']);
+    // The way back the status names: resolve --ours, then a plain push writes B's copy.
+    const resolved = await runCli(['resolve', 'package.json', '--ours', '--dir', b], envFor(emu));
+    expect(resolved.code, resolved.stdout + resolved.stderr).toBe(0);
+    const back = await pushOnce(emu, b);
+    expect(back.report.conflicts).toEqual([]);
+    expect(back.report.counts.written).toBe(1);
+    expect(await readFile(path.join(emu.volume, 'package.json'), 'utf8')).toBe(PROJECT['package.json']);
+  });
+});
+
+describe('two machines at once', () => {
+  /** Two copies that both pushed once (each has its own base), as a laptop and a CI runner with a cache. */
+  async function twoCopies(): Promise<[string, string]> {
+    const x = await folder('machine-x');
+    await writeTree(x, PROJECT);
+    await pushOnce(emu, x);
+    const y = await cloneOf(x, 'machine-y');
+    await pushOnce(emu, y);
+    return [x, y];
+  }
+  const push = (dir: string) => runCli(['push', '--json', '--no-apply', '--dir', dir], envFor(emu));
+
+  it('racing on the same file: one lands, the other is a conflict naming it; nothing is lost silently', async () => {
+    for (let round = 0; round < 3; round++) {
+      for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+      const [x, y] = await twoCopies();
+      await writeFile(path.join(x, 'src/app.js'), `console.log("x${round}")\n`);
+      await writeFile(path.join(y, 'src/app.js'), `console.log("y${round}")\n`);
+      const [rx, ry] = await Promise.all([push(x), push(y)]);
+      const codes = [rx.code, ry.code].sort();
+      expect(codes, rx.stdout + rx.stderr + ry.stdout + ry.stderr).toEqual([0, 3]);
+      const [won, lost] = rx.code === 0 ? (['x', ry] as const) : (['y', rx] as const);
+      expect(lost.stdout).toContain('src/app.js');
+      expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe(`console.log("${won}${round}")\n`);
+    }
+  }, 180_000);
+
+  it('racing on different files: both land', async () => {
+    for (let round = 0; round < 3; round++) {
+      for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+      const [x, y] = await twoCopies();
+      await writeFile(path.join(x, 'src/app.js'), `console.log("x${round}")\n`);
+      await writeFile(path.join(y, 'src/util.js'), `export const u = "y${round}"\n`);
+      const [rx, ry] = await Promise.all([push(x), push(y)]);
+      expect([rx.code, ry.code], rx.stdout + rx.stderr + ry.stdout + ry.stderr).toEqual([0, 0]);
+      expect(await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')).toBe(`console.log("x${round}")\n`);
+      expect(await readFile(path.join(emu.volume, 'src/util.js'), 'utf8')).toBe(`export const u = "y${round}"\n`);
+      // Neither reverts the other afterwards.
+      for (const dir of [x, y]) {
+        const again = await pushOnce(emu, dir);
+        expect(again.report.changes).toEqual([]);
+        expect(again.report.conflicts).toEqual([]);
+      }
+    }
+  });
+
+  it('two fresh clones (two CI jobs) racing on the same file: the loser of the record compare-and-swap reports the conflict', async () => {
+    const laptop = await folder('laptop');
+    await writeTree(laptop, PROJECT);
+    await pushOnce(emu, laptop);
+    const [x, y] = [await cloneOf(laptop, 'ci-x'), await cloneOf(laptop, 'ci-y')];
+    await writeFile(path.join(x, 'src/app.js'), 'console.log("x")\n');
+    await writeFile(path.join(y, 'src/app.js'), 'console.log("y")\n');
+    const [rx, ry] = await Promise.all([push(x), push(y)]);
+    const final = await readFile(path.join(emu.volume, 'src/app.js'), 'utf8');
+    // Whatever the timing, the deployment holds one of the two, and a push that exits 3 names
+    // the file. (Both exit 0 only if the second started after the first had finished: a plain
+    // later deploy from a clone, which takes what hostsync left as its base.)
+    expect(['console.log("x")\n', 'console.log("y")\n']).toContain(final);
+    expect([rx.code, ry.code]).toContain(0);
+    for (const r of [rx, ry]) if (r.code === 3) expect(r.stdout).toContain('src/app.js');
+  }, 120_000);
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import {
+  appendedText,
+  batchText,
+  diffBases,
+  parseRecord,
+  RecordFormatError,
+  snapshotText,
+  type BatchHeader,
+} from '../../src/state/base-record.js';
+import { file, snap } from '../sync/fixtures.js';
+
+const H = (id: string, kind: BatchHeader['kind'] = 'push'): BatchHeader => ({ t: '2026-01-01T00:00:00.000Z', id, kind, host: 'laptop', dir: 'site', v: '0.1.0' });
+const NONCE1 = 'a'.repeat(32);
+const NONCE2 = 'b'.repeat(32);
+
+describe('base record format', () => {
+  const base = snap(file('a.txt', '1'), file('dir/b.js', '2', { x: true }), file('dir/c\tweird%\nname', '3'), file('dir/d.js', '4'));
+  const text = snapshotText(H('s1', 'snapshot'), base.values(), NONCE1);
+
+  it('round-trips a snapshot: paths (escaped, front-coded), hashes, sizes, exec bits', () => {
+    const r = parseRecord(text);
+    expect(r.tail).toBe(NONCE1);
+    expect(r.batches).toHaveLength(1);
+    expect(r.batches[0]!.snapshot).toBe(true);
+    expect(r.batches[0]!.paths.map((p) => p.path)).toEqual([...base.keys()].sort());
+    for (const p of r.batches[0]!.paths) {
+      const e = base.get(p.path)!;
+      expect(p.after).toEqual({ hash: e.hash, size: e.size, executable: e.executable });
+    }
+    expect(r.snapshotBytes).toBe(Buffer.byteLength(text) - `@tail ${NONCE1}\n`.length);
+    expect(r.totalBytes).toBe(Buffer.byteLength(text));
+    // Front coding: dir/d.js shares "dir/" with the path before it.
+    expect(text).toContain('\n4\td.js\t');
+  });
+
+  it('appends a batch by replacing the tail line, as files.edit does', () => {
+    const batch = batchText(H('p1'), diffBases(base, snap(file('a.txt', '9'), file('dir/b.js', '2', { x: true }), file('dir/d.js', '4'), file('new', 'n'))));
+    const next = appendedText(text, NONCE1, batch, NONCE2);
+    expect(next).toBe(text.replace(`@tail ${NONCE1}\n`, `${batch}@tail ${NONCE2}\n`));
+    const r = parseRecord(next);
+    expect(r.tail).toBe(NONCE2);
+    expect(r.batches.map((b) => b.header.id)).toEqual(['s1', 'p1']);
+    const byPath = Object.fromEntries(r.batches[1]!.paths.map((p) => [p.path, p]));
+    expect(Object.keys(byPath).sort()).toEqual(['a.txt', 'dir/c\tweird%\nname', 'new']);
+    expect(byPath['a.txt']!.before).toEqual({ hash: file('a', '1').hash, size: 1, executable: false });
+    expect(byPath['dir/c\tweird%\nname']!.after).toBeNull();
+    expect(byPath['new']!.before).toBeNull();
+  });
+
+  it('hashless entries (too big to hash) keep their size', () => {
+    const t = snapshotText(H('s'), [{ path: 'big', hash: null, size: 5_000_000, executable: false }], NONCE1);
+    expect(parseRecord(t).batches[0]!.paths[0]!.after).toEqual({ hash: null, size: 5_000_000, executable: false });
+  });
+
+  const damaged: Array<[string, string]> = [
+    ['empty', ''],
+    ['foreign version', text.replace('hostsync base record 1', 'hostsync base record 2')],
+    ['not a record', 'hello\n'],
+    ['truncated mid-line', text.slice(0, text.length - 10)],
+    ['truncated before the tail', text.slice(0, text.indexOf('@tail'))],
+    ['a bad entry', text.replace(/\t[0-9a-f]{16}:1\n/, '\tzz:1\n')],
+    ['paths out of order', snapshotText(H('s'), [], NONCE1).replace('@tail', '0\tb\t-\n0\ta\t-\n@tail')],
+    ['text after the tail', `${text}0\tz\t-\n`],
+    ['an entry before any header', `hostsync base record 1\n0\ta\t-\n@tail ${NONCE1}\n`],
+    ['a header that is not JSON', `hostsync base record 1\nS {nope\n@tail ${NONCE1}\n`],
+    ['a shared prefix longer than the previous path', text.replace('\n4\td.js', '\n40\td.js')],
+  ];
+  it.each(damaged)('refuses a damaged record: %s', (_name, bad) => {
+    expect(() => parseRecord(bad)).toThrow(RecordFormatError);
+  });
+
+  it('diffBases: a null before records every path as added', () => {
+    expect(diffBases(null, snap(file('a', '1'))).map((p) => [p.path, p.before])).toEqual([['a', null]]);
+  });
+});
