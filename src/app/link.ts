@@ -1,5 +1,5 @@
 import type { Deployment } from '../api/types.js';
-import { readConfigFile } from '../config/config.js';
+import { projectRootOf, readConfigFile } from '../config/config.js';
 import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
 import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
@@ -96,8 +96,8 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
           { ...(opts.deployment ? { id: opts.deployment } : {}), ...(opts.name ? { name: opts.name } : {}) },
           opts.choose,
         );
-        const fileBaseUrl = (await readConfigFile(config.root)).baseUrl;
-        const edit = await setConfigFields(config.root, {
+        const fileBaseUrl = (await readConfigFile(projectRootOf(config))).baseUrl;
+        const edit = await setConfigFields(projectRootOf(config), {
           deployment: chosen.id,
           ...(opts.baseUrl || !fileBaseUrl ? { baseUrl: config.baseUrl } : {}),
         });

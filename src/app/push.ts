@@ -1,3 +1,4 @@
+import { projectRootOf } from '../config/config.js';
 import type { ApplyResult } from '../api/types.js';
 import { setGitignoreSetting } from '../config/edit.js';
 import { EXIT, type ExitCode } from '../errors.js';
@@ -255,7 +256,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           copies: opts.backup === false ? 'none' : 'all',
           checkIdle: true,
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-          ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, session.config.root) } : {}),
+          ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, projectRootOf(session.config)) } : {}),
         });
         return pushResult(report, session, opts.allowMassDelete ?? false);
       } finally {

@@ -25,6 +25,11 @@ export const CONFIG_KEYS = [
   'targets',
   'defaultTarget',
   'envFile',
+  // The deployment as code (#29): deploy-settings.ts.
+  'startup',
+  'size',
+  'dir',
+  'build',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DEFAULT_HOT_PATHS } from './tunables.js';
-import type { Config } from '../config/config.js';
+import { projectRootOf, type Config } from '../config/config.js';
 import { loadGitignore } from '../local/gitignore.js';
 import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { StatCache } from '../local/statcache.js';
@@ -65,7 +65,10 @@ export const answerTimeout = (config: Pick<Config, 'timeoutSeconds'>): { timeout
  * (config.deadlineSeconds) replaces it, 0 meaning none.
  */
 export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number } = {}): Promise<Session> {
-  const stateDir = deploymentStateDir(config.root, config.baseUrl, config.deploymentId);
+  // State lives in the project root even when a build's output folder is synced ("dir"):
+  // a build that empties that folder loses nothing of it.
+  const stateRoot = projectRootOf(config);
+  const stateDir = deploymentStateDir(stateRoot, config.baseUrl, config.deploymentId);
   const deadlineMs = config.deadlineSeconds !== undefined ? config.deadlineSeconds * 1000 : opts.deadlineMs;
   const client = new HostingClient({
     baseUrl: config.baseUrl,
@@ -76,8 +79,8 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     ...(deadlineMs ? { deadlineMs } : {}),
   });
   const gitignore = config.gitignore === true ? ((await loadGitignore(config.root)) ?? []) : [];
-  const matcher = await loadIgnoreMatcher(config.root, config.ignore, {}, gitignore);
-  const cache = await StatCache.load(statCacheFile(config.root));
+  const matcher = await loadIgnoreMatcher(stateRoot, config.ignore, {}, gitignore);
+  const cache = await StatCache.load(statCacheFile(stateRoot));
   return {
     config,
     client,
