@@ -7,6 +7,8 @@ import type { PushReport } from '../sync/push.js';
 import { changeItem, conflictItem, driftItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
+import { settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
+import { withSettings } from './push.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
 export const REMOTE_ONLY_LISTED = 200;
@@ -47,6 +49,10 @@ export interface StatusResult extends Partial<FailureFields> {
    * request): running, or stale when its process is gone; null when none ran.
    */
   watch: WatchStatus | null;
+  /** hostsync.json's "startup" and "size" against the deployment (app/deploy-settings.ts); null when it declares none or the deployment could not be read. */
+  settings: SettingsResult | null;
+  /** The app's public address (the deployment's domains.url), or null when it has none or it could not be read. */
+  url: string | null;
 }
 
 export function emptyStatusResult(): StatusResult {
@@ -66,6 +72,8 @@ export function emptyStatusResult(): StatusResult {
     warnings: [],
     deployment: null,
     watch: null,
+    settings: null,
+    url: null,
   };
 }
 
@@ -88,7 +96,9 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
         const report = await pushCore(session, { dryRun: true, allowMassDelete: true });
         const reads = session.client.stats().total;
         // Read after the comparison, so `reads` counts only what a push would read too.
-        const appState = await session.client.deployments.get().then((d) => d.state, () => null);
+        const record = await session.client.deployments.get().catch(() => null);
+        const appState = record?.state ?? null;
+        const settings = record ? await settingsPreview(session, record) : null;
         const result: StatusResult = {
           ok: true,
           changes: report.changes.map(changeItem),
@@ -105,9 +115,13 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
           warnings: report.warnings,
           deployment: deploymentRef(session.config),
           watch,
+          settings: null,
+          url: record?.domains?.url ?? null,
         };
+        // A push makes the settings' requests on top of the files' (the read only when they differ from the last push's).
+        if (settings) result.pushRequests += settingsRequestEstimate(settings);
         const code = previewExitCode(report, false);
-        return code === EXIT.ok ? result : failedWith(result, previewReason(report), code);
+        return withSettings(code === EXIT.ok ? result : failedWith(result, previewReason(report), code), settings);
       } finally {
         await session.close();
       }

@@ -17,6 +17,7 @@ import { emptyLogsReport } from '../app/logs.js';
 import { emptyPullResult } from '../app/pull.js';
 import { emptyPushResult } from '../app/push.js';
 import { emptyResolveResult } from '../app/resolve.js';
+import { emptyRestartResult } from '../app/restart.js';
 import { emptyStatusResult } from '../app/status.js';
 import { emptyTargetsResult } from '../app/targets.js';
 import { emptyTrustResult } from '../app/trust.js';
@@ -41,6 +42,7 @@ const EMPTY: Record<string, () => object> = {
   trust: emptyTrustResult,
   targets: emptyTargetsResult,
   doctor: emptyDoctorResult,
+  restart: emptyRestartResult,
   // `env` alone names no action, so it has no result to shape: it keeps {ok, error, exitCode}.
   'env list': () => emptyEnvResult('list'),
   'env diff': () => emptyEnvResult('diff'),

@@ -52,6 +52,11 @@ export interface PushOptions {
    * or, answering null (no terminal), push them with a warning. Without it: the warning.
    */
   onGitignored?: (paths: string[]) => Promise<boolean | null>;
+  /**
+   * The deployment's start settings or size were changed just before this push
+   * (app/deploy-settings.ts): its apply restarts the app, whatever the files changed.
+   */
+  settingsChanged?: boolean;
 }
 
 export interface ChangeCounts {
@@ -397,6 +402,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
     opts.onProgress?.({ phase: 'apply', done: 0, total: 1 });
     const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : first.rec.changes), config.applyWaitSeconds);
+    if (opts.settingsChanged) req.restart = true;
     const applied = await applyOrRefusal(session, req);
     if (typeof applied === 'string') {
       // The files landed; the report says so, and the apply stays owed.
