@@ -5,6 +5,7 @@ import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
 import { answerTimeout } from '../sync/session.js';
 import { resolveConfig, type ConnectionOptions } from './options.js';
+import { detectStart, startKeys } from './project-settings.js';
 import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 /** A deployment as `link` lists, checks and reports it. */
@@ -100,7 +101,7 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
         const edit = await setConfigFields(projectRootOf(config), {
           deployment: chosen.id,
           ...(opts.baseUrl || !fileBaseUrl ? { baseUrl: config.baseUrl } : {}),
-        });
+        }, startKeys(await detectStart(projectRootOf(config))));
         return { ok: true, deployment: chosen, deployments: visible, baseUrl, config: edit, requests: requestsOf(client.stats()) };
       } finally {
         await client.close();
