@@ -345,8 +345,10 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const file: TargetSettings = { ...topSettings(raw), ...(selected?.settings ?? {}) };
 
   // The synced folder: the project root, or its "dir" (which must exist: a build makes it).
+  // With a "build", the folder may not exist yet: push makes it before it scans.
   const root = file.dir && file.dir !== '.' ? await resolveRoot(file.dir, projectRoot).catch(() => {
-    throw usageError(`"dir" of ${CONFIG_FILE} names ${path.join(projectRoot, file.dir!)}, which is not a folder: run the build first${file.build ? ` (${file.build})` : ''}`);
+    if (file.build) return path.join(projectRoot, file.dir!);
+    throw usageError(`"dir" of ${CONFIG_FILE} names ${path.join(projectRoot, file.dir!)}, which is not a folder: build the project first, or set "build" to the command that does`);
   }) : projectRoot;
   // With no service named anywhere, a running `hostsync dev` of this project is the one.
   const dev = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl || opts.devEmulator === false ? null : await devEmulatorFor(projectRoot);
