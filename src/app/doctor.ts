@@ -180,7 +180,7 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
       const ignored = present && s.matcher.ignores(rel, false);
       add('entry', present && !ignored,
         !present ? `the startup entry file ${rel} is not in ${root}` : ignored ? `the startup entry file ${rel} is ignored, so it is never pushed` : `${rel} exists and is synced`,
-        !present ? `create ${rel}, or change the entry file in the deployment's startup settings to your main file` : `remove the pattern that ignores ${rel} from .syncignore or "ignore" in hostsync.json`);
+        !present ? `create ${rel}, or set your main file as "startup": {"entryFile": "..."} in hostsync.json and run \`hostsync push\` (it sets it on the deployment)` : `remove the pattern that ignores ${rel} from .syncignore or "ignore" in hostsync.json`);
     }
     const runtime = d.startup?.runtime || d.runtime;
     const wants = kind.node ? 'node' : kind.python ? 'python' : null;

@@ -89,6 +89,17 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/restart.js')).restartCommand(cmd)));
 
   program
+    .command('open')
+    .description("print the app's public URL (one deployments.get), and open it in a browser on a desktop")
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/open.js')).openCommand(cmd)));
+
+  program
+    .command('create')
+    .description("create a deployment from the project's settings (hostsync.json runtime, version and size; one deployments.create) and link it in hostsync.json")
+    .argument('<name>', 'the new deployment\'s name')
+    .action(async (name: string, _opts, cmd: Command) => setExit(await (await import('./commands/create.js')).createCommand(name, cmd)));
+
+  program
     .command('diff')
     .description('show local against the deployment: a unified diff for text (- deployment, + local), size and hash for binary files')
     .argument('[path...]', 'limit to these files or folders (named paths cost a request each, not a walk of the whole deployment)')

@@ -161,3 +161,32 @@ describe('hostsync restart', () => {
     expect(bad.stdout).toContain('Error: boom at start');
   });
 });
+
+describe('hostsync open and create', () => {
+  it('open prints the app\'s URL (one request), and status shows it too', async () => {
+    const web = "require('node:http').createServer((q, s) => s.end('<title>w</title>')).listen(Number(process.env.SERVER_PORT), '0.0.0.0');\n";
+    const t = await setup({ 'index.js': web });
+    expect((await t.cli('push')).code).toBe(0);
+    const r = await t.json('open');
+    expect(r.code).toBe(0);
+    expect(r.out.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(r.out.requests.total).toBe(1);
+    const human = await t.cli('open');
+    expect(human.stdout.trim()).toBe(r.out.url);
+    const status = await t.cli('status');
+    expect(status.stdout.split('\n')[0]).toContain(r.out.url);
+  });
+
+  it('create makes a deployment with hostsync.json\'s runtime and size in one request and links it; the first push sets the entry file', async () => {
+    const t = await setup({ 'bot.js': BOT, 'hostsync.json': JSON.stringify({ startup: { runtime: 'nodejs', entryFile: 'bot.js' }, size: { ramMB: 768 } }) });
+    const env = { HOSTSYNC_API_KEY: t.emu.apiKey, HOSTSYNC_BASE_URL: t.emu.baseUrl };
+    const r = await runCli(['create', 'my-bot', '--json', '--dir', t.dir], env);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ ok: true, deployment: { name: 'my-bot', runtime: 'nodejs', ramMB: 768 }, requests: { total: 1 } });
+    expect((await t.config()).deployment).toBe(out.deployment.id);
+    const push = await runCli(['push', '--json', '--dir', t.dir], env);
+    expect(push.code, push.stdout).toBe(0);
+    expect(JSON.parse(push.stdout).settings.changes.map((c: { key: string }) => c.key)).toEqual(['entryFile']);
+  });
+});
