@@ -129,3 +129,17 @@ export const LOGS_FOLLOW_SIZE = 500;
 /** After a failed read (network, 5xx) the follower waits this long, doubling up to the second figure, and says so once. */
 export const LOGS_FOLLOW_RETRY_MIN_MS = 2_000;
 export const LOGS_FOLLOW_RETRY_MAX_MS = 30_000;
+
+/**
+ * Watch keeps reading the app's state after each apply (without --logs too), so a crash
+ * after it came up is reported: one deployments.logs long poll per this interval, which
+ * returns early when the process dies. 6 requests a minute of the 120.
+ */
+export const APP_MONITOR_INTERVAL_MS = 10_000;
+/**
+ * An `offline` state is reported once it has lasted this long: a restart passes through
+ * stopped states too, and is followed by `starting` within it.
+ */
+export const APP_MONITOR_CONFIRM_MS = 3_000;
+/** Console lines kept since the last cycle, to name the failure's first error line. */
+export const APP_MONITOR_LINES = 300;
