@@ -5,9 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { EXIT, HostsyncError } from '../errors.js';
-
-/** Lines of the build's output kept for the error message. */
-const TAIL_LINES = 5;
+import { BUILD_ERROR_TAIL_LINES as TAIL_LINES } from './tunables.js';
 
 export async function runBuild(command: string, cwd: string, onOutput?: (chunk: Buffer) => void): Promise<void> {
   const tail: string[] = [];

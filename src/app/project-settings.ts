@@ -8,11 +8,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConfigFile } from '../config/config.js';
 import { detectProjectStart, type ProjectStart } from '../config/project-start.js';
+import { ENTRY_READ_MAX_BYTES } from './tunables.js';
 
 const text = (file: string): Promise<string | null> => readFile(file, 'utf8').catch(() => null);
-
-/** Files the app may read, bounded: an entry file larger than this is not scanned for its static folder. */
-const ENTRY_READ_MAX_BYTES = 1024 * 1024;
 
 export async function detectStart(root: string): Promise<ProjectStart | null> {
   const inRoot = (rel: string): string | null => {

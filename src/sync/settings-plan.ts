@@ -110,7 +110,11 @@ export function planSettings(input: SettingsInput): SettingsPlan {
   const startupChanges = changes.filter((c) => (STARTUP_KEYS as readonly string[]).includes(c.key));
   const sizeChanges = changes.filter((c) => (SIZE_KEYS as readonly string[]).includes(c.key));
   const runtime = startupChanges.find((c) => c.key === 'runtime');
-  const startup: StartupUpdate | null = startupChanges.length === 0 ? null : Object.fromEntries(startupChanges.map((c) => [c.key, String(c.to)]));
+  // A new runtime brings its own defaults for the keys left out: every declared startup key goes with it.
+  const sent = runtime
+    ? declaredEntries(input.startup, {}).map(([k, v]) => ({ key: k, to: v }))
+    : startupChanges;
+  const startup: StartupUpdate | null = sent.length === 0 ? null : Object.fromEntries(sent.map((c) => [c.key, String(c.to)]));
   const resize = sizeChanges.length === 0 ? null : {
     ramMB: input.remote.ramMB,
     cpuPct: input.remote.cpuPct,

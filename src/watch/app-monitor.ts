@@ -6,7 +6,7 @@
  * stopped states) is not reported. Timers only; no I/O.
  */
 import { isErrorLine, linesOfThisStart } from '../sync/console-lines.js';
-import { APP_MONITOR_CONFIRM_MS, APP_MONITOR_LINES } from './tunables.js';
+import { APP_MONITOR_CONFIRM_MS, APP_MONITOR_LINES, APP_MONITOR_SHOWN_LINES as SHOWN } from './tunables.js';
 
 export interface AppDown {
   type: 'app';
@@ -18,8 +18,6 @@ export interface AppDown {
 }
 
 const DOWN_STATES = new Set(['offline']);
-/** Lines of this start shown with the report. */
-const SHOWN = 8;
 
 export class AppMonitor {
   private lines: string[] = [];

@@ -143,3 +143,5 @@ export const APP_MONITOR_INTERVAL_MS = 10_000;
 export const APP_MONITOR_CONFIRM_MS = 3_000;
 /** Console lines kept since the last cycle, to name the failure's first error line. */
 export const APP_MONITOR_LINES = 300;
+/** Lines of this start shown under the report of an app that went offline. */
+export const APP_MONITOR_SHOWN_LINES = 8;

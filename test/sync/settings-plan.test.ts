@@ -50,3 +50,10 @@ describe('planSettings: declared (L), deployment (R), last push (B)', () => {
     expect(declaredMatchBase({ entryFile: 'bot.js' }, {}, null)).toBe(false);
   });
 });
+
+describe('a runtime change', () => {
+  it('sends every declared startup key with it (a new runtime brings its own defaults for the rest)', () => {
+    const plan = planSettings({ startup: { runtime: 'static', entryFile: 'index.js' }, size: {}, remote, base: null, force: false });
+    expect(plan.startup).toEqual({ runtime: 'static', entryFile: 'index.js' });
+  });
+});
