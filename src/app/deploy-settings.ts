@@ -57,12 +57,21 @@ export function runtimeRefusal(plan: SettingsPlan, named: string | undefined): s
   return `hostsync.json's startup.runtime is ${rc.to}, the deployment runs ${rc.from}: changing the runtime reinstalls it from scratch and deletes every file on it; run \`hostsync push --change-runtime ${rc.to}\` to go ahead, or set startup.runtime back to ${rc.from}`;
 }
 
-/** Requests a push makes for these changes: the read, then updateStartup and resize as needed. */
-export function settingsRequestEstimate(s: Pick<SettingsResult, 'changes'>): number {
-  if (s.changes.length === 0) return 0;
+/**
+ * Requests a push makes for the settings: the read unless the steady state spares it
+ * (`reads`: pushReadsSettings), then one updateStartup and one resize as needed.
+ */
+export function settingsRequestEstimate(s: Pick<SettingsResult, 'changes'>, reads: boolean): number {
   const size = s.changes.some((c) => (SIZE_KEYS as readonly string[]).includes(c.key));
   const startup = s.changes.some((c) => !(SIZE_KEYS as readonly string[]).includes(c.key));
-  return 1 + (size ? 1 : 0) + (startup ? 1 : 0);
+  return (reads || s.changes.length > 0 ? 1 : 0) + (size ? 1 : 0) + (startup ? 1 : 0);
+}
+
+/** Whether a push (without --force) reads the deployment for its settings: anything declared that the last push did not leave. */
+export async function pushReadsSettings(session: Session): Promise<boolean> {
+  if (!declares(session)) return false;
+  const base = await loadSettingsBase(session.stateDir, session.config.deploymentId);
+  return !declaredMatchBase(session.config.startup ?? {}, session.config.size ?? {}, base);
 }
 
 const declares = (session: Session): boolean => declaredEntries(session.config.startup ?? {}, session.config.size ?? {}).length > 0;

@@ -7,7 +7,7 @@ import type { PushReport } from '../sync/push.js';
 import { changeItem, conflictItem, driftItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
-import { settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
+import { pushReadsSettings, settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
 import { withSettings } from './push.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
@@ -119,7 +119,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
           url: record?.domains?.url ?? null,
         };
         // A push makes the settings' requests on top of the files' (the read only when they differ from the last push's).
-        if (settings) result.pushRequests += settingsRequestEstimate(settings);
+        if (settings) result.pushRequests += settingsRequestEstimate(settings, await pushReadsSettings(session));
         const code = previewExitCode(report, false);
         return withSettings(code === EXIT.ok ? result : failedWith(result, previewReason(report), code), settings);
       } finally {
