@@ -137,13 +137,17 @@ describe('hot paths', () => {
 });
 
 describe('one dev session, many terminals', () => {
-  it.runIf(process.platform === 'linux')('logs, exec and status in the project talk to the running `hostsync dev` with no variable set, and say so', async () => {
+  it.runIf(process.platform === 'linux')('logs, exec and status in the project talk to the running `hostsync dev` (started with hostsync.json\'s entry file) with no variable set, and say so', async () => {
     const { spawn } = await import('node:child_process');
     const { createInterface } = await import('node:readline');
     const { CLI } = await import('../helpers/cli.js');
     const work = await tempDir('hostsync-dev-island-');
     cleanups.push(work.cleanup);
-    await writeTree(work.dir, { 'index.js': "console.log('island ready');\nsetInterval(() => {}, 60000);\n" });
+    // A bot whose entry is bot.js: dev starts its emulator with hostsync.json's startup.
+    await writeTree(work.dir, {
+      'bot.js': "console.log('island ready');\nsetInterval(() => {}, 60000);\n",
+      'hostsync.json': JSON.stringify({ startup: { entryFile: 'bot.js' } }),
+    });
     await mkdir(path.join(work.dir, 'sub'));
     const child = spawn(process.execPath, [CLI, 'dev', '--json', '--dir', work.dir], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' },
@@ -165,7 +169,7 @@ describe('one dev session, many terminals', () => {
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stderr).toMatch(/using the running `hostsync dev` emulator at http:\/\/127\.0\.0\.1:\d+ \(deployment dep_/);
     expect(JSON.stringify(JSON.parse(logs.stdout))).toContain('island ready');
-    const exec = await runCli(['exec', '--', 'cat index.js'], {}, { cwd: work.dir });
+    const exec = await runCli(['exec', '--', 'cat bot.js'], {}, { cwd: work.dir });
     expect(exec.code, exec.stderr).toBe(0);
     expect(exec.stdout).toContain('island ready');
     const status = await runCli(['status', '--json'], {}, { cwd: work.dir });

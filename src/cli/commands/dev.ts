@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { deploymentRef } from '../../app/options.js';
 import { startWatching, watchEvent } from '../../app/watch.js';
-import type { LogLevel } from '../../config/config.js';
+import { readConfigFile, type LogLevel } from '../../config/config.js';
 import { findProjectRoot } from '../../config/find-root.js';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.js';
 import { EXIT } from '../../errors.js';
@@ -85,7 +85,14 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
   const dir = devDir(root);
   await mkdir(dir, { recursive: true });
   const recordFile = path.join(dir, 'dev.json');
-  const { emu, note } = await startDevEmulator(path.join(dir, 'emulator'), flags, await readRecord(recordFile));
+  // hostsync.json's startup is how the app starts here too (a bot whose entry is bot.js), unless a flag says otherwise.
+  const declared = (await readConfigFile(root)).startup ?? {};
+  const startFlags: DevFlags = {
+    ...flags,
+    ...(flags.runtime === undefined && declared.runtime ? { runtime: declared.runtime } : {}),
+    ...(flags.entry === undefined && declared.entryFile ? { entry: declared.entryFile } : {}),
+  };
+  const { emu, note } = await startDevEmulator(path.join(dir, 'emulator'), startFlags, await readRecord(recordFile));
   // The pid tells the project's other commands that this session is live (config/dev-emulator.ts).
   await writeFile(recordFile, `${JSON.stringify({ port: Number(new URL(emu.baseUrl).port), pid: process.pid })}\n`);
   // A closed terminal turns writes into EIO: they must not crash the process before it cleans up.
