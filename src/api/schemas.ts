@@ -133,6 +133,10 @@ export const Deployment = v.looseObject({
   startup: v.optional(v.looseObject({ runtime: v.optional(str), startCommand: v.optional(str) })),
 });
 export const DeploymentList = v.looseObject({ deployments: v.array(Deployment) });
+export const StartupUpdateResult = v.looseObject({
+  runtime: v.optional(str), runtimeVersion: v.optional(str), entryFile: v.optional(str), startCommand: v.optional(str), warning: v.optional(str),
+});
+export const CreateResult = v.looseObject({ deployment: Deployment, next: v.optional(str) });
 
 const probe = v.looseObject({ url: v.optional(str), status: num, ok: bool });
 export const DiagnoseResult = v.looseObject({

@@ -282,3 +282,15 @@ export interface CheckResult {
   links: Array<{ path: string; status: number }>;
   note: string;
 }
+
+/** deployments.create's body (the fields hostsync sends; `env` and the git and template sources left out). */
+export interface CreateDeploymentRequest {
+  name: string;
+  source: 'blank' | 'github' | 'template';
+  runtime?: string;
+  runtimeVersion?: string;
+  ramMB?: number;
+  cpuPct?: number;
+  storageMB?: number;
+  projectId?: string;
+}

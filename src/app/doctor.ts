@@ -55,6 +55,16 @@ async function attempt<T>(fn: () => Promise<T>): Promise<{ value: T; error: null
 const statusOf = (err: Error | null): number | null => (err instanceof ApiError ? err.status : null);
 const why = (err: Error): string => (err instanceof ApiError && err.status === 403 ? `refused (403): ${err.serverMessage || err.message}` : err.message);
 
+/**
+ * The fix for a per-deployment read that failed: a missing scope only on a 403; a 404 is the
+ * deployment check's finding (a wrong id), which no scope would fix.
+ */
+function scopeFix(error: Error | null, scope: string): string {
+  const st = statusOf(error);
+  if (st === 404) return 'the deployment was not found: see the deployment check above';
+  return st === 403 ? `give the key ${scope}` : `retry; if it persists, check that the key holds ${scope}`;
+}
+
 /** A 403 says the scope is missing; 2xx or another refusal after the scope check (400, 404) says it is held. */
 function scopeFrom(r: { error: Error | null }): boolean | null {
   if (r.error === null) return true;
@@ -178,7 +188,7 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
         : 'exists here and on the deployment';
       add('entry', present && !ignored && !missing,
         !present ? `the startup entry file ${rel} is not in ${root}` : ignored ? `the startup entry file ${rel} is ignored, so it is never pushed` : `${rel} ${where}`,
-        !present ? `create ${rel}, or change the entry file in the deployment's startup settings to your main file`
+        !present ? `create ${rel}, or set your main file as "startup": {"entryFile": "..."} in hostsync.json and run \`hostsync push\` (it sets it on the deployment)`
         : ignored ? `remove the pattern that ignores ${rel} from .syncignore or "ignore" in hostsync.json`
         : `run \`hostsync push\` to send it`);
     }
@@ -208,7 +218,7 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
     add('disk', share <= DOCTOR_DISK_MAX_SHARE, `${mb(usedBytes)} of ${mb(limitBytes)} used (${Math.round(share * 100)}%)`,
       'free space (delete build output or logs on the deployment), or resize its storage');
   } else if (res.error) {
-    add('disk', false, `deployments.resources failed: ${why(res.error)}`, 'give the key deployments:read');
+    add('disk', false, `deployments.resources failed: ${why(res.error)}`, scopeFix(res.error, 'deployments:read'));
   }
 
   // 7. Variables the code reads but nobody set, and placeholders.
@@ -218,7 +228,7 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
     add('env', bad.length === 0, bad.length === 0 ? `${a.used.length} variable${a.used.length === 1 ? '' : 's'} read, all set` : bad.join('; '),
       `add ${[...a.missing, ...a.placeholders].join(', ')} to ${s.config.envFile} and run \`hostsync env push --restart\``);
   } else if (audit.error) {
-    add('env', false, `env.audit failed: ${why(audit.error)}`, 'give the key env:read');
+    add('env', false, `env.audit failed: ${why(audit.error)}`, scopeFix(audit.error, 'env:read'));
   }
 
   // 8. Ignore sanity: secrets stay home, dependencies are installed there, not uploaded.
@@ -235,7 +245,7 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
       conflicts.length + drift.length === 0 ? 'no conflicts, no remote drift' : `${conflicts.length} conflict(s), ${drift.length} file(s) changed on the deployment since the last push`,
       'run `hostsync status` to see them; resolve conflicts, or `hostsync push --force` to overwrite them with the local files');
   } else if (index.error) {
-    add('drift', false, `could not compare: ${why(index.error)}`, 'give the key files:read');
+    add('drift', false, `could not compare: ${why(index.error)}`, scopeFix(index.error, 'files:read'));
   }
 
   // 10. Rate budget and 11. clock, from the last answer's headers.

@@ -4,6 +4,7 @@
  * logged or stored. Secrets cannot be read back, so hostsync compares them through the
  * keyed digests it keeps of what it set (state/env-digests.ts; the key is the user's).
  */
+import { projectRootOf } from '../config/config.js';
 import path from 'node:path';
 import type { ApplyResult, EnvVariable } from '../api/types.js';
 import { EXIT, usageError } from '../errors.js';
@@ -80,7 +81,7 @@ async function readLocal(file: string, result: EnvResult): Promise<Map<string, s
 }
 
 function envFileOf(session: Session, opts: EnvOptions): string {
-  return path.resolve(session.config.root, opts.file ?? session.config.envFile);
+  return path.resolve(projectRootOf(session.config), opts.file ?? session.config.envFile);
 }
 
 /** Keys dotenv accepted but the service would refuse: named all at once, before anything is sent. */

@@ -7,6 +7,8 @@ import { detectProjectKind, type ProjectKind } from '../config/project-kind.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
 import { STATE_DIR } from '../state/paths.js';
 import { runCommand, type FailureFields, type Outcome } from './result.js';
+import { detectStart, startKeys } from './project-settings.js';
+import type { ProjectStart } from '../config/project-start.js';
 
 /** The template ships in the package root, beside package.json. */
 const EXAMPLE = fileURLToPath(new URL('../../.syncignore.example', import.meta.url));
@@ -41,12 +43,18 @@ export interface InitResult extends Partial<FailureFields> {
    * known package says (the default `auto` then decides at each push).
    */
   detected: (ProjectKind & { written: boolean }) | null;
+  /**
+   * How the project starts, read from package.json, the Procfile, requirements.txt and the
+   * entry names (config/project-start.ts), and which of startup, size and hotPaths were
+   * written (a key the file has is kept); null when nothing says.
+   */
+  start?: (ProjectStart & { written: string[] }) | null;
 }
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 
 /** The shape of an init that did nothing. */
-export const emptyInitResult = (): InitResult => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false, detected: null });
+export const emptyInitResult = (): InitResult => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false, detected: null, start: null });
 
 /**
  * `hostsync init` as a function: writes hostsync.json and .syncignore, never overwriting
@@ -73,7 +81,8 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
         requirements: await readFile(path.join(root, 'requirements.txt'), 'utf8').catch(() => null),
       });
       const fields = { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) };
-      const missing = kind ? { health: kind.health } : {};
+      const start = await detectStart(root);
+      const missing = { ...(kind ? { health: kind.health } : {}), ...startKeys(start) };
       const config = opts.target ? await setTargetFields(root, opts.target, fields, missing) : await setConfigFields(root, fields, missing);
       const detected = kind ? { ...kind, written: config.added.includes('health') } : null;
 
@@ -93,7 +102,8 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       if (opts.askGitignore && (await exists(gitignore)) && (await readConfigFile(root)).gitignore === undefined) {
         await setGitignoreSetting(root, await opts.askGitignore());
       }
-      return { ok: true, root, config, syncignore: ignoreExisted ? 'kept' : 'written', gitignoreAdded, detected };
+      const written = config.added.filter((k) => k === 'startup' || k === 'size' || k === 'hotPaths');
+      return { ok: true, root, config, syncignore: ignoreExisted ? 'kept' : 'written', gitignoreAdded, detected, start: start ? { ...start, written } : null };
     },
   );
 }

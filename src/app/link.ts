@@ -1,10 +1,11 @@
 import type { Deployment } from '../api/types.js';
-import { readConfigFile } from '../config/config.js';
+import { projectRootOf, readConfigFile } from '../config/config.js';
 import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
 import { answerTimeout } from '../sync/session.js';
 import { resolveConfig, type ConnectionOptions } from './options.js';
+import { detectStart, startKeys } from './project-settings.js';
 import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 /** A deployment as `link` lists, checks and reports it. */
@@ -98,12 +99,15 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
           { ...(opts.deployment ? { id: opts.deployment } : {}), ...(opts.name ? { name: opts.name } : {}) },
           opts.choose,
         );
-        const file = await readConfigFile(config.root);
+        const root = projectRootOf(config);
+        const file = await readConfigFile(root);
         // With a target selected, the choice is that target's: commands on it read its
         // "deployment" before the top level's, so writing the top level would change nothing.
         const fileBaseUrl = (config.target !== null ? file.targets?.[config.target]?.baseUrl : undefined) ?? file.baseUrl;
         const fields = { deployment: chosen.id, ...(opts.baseUrl || !fileBaseUrl ? { baseUrl: config.baseUrl } : {}) };
-        const edit = config.target !== null ? await setTargetFields(config.root, config.target, fields) : await setConfigFields(config.root, fields);
+        const edit = config.target !== null
+          ? await setTargetFields(root, config.target, fields)
+          : await setConfigFields(root, fields, startKeys(await detectStart(root)));
         return { ok: true, deployment: chosen, deployments: visible, baseUrl, target: config.target, config: edit, requests: requestsOf(client.stats()) };
       } finally {
         await client.close();

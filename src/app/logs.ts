@@ -103,7 +103,7 @@ export interface FollowEnd extends Partial<FailureFields> {
  * every new line once, until `signal` aborts (ok) or the key is refused.
  */
 export async function followDeploymentLogs(
-  opts: LogsOptions & { signal: AbortSignal; onPokeReady?: (poke: () => void) => void },
+  opts: LogsOptions & { signal: AbortSignal; onPokeReady?: (poke: () => void) => void; intervalMs?: number },
   emit: (e: FollowEvent) => void,
 ): Promise<FollowEnd> {
   let client: HostingClient | null = null;
@@ -121,6 +121,7 @@ export async function followDeploymentLogs(
       try {
         const failure = await followLogs(opened.client, emit, {
           initialLines, grep, signal: opts.signal, apiKey: opened.apiKey, ...(opts.onPokeReady ? { onPokeReady: opts.onPokeReady } : {}),
+          ...(opts.intervalMs ? { intervalMs: opts.intervalMs } : {}),
         });
         const requests = requestsOf(opened.client.stats());
         return failure ? failedWith({ ok: false, requests }, failure.message, failure.exitCode) : { ok: true, requests };

@@ -1,3 +1,4 @@
+import { projectRootOf } from '../config/config.js';
 import type { ApplyResult } from '../api/types.js';
 import { setGitignoreSetting } from '../config/edit.js';
 import { EXIT, type ExitCode } from '../errors.js';
@@ -7,6 +8,8 @@ import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/pu
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift, PushedElsewhere } from '../model/types.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
+import { pushSettings, type SettingsResult } from './deploy-settings.js';
+import { runBuild } from './build.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export interface PushOptions extends ConnectionOptions {
@@ -30,6 +33,12 @@ export interface PushOptions extends ConnectionOptions {
    * "gitignore"), or null to push them with a warning (as without this hook).
    */
   onGitignored?: (paths: string[]) => Promise<boolean | null>;
+  /** Allows hostsync.json's startup.runtime to change the deployment's runtime when it names that runtime (the service then deletes every file). */
+  changeRuntime?: string;
+  /** Skip hostsync.json's "build" command. */
+  build?: boolean;
+  /** The build's output, as it comes (the CLI passes stderr). */
+  onBuildOutput?: (chunk: Buffer) => void;
 }
 
 /** One change, as results list them. */
@@ -101,6 +110,8 @@ export interface PushResult extends Partial<FailureFields> {
   backup: { archive: string; paths: string[] } | null;
   /** Which deployment on which service; null when the configuration could not be resolved. */
   deployment: DeploymentRef | null;
+  /** hostsync.json's "startup" and "size" against the deployment (app/deploy-settings.ts); null when it declares none. */
+  settings?: SettingsResult | null;
 }
 
 export const changeItem = (c: Change): ChangeItem => {
@@ -144,6 +155,7 @@ export function emptyPushResult(): PushResult {
     warnings: [],
     backup: null,
     deployment: null,
+    settings: null,
   };
 }
 
@@ -263,8 +275,19 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
     }),
     async () => {
       session = await connect(opts, opts.dryRun ? undefined : 'push to');
+      // Held across the settings and the files (re-entrant: pushCore holds it again).
+      const lock = opts.dryRun ? null : await session.hold('push');
       try {
+        if (!opts.dryRun && opts.build !== false && session.config.build) {
+          await runBuild(session.config.build, projectRootOf(session.config), opts.onBuildOutput);
+        }
+        const settings = await pushSettings(session, {
+          dryRun: opts.dryRun ?? false,
+          force: opts.force ?? false,
+          ...(opts.changeRuntime ? { changeRuntime: opts.changeRuntime } : {}),
+        });
         const report = await pushCore(session, {
+          ...(settings?.applied ? { settingsChanged: true } : {}),
           dryRun: opts.dryRun ?? false,
           force: opts.force ?? false,
           mirror: opts.mirror ?? false,
@@ -273,15 +296,30 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           copies: opts.backup === false ? 'none' : 'all',
           checkIdle: true,
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-          ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, session.config.root) } : {}),
+          ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, projectRootOf(session.config)) } : {}),
         });
-        return pushResult(report, session, opts.allowMassDelete ?? false);
+        return withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings);
       } finally {
+        await lock?.release();
         await session.close();
       }
     },
     () => session?.config.apiKey ?? opts.apiKey ?? (opts.env ?? process.env).HOSTSYNC_API_KEY,
   );
+}
+
+/**
+ * A push's result with its settings step: the settings' conflicts (or a refused runtime
+ * change, in a dry run) make an otherwise clean push refused (exit 3), as file conflicts do.
+ */
+export function withSettings<R extends { ok: boolean; warnings: string[]; exitCode?: number; error?: string; settings?: SettingsResult | null }>(result: R, settings: SettingsResult | null): R {
+  const out = { ...result, settings, warnings: [...result.warnings, ...(settings?.warnings ?? [])] };
+  if (!out.ok || !settings) return out;
+  if (settings.refused) return failedWith(out, settings.refused, EXIT.refused);
+  const n = settings.conflicts.length;
+  if (n === 0) return out;
+  const c = settings.conflicts[0]!;
+  return failedWith(out, `${n} setting${n === 1 ? '' : 's'} changed on the deployment since the last push (first: ${c.key} ${c.base} -> ${c.remote}, hostsync.json says ${c.local}): set hostsync.json to the deployment's value, or push --force to set it back`, EXIT.refused);
 }
 
 /** The user's answer about .gitignore, saved in hostsync.json so it is asked once. */

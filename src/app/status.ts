@@ -8,6 +8,8 @@ import { changeItem, conflictItem, driftItem, elsewhereItem, previewExitCode, pr
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { crlfOnlyNotes } from '../sync/line-endings.js';
+import { pushReadsSettings, settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
+import { withSettings } from './push.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
 export const REMOTE_ONLY_LISTED = 200;
@@ -50,6 +52,10 @@ export interface StatusResult extends Partial<FailureFields> {
    * request): running, or stale when its process is gone; null when none ran.
    */
   watch: WatchStatus | null;
+  /** hostsync.json's "startup" and "size" against the deployment (app/deploy-settings.ts); null when it declares none or the deployment could not be read. */
+  settings: SettingsResult | null;
+  /** The app's public address (the deployment's domains.url), or null when it has none or it could not be read. */
+  url: string | null;
 }
 
 export function emptyStatusResult(): StatusResult {
@@ -70,6 +76,8 @@ export function emptyStatusResult(): StatusResult {
     warnings: [],
     deployment: null,
     watch: null,
+    settings: null,
+    url: null,
   };
 }
 
@@ -93,7 +101,9 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
         report.warnings.push(...(await lineEndingNotes(session, report)));
         const reads = session.client.stats().total;
         // Read after the comparison, so `reads` counts only what a push would read too.
-        const appState = await session.client.deployments.get().then((d) => d.state, () => null);
+        const record = await session.client.deployments.get().catch(() => null);
+        const appState = record?.state ?? null;
+        const settings = record ? await settingsPreview(session, record) : null;
         const result: StatusResult = {
           ok: true,
           changes: report.changes.map(changeItem),
@@ -111,9 +121,13 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
           warnings: report.warnings,
           deployment: deploymentRef(session.config),
           watch,
+          settings: null,
+          url: record?.domains?.url ?? null,
         };
+        // A push makes the settings' requests on top of the files' (the read only when they differ from the last push's).
+        if (settings) result.pushRequests += settingsRequestEstimate(settings, await pushReadsSettings(session));
         const code = previewExitCode(report, false);
-        return code === EXIT.ok ? result : failedWith(result, previewReason(report), code);
+        return withSettings(code === EXIT.ok ? result : failedWith(result, previewReason(report), code), settings);
       } finally {
         await session.close();
       }

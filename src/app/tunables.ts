@@ -32,3 +32,7 @@ export const DOCTOR_CLOCK_MAX_SKEW_MS = 30_000;
  * would not use, so the answer is a 404 that changes nothing.
  */
 export const DOCTOR_ENV_PROBE_KEY = 'HOSTSYNC_DOCTOR_SCOPE_PROBE';
+/** Lines of a failed build's output (hostsync.json "build") kept for its one-line error. */
+export const BUILD_ERROR_TAIL_LINES = 5;
+/** init reads the entry file for the static folder it serves; a larger file is not scanned (hotPaths stay []). */
+export const ENTRY_READ_MAX_BYTES = 1024 * 1024;

@@ -9,6 +9,7 @@ import type { Config } from '../config/config.js';
 import type { ExitCode } from '../errors.js';
 import type { StepFailure } from '../sync/execute.js';
 import { changedPaths } from '../model/change.js';
+import { failureTail } from '../sync/console-lines.js';
 import type { ChangeCounts } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import { startWatch, type CycleEvent, type WatchDaemon, type WatchEvent as DaemonEvent } from '../watch/daemon.js';
@@ -93,7 +94,8 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     failures: e.failures,
     warnings: e.warnings,
     quiet: e.quiet,
-    ...(e.apply && e.healthy === false ? { logs: e.apply.logs.slice(-CRASH_LOG_LINES), hint: e.apply.hint } : {}),
+    // As push shows them: this start's tail, led by its first error line when the tail has lost it.
+    ...(e.apply && e.healthy === false ? { logs: failureTail(e.apply.logs, CRASH_LOG_LINES), hint: e.apply.hint } : {}),
   };
 }
 

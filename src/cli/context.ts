@@ -29,6 +29,10 @@ export function connectionFlags(cmd: Command): ConnectionOptions {
     ...(canPrompt(flags.json ?? false) ? { confirm: askYesNo } : {}),
     // Validated by the configuration loader, which names the bad value.
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel as LogLevel } : {}),
-    logger: (config) => createLogger(config.logLevel, { json: flags.json ?? false }),
+    logger: (config) => {
+      // One line, so nobody mistakes the dev emulator for the real service.
+      if (config.devEmulator && !flags.quiet) process.stderr.write(`hostsync: using the running \`hostsync dev\` emulator at ${config.devEmulator} (deployment ${config.deploymentId})\n`);
+      return createLogger(config.logLevel, { json: flags.json ?? false });
+    },
   };
 }

@@ -81,7 +81,25 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--no-apply', 'do not call deployments.apply after pushing')
     .option('--allow-mass-delete', 'allow deleting more than half of the tracked files, or all of them')
     .option('--no-backup', 'take no server-side copy of what --force or --mirror replaces (nor undo\'s copy of files an upload overwrites)')
+    .option('--change-runtime <runtime>', 'let hostsync.json\'s startup.runtime replace the deployment\'s runtime (name it again; the service deletes every file and reinstalls)')
+    .option('--no-build', 'do not run the "build" command of hostsync.json first')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/push.js')).pushCommand(opts, cmd)));
+
+  program
+    .command('restart')
+    .description('restart the app and report whether it came up, as push does (one deployments.apply with restart: true)')
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/restart.js')).restartCommand(cmd)));
+
+  program
+    .command('open')
+    .description("print the app's public URL (one deployments.get), and open it in a browser on a desktop")
+    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/open.js')).openCommand(cmd)));
+
+  program
+    .command('create')
+    .description("create a deployment from the project's settings (hostsync.json runtime, version and size; one deployments.create) and link it in hostsync.json")
+    .argument('<name>', 'the new deployment\'s name')
+    .action(async (name: string, _opts, cmd: Command) => setExit(await (await import('./commands/create.js')).createCommand(name, cmd)));
 
   program
     .command('diff')

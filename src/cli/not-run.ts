@@ -17,6 +17,9 @@ import { emptyLogsReport } from '../app/logs.js';
 import { emptyPullResult } from '../app/pull.js';
 import { emptyPushResult } from '../app/push.js';
 import { emptyResolveResult } from '../app/resolve.js';
+import { emptyRestartResult } from '../app/restart.js';
+import { emptyOpenResult } from '../app/open.js';
+import { emptyCreateResult } from '../app/create.js';
 import { emptyStatusResult } from '../app/status.js';
 import { emptyTargetsResult } from '../app/targets.js';
 import { emptyTrustResult } from '../app/trust.js';
@@ -41,6 +44,9 @@ const EMPTY: Record<string, () => object> = {
   trust: emptyTrustResult,
   targets: emptyTargetsResult,
   doctor: emptyDoctorResult,
+  restart: emptyRestartResult,
+  open: emptyOpenResult,
+  create: emptyCreateResult,
   // `env` alone names no action, so it has no result to shape: it keeps {ok, error, exitCode}.
   'env list': () => emptyEnvResult('list'),
   'env diff': () => emptyEnvResult('diff'),

@@ -9,6 +9,7 @@ import type { ChangeItem, ConflictItem, DriftItem, ElsewhereItem, PushResult } f
 import type { StatusResult } from '../app/status.js';
 import type { DeploymentRef } from '../app/options.js';
 import { watchStatusLines } from './watch-status-render.js';
+import { settingsLines } from './render-settings.js';
 
 /** Most changes a human listing shows before it summarises the rest. */
 const LIST_LIMIT = 50;
@@ -61,15 +62,17 @@ const appState = (state: string): string => (state === 'running' ? pc.green(stat
 
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
-  const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}`];
+  const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${report.url}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch));
-  if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0) {
+  const settings = settingsLines(report.settings, 'status');
+  if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0 && settings.length === 0) {
     out.push('Nothing to push: the deployment matches this directory.');
   }
   if (report.changes.length > 0) {
     out.push(`Changes to push (${report.changes.length}; a push takes about ${plural(report.pushRequests, 'request')}):`);
     out.push(...limited(report.changes.map(changeLine)));
   }
+  out.push(...settings);
   out.push(...conflictSection(report.conflicts));
   out.push(...elsewhereSection(report.elsewhere));
   out.push(...driftSection(report.drift));
@@ -209,6 +212,7 @@ export function pushSummary(report: PushResult): string {
   } else {
     line = `Up to date with ${target} (${requests}, ${seconds} s)`;
   }
+  if (report.settings?.applied) line += ` · ${plural(report.settings.changes.length, 'setting')} set`;
   if (report.apply) line += ` · ${appState(report.health?.state ?? report.apply.state)}${appAnswer(report.apply, report.health)}`;
   else if (report.applyPending) line += ' · apply pending';
   return line;
@@ -228,6 +232,7 @@ export function renderPush(report: PushResult): string {
     out.push(pc.yellow(`safety copy of ${n} file${n === 1 ? '' : 's'}: ${report.backup.archive} (on the deployment; \`hostsync undo\` restores from it)`));
   }
   for (const f of report.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  out.push(...settingsLines(report.settings, report.dryRun ? 'dry-run' : 'push'));
   out.push(...conflictSection(report.conflicts));
   out.push(...elsewhereSection(report.elsewhere));
   out.push(...driftSection(report.drift));

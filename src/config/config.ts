@@ -3,6 +3,9 @@ import path from 'node:path';
 import { usageError } from '../errors.js';
 import { TARGET_KEYS, unknownKeyError } from './keys.js';
 import { checkFileBaseUrl, isLoopback } from './trust.js';
+import { validateBuild, validateSize, validateStartup, validateSyncDir, type DeclaredSize, type DeclaredStartup } from './deploy-settings.js';
+import { findProjectRoot } from './find-root.js';
+import { devEmulatorFor } from './dev-emulator.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -42,7 +45,22 @@ export interface Config {
   deadlineSeconds: number | undefined;
   /** HOSTSYNC_FS: the local file system's traits, overriding the OS defaults (local/platform.ts, docs/platforms.md). */
   fs?: string;
+  /**
+   * Where hostsync.json and `.hostsync/` live; `root` is this or its "dir" (a build's
+   * output). Optional for configurations built by hand: absent means `root`.
+   */
+  projectRoot?: string;
+  /** hostsync.json "startup" and "size": what the deployment should run with (deploy-settings.ts). */
+  startup?: DeclaredStartup;
+  size?: DeclaredSize;
+  /** hostsync.json "build": run in the project root before a push; null: none. */
+  build?: string | null;
+  /** The running `hostsync dev` emulator this command talks to, when nothing else named a service; null otherwise. */
+  devEmulator?: string | null;
 }
+
+/** The folder that holds hostsync.json and `.hostsync/` (the project root), whatever folder is synced. */
+export const projectRootOf = (config: Pick<Config, 'root' | 'projectRoot'>): string => config.projectRoot ?? config.root;
 
 /** web: serves HTTP; worker: runs without listening (a bot, a queue consumer); auto: web if it answers HTTP, else worker. */
 export type HealthKind = 'auto' | 'web' | 'worker';
@@ -76,6 +94,10 @@ export interface Settings {
   applyWaitSeconds?: number;
   envFile?: string;
   health?: Partial<HealthSettings>;
+  startup?: DeclaredStartup;
+  size?: DeclaredSize;
+  dir?: string;
+  build?: string;
 }
 
 /** One named target ("staging", "production"): a deployment and whatever settings differ for it. */
@@ -241,6 +263,10 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
     out.applyWaitSeconds = n;
   }
   if (v.health !== undefined) out.health = validateHealth(v.health, file);
+  if (v.startup !== undefined) out.startup = validateStartup(v.startup, file, at);
+  if (v.size !== undefined) out.size = validateSize(v.size, file, at);
+  if (v.dir !== undefined) out.dir = validateSyncDir(v.dir, file, at);
+  if (v.build !== undefined) out.build = validateBuild(v.build, file, at);
   return out;
 }
 
@@ -334,20 +360,31 @@ export interface LoadOptions {
   requireDeployment?: boolean;
   /** The library's `apiKey` option; the CLI has none (a flag would show in `ps`), so it reads the environment only. */
   apiKey?: string;
+  /** false: never fall back on a running `hostsync dev` emulator (dev itself, which is that emulator). */
+  devEmulator?: boolean;
 }
 
 export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const env = opts.env ?? process.env;
-  const root = await resolveRoot(opts.flags.dir, opts.cwd);
-  const raw = await readConfigFile(root);
+  const projectRoot = await findProjectRoot(opts.flags.dir, opts.cwd);
+  const raw = await readConfigFile(projectRoot);
   const requireRemote = opts.requireRemote ?? true;
   const selected = selectTarget(raw, opts.flags.target, env);
   // A target's settings override the top level's, key by key.
   const file: TargetSettings = { ...topSettings(raw), ...(selected?.settings ?? {}) };
 
+  // The synced folder: the project root, or its "dir" (which must exist: a build makes it).
+  // With a "build", the folder may not exist yet: push makes it before it scans.
+  const root = file.dir && file.dir !== '.' ? await resolveRoot(file.dir, projectRoot).catch(() => {
+    if (file.build) return path.join(projectRoot, file.dir!);
+    throw usageError(`"dir" of ${CONFIG_FILE} names ${path.join(projectRoot, file.dir!)}, which is not a folder: build the project first, or set "build" to the command that does`);
+  }) : projectRoot;
+  // With no service named anywhere, a running `hostsync dev` of this project is the one.
+  const dev = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl || opts.devEmulator === false ? null : await devEmulatorFor(projectRoot);
   // `||`, not `??`: an exported-but-empty variable must not hide hostsync.json.
-  const baseUrlRaw = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl;
-  const deploymentFlag = opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT;
+  const baseUrlRaw = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl || dev?.baseUrl;
+  // The dev emulator has its own deployments: the file's or the environment's would be another service's.
+  const deploymentFlag = dev ? opts.flags.deployment || dev.deploymentId : opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT;
   // A target names its deployment so that nothing else can swap it: a different one from
   // --deployment or HOSTSYNC_DEPLOYMENT is a contradiction, not a preference.
   if (selected?.settings.deployment && deploymentFlag && deploymentFlag !== selected.settings.deployment) {
@@ -355,7 +392,8 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     throw usageError(`${source} ${deploymentFlag} contradicts target "${selected.name}" (deployment ${selected.settings.deployment}): drop one of them`);
   }
   const deploymentId = deploymentFlag || file.deployment || '';
-  const apiKey = opts.apiKey || env.HOSTSYNC_API_KEY || '';
+  // The dev emulator's own key goes only to the dev emulator's own address.
+  const apiKey = (dev ? dev.apiKey : undefined) || opts.apiKey || env.HOSTSYNC_API_KEY || '';
   const logLevelRaw = opts.flags.logLevel || env.HOSTSYNC_LOG_LEVEL || 'warn';
 
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
@@ -374,7 +412,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : selected?.settings.baseUrl ? `"baseUrl" of target ${selected.name}` : '"baseUrl" in hostsync.json';
   const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '';
   // The key follows the base URL: one that only a file in the project names must be trusted first.
-  if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL) await checkFileBaseUrl(baseUrl, env, selected?.settings.baseUrl ? selected.name : null);
+  if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL && !dev) await checkFileBaseUrl(baseUrl, env, selected?.settings.baseUrl ? selected.name : null);
   return {
     root,
     baseUrl,
@@ -395,6 +433,11 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     timeoutSeconds: secondsFromEnv(env, 'HOSTSYNC_TIMEOUT', false),
     deadlineSeconds: secondsFromEnv(env, 'HOSTSYNC_DEADLINE', true),
     ...(env.HOSTSYNC_FS ? { fs: env.HOSTSYNC_FS } : {}),
+    projectRoot,
+    startup: file.startup ?? {},
+    size: file.size ?? {},
+    build: file.build ?? null,
+    devEmulator: dev ? dev.baseUrl : null,
   };
 }
 

@@ -12,7 +12,8 @@ import { usageError } from '../errors.js';
 export const CONFIG_TEMPLATE: ConfigFile = {
   ignore: [],
   restart: 'auto',
-  hotPaths: ['public/**', '*.css', '*.html'],
+  // No hotPaths: only init, which reads the project, knows a folder the app serves without
+  // reading it at start-up (a template read at start-up is not live until a restart).
 };
 
 /** The fields a command may set from its flags. */

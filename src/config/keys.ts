@@ -27,6 +27,11 @@ export const CONFIG_KEYS = [
   'envFile',
   // Credentials the user chose to send (local/ignore.ts CREDENTIAL_PATTERNS): top level only.
   'sendSecrets',
+  // The deployment as code (#29): deploy-settings.ts.
+  'startup',
+  'size',
+  'dir',
+  'build',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];

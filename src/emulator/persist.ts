@@ -6,7 +6,7 @@
  * restart (watch, `hostsync dev`) would die on 401/404. A temporary data folder (no
  * --data) is removed on close, so nothing is kept for it.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface PersistedDeployment {
@@ -65,6 +65,9 @@ function envOf(e: unknown): NonNullable<PersistedDeployment['env']> {
 export function savePersisted(dataDir: string, state: PersistedState): void {
   const file = path.join(dataDir, FILE);
   const tmp = `${file}.${process.pid}.tmp`;
+  // The folder may have been emptied under a running emulator (a build that cleans its
+  // output folder): the record is written again rather than crashing the emulator.
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, file);
 }

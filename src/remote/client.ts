@@ -50,6 +50,9 @@ import type {
   WriteResult,
   EditResult,
   ShellRequest,
+  StartupUpdate,
+  StartupUpdateResult,
+  CreateDeploymentRequest,
   CheckResult,
   ShellResult,
   EnvAuditResult,
@@ -236,6 +239,12 @@ export class HostingClient {
     rename(name: string): Promise<Deployment>;
     /** deployments.update with an empty body: changes nothing; a 403 says the key lacks deployments:write (sync/apply-scope.ts). */
     touch(): Promise<Deployment>;
+    /** deployments.updateStartup: applies at the next (re)start; a change of type needs wipeFiles. */
+    updateStartup(req: StartupUpdate): Promise<StartupUpdateResult>;
+    /** deployments.resize: all three sizes; the deployment restarts. The record has no `startup`. */
+    resize(req: { ramMB: number; cpuPct: number; storageMB: number }): Promise<Deployment>;
+    /** deployments.create: a new deployment (not this client's); one request, never repeated. */
+    create(req: CreateDeploymentRequest): Promise<{ deployment: Deployment; next?: string }>;
   };
 
   /** Environment variables: secrets come back masked; every answer names keys, and only env.list ever carries a (plain) value. */
@@ -389,6 +398,10 @@ export class HostingClient {
       resources: () => this.call<ResourcesResult>(O.deploymentsResources, { schema: S.ResourcesResult }),
       rename: (name) => this.call<Deployment>(O.deploymentsUpdate, { schema: S.Deployment, json: { name } }),
       touch: () => this.call<Deployment>(O.deploymentsUpdate, { schema: S.Deployment, json: {} }),
+      updateStartup: (req) => this.call<StartupUpdateResult>(O.deploymentsUpdateStartup, { schema: S.StartupUpdateResult, json: req }),
+      // A resize restarts the app and waits for it: as long as a restart may take.
+      resize: (req) => this.call<Deployment>(O.deploymentsResize, { schema: S.Deployment, json: req, extraTimeoutMs: waitMs(undefined, 20) }),
+      create: (req) => this.call<{ deployment: Deployment; next?: string }>(O.deploymentsCreate, { schema: S.CreateResult, json: req }),
     };
     this.env = {
       list: () => this.call<EnvListResult>(O.envList, { schema: S.EnvListResult }),

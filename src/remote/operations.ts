@@ -66,6 +66,12 @@ export const OPERATIONS = {
   /** Renames; doctor sends the current name back to learn whether the key holds deployments:write without changing anything. */
   deploymentsUpdate: op('deployments.update', 'PATCH', '/deployments/:id', 'deployments:write', true),
   deploymentsShell: op('deployments.shell', 'POST', '/deployments/:id/shell', 'deployments:shell', false),
+  /** Not repeated on an unknown outcome: it queues a rebuild, and with wipeFiles deletes every file. */
+  deploymentsUpdateStartup: op('deployments.updateStartup', 'PATCH', '/deployments/:id/startup', 'deployments:write', false),
+  /** The same size twice is the same size (the restart it causes is the one asked for). */
+  deploymentsResize: op('deployments.resize', 'PATCH', '/deployments/:id/resize', 'deployments:write', true),
+  /** A repeat would make a second deployment. */
+  deploymentsCreate: op('deployments.create', 'POST', '/deployments', 'deployments:write', false),
 
   envList: op('env.list', 'GET', '/deployments/:id/env', 'env:read', true),
   /** Creates or updates: setting the same value twice leaves the same state. */

@@ -67,6 +67,11 @@ export interface PushOptions {
    * (vanished.ts): a root gone, replaced or stripped of its hostsync.json is refused.
    */
   project?: ProjectMark;
+  /**
+   * The deployment's start settings or size were changed just before this push
+   * (app/deploy-settings.ts): its apply restarts the app, whatever the files changed.
+   */
+  settingsChanged?: boolean;
 }
 
 export interface ChangeCounts {
@@ -497,6 +502,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
     opts.onProgress?.({ phase: 'apply', done: 0, total: 1 });
     const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : first.rec.changes), config.applyWaitSeconds);
+    if (opts.settingsChanged) req.restart = true;
     const applied = await applyOrRefusal(session, req);
     if (typeof applied === 'string') {
       // The files landed; the report says so, and the apply stays owed.

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DEFAULT_HOT_PATHS } from './tunables.js';
-import type { Config } from '../config/config.js';
+import { projectRootOf, type Config } from '../config/config.js';
 import { loadGitignore } from '../local/gitignore.js';
 import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { StatCache } from '../local/statcache.js';
@@ -69,7 +69,10 @@ export const answerTimeout = (config: Pick<Config, 'timeoutSeconds'>): { timeout
  */
 export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number } = {}): Promise<Session> {
   const platform = platformFrom(config.fs);
-  const stateDir = deploymentStateDir(config.root, config.baseUrl, config.deploymentId);
+  // State lives in the project root even when a build's output folder is synced ("dir"):
+  // a build that empties that folder loses nothing of it.
+  const stateRoot = projectRootOf(config);
+  const stateDir = deploymentStateDir(stateRoot, config.baseUrl, config.deploymentId);
   const deadlineMs = config.deadlineSeconds !== undefined ? config.deadlineSeconds * 1000 : opts.deadlineMs;
   const client = new HostingClient({
     baseUrl: config.baseUrl,
@@ -80,8 +83,8 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     ...(deadlineMs ? { deadlineMs } : {}),
   });
   const gitignore = config.gitignore === true ? ((await loadGitignore(config.root)) ?? []) : [];
-  const matcher = await loadIgnoreMatcher(config.root, config.ignore, {}, gitignore, { sendSecrets: config.sendSecrets, neverSync: config.envFiles });
-  const cache = await StatCache.load(statCacheFile(config.root));
+  const matcher = await loadIgnoreMatcher(stateRoot, config.ignore, {}, gitignore, { sendSecrets: config.sendSecrets, neverSync: config.envFiles });
+  const cache = await StatCache.load(statCacheFile(stateRoot));
   return {
     config,
     client,

@@ -13,7 +13,7 @@
  */
 import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE, readConfigFile, type Config } from '../config/config.js';
+import { CONFIG_FILE, projectRootOf, readConfigFile, type Config } from '../config/config.js';
 import type { IgnoreMatcher } from '../local/ignore.js';
 import { EXIT, HostsyncError } from '../errors.js';
 
@@ -22,7 +22,9 @@ export interface ProjectMark {
   root: string;
   dev: number;
   ino: number;
-  /** hostsync.json at the root names the deployment synced (see above). */
+  /** Where hostsync.json lives: the root, or above it when a build's output ("dir") is synced. */
+  projectRoot: string;
+  /** hostsync.json in the project root names the deployment synced (see above). */
   marker: boolean;
 }
 
@@ -46,15 +48,16 @@ async function namesDeployment(root: string, deploymentId: string): Promise<bool
 }
 
 /** Takes the mark; throws ProjectVanishedError when the root is already gone. */
-export async function markProject(config: Pick<Config, 'root' | 'deploymentId'>): Promise<ProjectMark> {
+export async function markProject(config: Pick<Config, 'root' | 'projectRoot' | 'deploymentId'>): Promise<ProjectMark> {
   const { root } = config;
+  const projectRoot = projectRootOf(config);
   let st;
   try {
     st = await stat(root);
   } catch {
     throw new ProjectVanishedError(vanishedMessage(`${root} is gone`));
   }
-  return { root, dev: st.dev, ino: st.ino, marker: await namesDeployment(root, config.deploymentId) };
+  return { root, projectRoot, dev: st.dev, ino: st.ino, marker: await namesDeployment(projectRoot, config.deploymentId) };
 }
 
 /**
@@ -86,15 +89,17 @@ export async function vanishedReason(mark: ProjectMark, tree?: TreeCount): Promi
   }
   if (mark.marker) {
     try {
-      await lstat(path.join(root, CONFIG_FILE));
+      await lstat(path.join(mark.projectRoot, CONFIG_FILE));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
-        return vanishedMessage(`${CONFIG_FILE}, which names this deployment, is gone from ${root}`, `put ${CONFIG_FILE} back`);
+        return vanishedMessage(`${CONFIG_FILE}, which names this deployment, is gone from ${mark.projectRoot}`, `put ${CONFIG_FILE} back`);
       }
     }
   }
-  if (tree && tree.empty && tree.tracked > 0) return vanishedMessage(`${root} is empty`);
+  // A build's output folder ("dir") is emptied by every rebuild (Vite, webpack): not a vanished
+  // project. Its deletions meet watch's mass-delete hold instead.
+  if (tree && tree.empty && tree.tracked > 0 && root === mark.projectRoot) return vanishedMessage(`${root} is empty`);
   return null;
 }
 

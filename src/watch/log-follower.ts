@@ -35,6 +35,8 @@ export interface FollowOptions {
   /** Called when the next read should come now rather than at the interval (watch mode, after an apply). */
   onPokeReady?: (poke: () => void) => void;
   apiKey?: string;
+  /** Time between reads (and each long poll's wait); default LOGS_FOLLOW_INTERVAL_MS. Watch's app monitor reads less often. */
+  intervalMs?: number;
 }
 
 /** Resolves when `signal` aborts (exit 0), or with the failure that ended the follow (a refused key). */
@@ -51,10 +53,11 @@ export async function followLogs(client: HostingClient, emit: (e: FollowEvent) =
 
   while (!opts.signal.aborted) {
     const began = performance.now();
-    let pause = LOGS_FOLLOW_INTERVAL_MS;
+    const interval = opts.intervalMs ?? LOGS_FOLLOW_INTERVAL_MS;
+    let pause = interval;
     try {
       // The first read answers at once (the tail as it is); later ones wait for output to pause or the app to die.
-      const r = await client.deployments.logs(LOGS_FOLLOW_SIZE, seen === null ? 0 : LOGS_FOLLOW_INTERVAL_MS / 1000);
+      const r = await client.deployments.logs(LOGS_FOLLOW_SIZE, seen === null ? 0 : interval / 1000);
       if (opts.signal.aborted) break;
       if (outage) {
         outage = false;

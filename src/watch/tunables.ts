@@ -138,3 +138,19 @@ export const LOGS_FOLLOW_RETRY_MAX_MS = 30_000;
  * gone a fifth of a second later, and nothing is sent meanwhile.
  */
 export const WATCH_VANISHED_RECHECK_MS = 200;
+
+/**
+ * Watch keeps reading the app's state after each apply (without --logs too), so a crash
+ * after it came up is reported: one deployments.logs long poll per this interval, which
+ * returns early when the process dies. 6 requests a minute of the 120.
+ */
+export const APP_MONITOR_INTERVAL_MS = 10_000;
+/**
+ * An `offline` state is reported once it has lasted this long: a restart passes through
+ * stopped states too, and is followed by `starting` within it.
+ */
+export const APP_MONITOR_CONFIRM_MS = 3_000;
+/** Console lines kept since the last cycle, to name the failure's first error line. */
+export const APP_MONITOR_LINES = 300;
+/** Lines of this start shown under the report of an app that went offline. */
+export const APP_MONITOR_SHOWN_LINES = 8;

@@ -101,7 +101,7 @@ describe('init', () => {
 
     await rename(path.join(work.dir, 'hostsync.json'), path.join(work.dir, 'old.json'));
     const web = await runCli(['init', '--json', '--dir', work.dir], {});
-    expect(JSON.parse(web.stdout)).toMatchObject({ ok: true, detected: { kind: 'web', package: 'express', manifest: 'package.json', written: true }, config: { created: true, added: ['health'] } });
+    expect(JSON.parse(web.stdout)).toMatchObject({ ok: true, detected: { kind: 'web', package: 'express', manifest: 'package.json', written: true }, config: { created: true, added: ['health', 'startup', 'size', 'hotPaths'] } });
     expect((await readConfig()).health).toEqual({ kind: 'web', path: '/' });
   });
 
@@ -109,8 +109,9 @@ describe('init', () => {
     await writeFile(path.join(work.dir, 'hostsync.json'), JSON.stringify({ deployment: 'd1' }));
     await writeFile(path.join(work.dir, 'requirements.txt'), 'py-cord==2.6.0\n');
     const r = await runCli(['init', '--dir', work.dir], {});
-    expect(r.stdout).toContain('updated hostsync.json: health added');
-    expect(await readConfig()).toEqual({ deployment: 'd1', health: { kind: 'worker' } });
+    expect(r.stdout).toContain('updated hostsync.json: health');
+    // With how the project starts and the size its install needs (#29).
+    expect(await readConfig()).toEqual({ deployment: 'd1', health: { kind: 'worker' }, startup: { runtime: 'python' }, size: { ramMB: 512 }, hotPaths: [] });
   });
 
   it('the error for an invalid hostsync.json suggests a fix that works', async () => {

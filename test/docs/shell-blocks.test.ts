@@ -6,7 +6,9 @@
  * name. And every `hostsync COMMAND ... --flag` the docs mention is a flag that command has.
  *
  * What a reader fills in is filled in as they would: `export HOSTSYNC_API_KEY=...` keeps the
- * key the test already set, `https://<service>` is the emulator's address. Commands that do not
+ * key the test already set, `https://<service>` is the emulator's address, the deployment is
+ * the emulator's (as `link` picks it), and a block that starts with `cd my-app` runs beside a
+ * copy of the project so named. Commands that do not
  * end by themselves (watch, dev, logs -f, emulator) are stopped with Ctrl-C after a few
  * seconds, as a reader would, and count as passed when they exit 0 on it.
  */
@@ -62,10 +64,8 @@ shift; exec hostsync "$@"
 `;
 
 describe('shell blocks of the docs', () => {
-  let emu: RunningEmulator;
   let bin: string;
   beforeAll(async () => {
-    emu = await startEmulator({});
     bin = await mkdtemp(path.join(tmpdir(), 'hostsync-docs-bin-'));
     await writeFile(path.join(bin, 'hostsync'), SHIM);
     await writeFile(path.join(bin, 'npx'), NPX);
@@ -73,7 +73,6 @@ describe('shell blocks of the docs', () => {
     await chmod(path.join(bin, 'npx'), 0o755);
   });
   afterAll(async () => {
-    await emu?.close();
     if (bin) await rm(bin, { recursive: true, force: true });
   });
 
@@ -88,7 +87,12 @@ describe('shell blocks of the docs', () => {
       continue;
     }
     it(`${name} runs and exits 0`, async () => {
-      const project = await mkdtemp(path.join(tmpdir(), 'hostsync-docs-project-'));
+      // Each block has a deployment of its own, as a reader's project would.
+      const emu: RunningEmulator = await startEmulator({});
+      const work = await mkdtemp(path.join(tmpdir(), 'hostsync-docs-project-'));
+      // A block that starts with `cd my-app` is pasted beside the project; any other, in it.
+      const into = /^cd ([\w.-]+)\s*(#.*)?$/m.exec(b.code.split('\n')[0] ?? '')?.[1];
+      const project = into ? path.join(work, into) : work;
       try {
         await cp(path.join(ROOT, 'examples/hello'), project, { recursive: true });
         const env = {
@@ -99,11 +103,14 @@ describe('shell blocks of the docs', () => {
           HOSTSYNC_CACHE_DIR: process.env.HOSTSYNC_CACHE_DIR ?? path.join(project, '.cache'),
           HOSTSYNC_API_KEY: emu.apiKey,
           HOSTSYNC_BASE_URL: emu.baseUrl,
+          // The emulator's one deployment, as `hostsync link` would pick it (blocks that are not the tour start linked).
+          HOSTSYNC_DEPLOYMENT: emu.deploymentId,
         };
-        const r = await bash(`set -eo pipefail\n${filled(b.code, emu.baseUrl)}`, env, project);
+        const r = await bash(`set -eo pipefail\n${filled(b.code, emu.baseUrl)}`, env, into ? work : project);
         expect(r.code, `${name} exited ${r.code}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-2000)}`).toBe(0);
       } finally {
-        await rm(project, { recursive: true, force: true });
+        await emu.close();
+        await rm(work, { recursive: true, force: true });
       }
     });
   }
@@ -123,7 +130,8 @@ describe('flags the docs mention', () => {
       const cmd = byName.get(m[1]!);
       if (!cmd) continue;
       const own = flagsOf(cmd);
-      for (const f of m[2]!.split(/\s#/)[0]!.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) {
+      // The command ends at a comment or at a run of spaces (an output column in a sample).
+      for (const f of m[2]!.split(/\s#|\s{2,}/)[0]!.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) {
         if (!own.has(f[0]) && !globals.has(f[0]) && f[0] !== '--help' && f[0] !== '--version') wrong.push(`hostsync ${m[1]} ${f[0]}`);
       }
     }

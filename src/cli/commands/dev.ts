@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { deploymentRef } from '../../app/options.js';
 import { startWatching, watchEvent } from '../../app/watch.js';
-import { resolveRoot, type LogLevel } from '../../config/config.js';
+import { readConfigFile, type LogLevel } from '../../config/config.js';
+import { findProjectRoot } from '../../config/find-root.js';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.js';
 import { EXIT } from '../../errors.js';
 import { HostingClient } from '../../remote/client.js';
@@ -86,12 +87,20 @@ export function newLogLines(prev: string[], next: string[]): string[] {
 export async function devCommand(flags: DevFlags, cmd: Command): Promise<number> {
   const g = globalFlags(cmd);
   const json = g.json ?? false;
-  const root = await resolveRoot(g.dir);
+  const root = await findProjectRoot(g.dir);
   const dir = devDir(root);
   await mkdir(dir, { recursive: true });
   const recordFile = path.join(dir, 'dev.json');
-  const { emu, note } = await startDevEmulator(path.join(dir, 'emulator'), flags, await readRecord(recordFile));
-  await writeFile(recordFile, `${JSON.stringify({ port: Number(new URL(emu.baseUrl).port) })}\n`);
+  // hostsync.json's startup is how the app starts here too (a bot whose entry is bot.js), unless a flag says otherwise.
+  const declared = (await readConfigFile(root)).startup ?? {};
+  const startFlags: DevFlags = {
+    ...flags,
+    ...(flags.runtime === undefined && declared.runtime ? { runtime: declared.runtime } : {}),
+    ...(flags.entry === undefined && declared.entryFile ? { entry: declared.entryFile } : {}),
+  };
+  const { emu, note } = await startDevEmulator(path.join(dir, 'emulator'), startFlags, await readRecord(recordFile));
+  // The pid tells the project's other commands that this session is live (config/dev-emulator.ts).
+  await writeFile(recordFile, `${JSON.stringify({ port: Number(new URL(emu.baseUrl).port), pid: process.pid })}\n`);
   // A closed terminal turns writes into EIO: they must not crash the process before it cleans up.
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);

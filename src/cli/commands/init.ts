@@ -30,6 +30,13 @@ export function renderInit(r: InitResult): string {
       lines.push(`  a push waits for a console line matching /${d.health.ready}/ after each restart: print one when the bot has logged in, or remove "ready"`);
     }
   }
+  const st = r.start;
+  if (st) {
+    const what = st.written.length > 0 ? `wrote ${st.written.map((k) => JSON.stringify({ [k]: k === 'startup' ? st.startup : k === 'size' ? st.size : st.hotPaths })).join(', ')}` : `kept the startup, size and hotPaths ${CONFIG_FILE} has`;
+    lines.push(`start: ${what}`);
+    if (st.notes.length > 0) lines.push(`  from the project: ${st.notes.join('; ')}`);
+    if (st.written.includes('startup')) lines.push('  `hostsync status` shows where the deployment differs; `hostsync push` sets it (S lines)');
+  }
   lines.push(r.syncignore === 'kept' ? 'kept .syncignore (it exists already)' : 'wrote .syncignore (gitignore syntax; edit it to keep files off the deployment)');
   if (r.gitignoreAdded) lines.push(`added ${STATE_DIR}/ to .gitignore (hostsync's local state)`);
   lines.push('');

@@ -25,6 +25,8 @@ export interface PushFlags {
   apply?: boolean;
   allowMassDelete?: boolean;
   backup?: boolean;
+  changeRuntime?: string;
+  build?: boolean;
 }
 
 export async function pushCommand(flags: PushFlags, cmd: Command): Promise<number> {
@@ -41,6 +43,10 @@ export async function pushCommand(flags: PushFlags, cmd: Command): Promise<numbe
       apply: flags.apply !== false,
       allowMassDelete: flags.allowMassDelete ?? false,
       backup: flags.backup !== false,
+      ...(flags.changeRuntime ? { changeRuntime: flags.changeRuntime } : {}),
+      build: flags.build !== false,
+      // The build's own output goes to stderr, so --json keeps stdout to the one object.
+      ...(quiet ? {} : { onBuildOutput: (chunk: Buffer) => void process.stderr.write(chunk) }),
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
       ...(canPrompt(json) && !flags.dryRun ? { onGitignored: (paths: string[]) => askGitignore(paths, progress) } : {}),
     });

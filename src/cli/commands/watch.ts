@@ -9,6 +9,8 @@ import { connectionFlags, globalFlags } from '../context.js';
 import { EXIT } from '../../errors.js';
 import { followDeploymentLogs } from '../../app/logs.js';
 import { pc } from '../colors.js';
+import { AppMonitor, type AppDown } from '../../watch/app-monitor.js';
+import { APP_MONITOR_INTERVAL_MS } from '../../watch/tunables.js';
 
 export interface WatchFlags {
   /** commander's `--no-apply` */
@@ -44,7 +46,9 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   const onEvent = (daemonEvent: DaemonEvent): void => {
     // One object, printed as JSON or rendered for a human.
     const e = watchEvent(daemonEvent);
-    if (e.type === 'ready' && flags.logs) startLogs();
+    // The app is watched between cycles too (its state, not only its lines): --logs or not, unless nothing is applied.
+    if (e.type === 'ready' && (flags.logs || !noApply)) startLogs();
+    if (e.type === 'cycle') monitor.cycle(e.state);
     if (e.type === 'cycle' && e.state !== null) pokeLogs();
     if (json) {
       process.stdout.write(`${JSON.stringify(e)}\n`);
@@ -63,12 +67,29 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     else if (text.length > 0) process.stdout.write(`${text.join('\n')}\n`);
   };
 
+  // A crash after the app came up: one line (and its first error line), as a push would show it.
+  const monitor = new AppMonitor((down: AppDown) => {
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ ...down, time: new Date().toISOString() })}\n`);
+      return;
+    }
+    process.stdout.write(`${pc.red('✘')} app ${pc.red(down.state)} after it came up${down.error ? `: ${down.error}` : ''}\n`);
+    if (!quiet) for (const l of down.lines) process.stdout.write(`  ${pc.dim(l)}\n`);
+  });
+
   // --logs: a follower beside the daemon, read again at once after each apply so the app's lines follow its cycle line.
+  // Without --logs it reads less often, for the app's state alone (APP_MONITOR_INTERVAL_MS).
   const logsStop = new AbortController();
   let pokeLogs = (): void => undefined;
   let logsDone: Promise<unknown> = Promise.resolve();
   const startLogs = (): void => {
-    logsDone = followDeploymentLogs({ ...connectionFlags(cmd), lines: 0, signal: logsStop.signal, onPokeReady: (poke) => (pokeLogs = poke) }, (le) => {
+    logsDone = followDeploymentLogs({
+      ...connectionFlags(cmd), lines: 0, signal: logsStop.signal, onPokeReady: (poke) => (pokeLogs = poke),
+      ...(flags.logs ? {} : { intervalMs: APP_MONITOR_INTERVAL_MS }),
+    }, (le) => {
+      if (le.type === 'line') monitor.line(le.line);
+      if (le.type === 'state') monitor.stateChanged(le.state);
+      if (!flags.logs) return;
       if (json) {
         if (le.type === 'line') process.stdout.write(`${JSON.stringify({ type: 'log', line: le.line, time: new Date().toISOString() })}\n`);
         return;
@@ -76,7 +97,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       if (le.type === 'line' && !quiet) process.stdout.write(`${pc.dim('[app]')} ${le.line}\n`);
     }).then((end) => {
       // The watch goes on without the app's lines; say why once.
-      if (!end.ok) process.stderr.write(`hostsync: watch --logs stopped reading the app's console: ${end.error}\n`);
+      if (!end.ok) process.stderr.write(`hostsync: watch stopped reading the app's console: ${end.error}\n`);
     });
   };
 
@@ -136,6 +157,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   try {
     const end = await run.done;
     logsStop.abort();
+    monitor.stop();
     await logsDone;
     const code = end.exitCode ?? EXIT.ok;
     // Anything still holding the event loop (an abandoned request) must not delay the exit.

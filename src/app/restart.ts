@@ -1,0 +1,73 @@
+/**
+ * `hostsync restart`: restarts the app and judges it as a push judges its apply. One
+ * deployments.apply with `restart: true` restarts, waits for the app to settle and answers
+ * the diagnose payload in the same request (deployments.power would need a diagnose after
+ * it); the health rules (hostsync.json "health") may add their own reads, as after a push.
+ * A pending apply is met by it: the restart runs the files the deployment has.
+ */
+import type { ApplyResult } from '../api/types.js';
+import { EXIT } from '../errors.js';
+import { awaitHealth, type HealthReport } from '../sync/apply.js';
+import type { Session } from '../sync/session.js';
+import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
+import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+
+export type RestartOptions = ConnectionOptions;
+
+/** What `restart --json` prints and `restart()` resolves to; `error` and `exitCode` when `ok` is false. */
+export interface RestartResult extends Partial<FailureFields> {
+  /** The app restarted and is healthy. */
+  ok: boolean;
+  apply: ApplyResult | null;
+  health: HealthReport | null;
+  healthy: boolean | null;
+  /** The app's public address, when it has one. */
+  url: string | null;
+  requests: RequestsSummary;
+  durationMs: number;
+  deployment: DeploymentRef | null;
+}
+
+export const emptyRestartResult = (): RestartResult => ({
+  ok: false, apply: null, health: null, healthy: null, url: null, requests: requestsOf(null), durationMs: 0, deployment: null,
+});
+
+export async function runRestart(opts: RestartOptions = {}): Promise<{ result: Outcome<RestartResult>; thrown: boolean }> {
+  const started = Date.now();
+  let session: Session | null = null;
+  return runCommand(
+    () => ({
+      ...emptyRestartResult(),
+      requests: requestsOf(session?.client.stats()),
+      durationMs: Date.now() - started,
+      deployment: session ? deploymentRef(session.config) : null,
+    }),
+    async () => {
+      session = await connect(opts, 'restart');
+      try {
+        const { client, config } = session;
+        const apply = await client.deployments.apply({ restart: true, ...(config.applyWaitSeconds !== undefined ? { waitSeconds: config.applyWaitSeconds } : {}) });
+        await session.store.setApplyPending(false).catch(() => undefined);
+        const health = await awaitHealth(client, apply, config.health, { started: apply.restarted });
+        const result: RestartResult = {
+          ok: health.healthy,
+          apply,
+          health,
+          healthy: health.healthy,
+          url: apply.http?.url || null,
+          requests: requestsOf(client.stats()),
+          durationMs: Date.now() - started,
+          deployment: deploymentRef(config),
+        };
+        return health.healthy ? result : failedWith(result, `the app is unhealthy after the restart: ${health.reason} (see health.logs and apply.hint)`, EXIT.unhealthy);
+      } finally {
+        await session.close();
+      }
+    },
+    () => session?.config.apiKey ?? opts.apiKey ?? (opts.env ?? process.env).HOSTSYNC_API_KEY,
+  );
+}
+
+export async function restart(opts: RestartOptions = {}): Promise<RestartResult> {
+  return (await runRestart(opts)).result;
+}
