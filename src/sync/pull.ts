@@ -14,6 +14,7 @@ import type { StepFailure } from './execute.js';
 import { configFiles, heldLine, holdConfigChanges } from './config-hold.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
+import { remoteCacheOf } from './remote-read.js';
 import { removeLeftTemps } from './temp-cleanup.js';
 import { mergeBase, readSides } from './sides.js';
 import { settleUnverified } from './unverified-fold.js';
@@ -138,7 +139,7 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const r = sides.remoteRead;
   await store.save({
     base,
-    remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [] } : sides.state.remote,
+    remote: (r && remoteCacheOf(r)) ?? sides.state.remote,
   });
   await settleUnverified(session, sides.unverified);
   report.durationMs = Date.now() - started;

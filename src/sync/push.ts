@@ -7,7 +7,7 @@ import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { applyOrRefusal, applyScopeKnown, checkApplyScope } from './apply-scope.js';
 import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { decide, guardMassDelete, type Decision } from './decide.js';
-import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
+import { expectedFiles, readRemote, readRemoteScope, remoteCacheOf, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { removeLeftTemps } from './temp-cleanup.js';
 import { verify } from './verify.js';
@@ -404,10 +404,7 @@ async function pushUnderLock(session: Session, opts: PushOptions): Promise<PushR
   // Compared with the base on disk, not the folded one: a landed unverified write must reach state.bin.
   const unchanged = remote.fromCache && !stale && leftovers.length === 0 && snapshotsEqual(base, savedBase);
   if (!unchanged) {
-    await store.save({
-      base,
-      remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] },
-    });
+    await store.save({ base, remote: remoteCacheOf(remote) });
   }
   // Saved or already so, the base on disk is now this read's: the record's covered paths are
   // settled. One left behind (a write that never landed) would later take the same bytes
