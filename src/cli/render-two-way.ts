@@ -4,9 +4,9 @@ import type { DiffItem, DiffResult } from '../app/diff.js';
 import type { PullResult } from '../app/pull.js';
 import type { ResolveResult } from '../app/resolve.js';
 import { conflictReason, resolveHint, targetName } from './render.js';
+import { plural } from './plural.js';
 import { DIFF_TEXT_MAX_BYTES } from '../sync/tunables.js';
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** "1 file differs", "2 files differ": the noun and the verb agree. */
 const filesDiffer = (n: number): string => `${plural(n, 'file')} ${n === 1 ? 'differs' : 'differ'}`;
 const MIB = 1024 * 1024;

@@ -3,9 +3,9 @@ import { pc } from './colors.js';
 import type { HistoryResult } from '../app/history.js';
 import type { UndoResult } from '../app/undo.js';
 import { renderHealth, targetName } from './render.js';
+import { plural } from './plural.js';
 
 const LIST_LIMIT = 20;
-const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
 const pushes = (n: number): string => plural(n, 'push', 'pushes');
 const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 

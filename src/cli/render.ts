@@ -10,6 +10,7 @@ import type { StatusResult } from '../app/status.js';
 import type { DeploymentRef } from '../app/options.js';
 import { watchStatusLines } from './watch-status-render.js';
 import { settingsLines } from './render-settings.js';
+import { plural } from './plural.js';
 
 /** Most changes a human listing shows before it summarises the rest. */
 const LIST_LIMIT = 50;
@@ -57,7 +58,6 @@ export const targetName = (d: DeploymentRef | null): string =>
 /** Remote-only paths a human listing names before "... and N more". */
 const REMOTE_ONLY_SHOWN = 20;
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const appState = (state: string): string => (state === 'running' ? pc.green(state) : pc.red(state));
 
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */

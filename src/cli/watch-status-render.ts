@@ -5,8 +5,7 @@
  */
 import { pc } from './colors.js';
 import type { WatchCycleSummary, WatchStatus } from '../state/watch-status.js';
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+import { plural } from './plural.js';
 
 /** Local wall-clock time of an ISO stamp, as a watch line shows it. */
 const clock = (iso: string): string => new Date(iso).toTimeString().slice(0, 8);

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { usageError } from '../errors.js';
+import { relPathProblem } from '../model/safe-path.js';
 import { TARGET_KEYS, unknownKeyError } from './keys.js';
 import { checkFileBaseUrl, isLoopback } from './trust.js';
 import { validateBuild, validateSize, validateStartup, validateSyncDir, type DeclaredSize, type DeclaredStartup } from './deploy-settings.js';
@@ -210,9 +211,9 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
  */
 function insideRoot(raw: string, file: string, key: string, example: string): string {
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
-  // `..` between backslashes too: on Windows they separate folders.
-  const escapes = raw.split(/[\\/]/).includes('..');
-  if (raw.includes('\0') || path.isAbsolute(raw) || /^[A-Za-z]:/.test(raw) || raw.startsWith('/') || raw.startsWith('\\') || escapes || parts.length === 0 || raw.endsWith('/')) {
+  // Normalising drops a leading "/": checked on `raw`. The rest (`..` between either
+  // separator, NUL, a drive, a leading backslash) is the one rule of model/safe-path.ts.
+  if (raw.startsWith('/') || raw.endsWith('/') || relPathProblem(parts.join('/')) !== null) {
     throw usageError(`${file}: "${key}" must name a file inside the project (${example}), not ${JSON.stringify(raw)}`);
   }
   return parts.join('/');

@@ -70,9 +70,17 @@ export function confinedPath(root: string, rel: string, opts: { create: boolean 
     if (st !== null && !st.isDirectory()) throw new Error(`${shown} is a file here, where the deployment has a folder: ${rel} was left alone`);
   }
   const abs = path.join(top, ...parts);
-  const back = path.relative(top, abs);
-  if (back === '' || back === '..' || back.startsWith(`..${path.sep}`) || path.isAbsolute(back)) throw new OutsideRootError(`refused to write ${quotePath(rel)}: it resolves outside the project folder`);
+  if (!strictlyInside(top, abs)) throw new OutsideRootError(`refused to write ${quotePath(rel)}: it resolves outside the project folder`);
   return abs;
+}
+
+/**
+ * Whether absolute `abs` lies below folder `top` (not `top` itself), judged on the paths
+ * alone. A name that merely starts with ".." ("..env") is inside; "../x" is not.
+ */
+export function strictlyInside(top: string, abs: string): boolean {
+  const back = path.relative(top, abs);
+  return !(back === '' || back === '..' || back.startsWith(`..${path.sep}`) || path.isAbsolute(back));
 }
 
 /** What is at `abs` itself, not following a link (null: nothing). */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type * as Dotenv from 'dotenv';
 import { usageError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { strictlyInside } from './confine.js';
 
 // CommonJS packages are required, not imported: see README, "Start-up".
 const { parse } = createRequire(import.meta.url)('dotenv') as typeof Dotenv;
@@ -88,8 +89,7 @@ export async function envWriteTarget(file: string, root: string): Promise<string
     target = path.join(parent, path.basename(target));
   }
   const realRoot = await realpath(root);
-  const rel = path.relative(realRoot, target);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+  if (!strictlyInside(realRoot, target)) {
     throw usageError(`${file} is a symbolic link to ${target}, outside the project: nothing was written; pass --file ${target} to write that file`);
   }
   return target;

@@ -51,7 +51,7 @@ export function namesExcept(prefix: string, except: readonly string[]): string[]
   return out;
 }
 
-/** The credentials other than `.env` files. */
+/** The credentials other than `.env` files: private keys, and the stores people keep in (or copy into) a project folder. */
 const KEY_AND_STORE_PATTERNS: readonly string[] = Object.freeze([
   '*.pem',
   '*.key',
@@ -86,22 +86,7 @@ export const DEFAULT_IGNORE_PATTERNS: readonly string[] = Object.freeze([
   '.hostsync/',
   // Every `.env*` name, examples too: an example goes only when a rule re-includes it.
   '.env*',
-  '*.pem',
-  '*.key',
-  'id_rsa*',
-  'id_dsa*',
-  'id_ecdsa*',
-  'id_ed25519*',
-  '*.p12',
-  '*.pfx',
-  // Credential stores people keep in (or copy into) a project folder.
-  '.netrc',
-  '.pypirc',
-  '.ssh/',
-  '.aws/',
-  '**/.docker/config.json',
-  'credentials.json',
-  '*.kdbx',
+  ...KEY_AND_STORE_PATTERNS,
   // Editors' transient save files: they live for milliseconds during an atomic save and
   // would only make a watch cycle send and then delete them.
   '*.swp',

@@ -14,6 +14,7 @@ import type { StepFailure } from './execute.js';
 import { configFiles, heldLine, holdConfigChanges } from './config-hold.js';
 import { fetchInto } from './fetch.js';
 import { reconcilePull } from './pull-reconcile.js';
+import { remoteCacheOf } from './remote-read.js';
 import { removeLeftTemps } from './temp-cleanup.js';
 import { pullOnDisk } from './pull-disk.js';
 import { mergeBase, readSides } from './sides.js';
@@ -143,7 +144,7 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const r = sides.remoteRead;
   await store.save({
     base,
-    remote: r && r.leftovers.length === 0 ? { digest: r.digest, requestKey: r.requestKey, snapshot: r.snapshot, symlinks: r.symlinks, leftovers: [], record: r.record } : sides.state.remote,
+    remote: (r && remoteCacheOf(r)) ?? sides.state.remote,
   });
   await settleUnverified(session, sides.unverified);
   // Other machines learn that this base is hostsync's now (a pull took the deployment's files).

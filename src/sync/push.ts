@@ -8,7 +8,7 @@ import { applyOrRefusal, applyScopeKnown, checkApplyScope } from './apply-scope.
 import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { keptBitsNote } from './platform-view.js';
 import { decide, guardMassDelete, type Decision } from './decide.js';
-import { expectedFiles, readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
+import { expectedFiles, readRemote, readRemoteScope, remoteCacheOf, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { removeLeftTemps } from './temp-cleanup.js';
 import { verify } from './verify.js';
@@ -321,6 +321,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const { config, client, matcher, store } = session;
   await refuseWhileUndoPending(session, opts.dryRun ? 'status' : 'a push');
   let state = await store.load();
+  /** The base as state.bin holds it: the fold below may take unverified writes into `state.base`, not into this. */
+  const savedBase = state.base;
   // Taken before the scan: a project that goes during the scan reads as its deletion.
   const project = opts.dryRun ? null : (opts.project ?? (await markProject(config)));
   let tree: Retry['tree'];
@@ -484,14 +486,15 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   if (leftovers.length > 0) await client.files.delete(leftovers);
   // A no-op against an unchanged remote leaves the state as it was: skip rewriting it (at
   // 100k files that is 12 MB, and watch's drift poll is such a push every 30 s).
-  const unchanged = remote.fromCache && !stale && leftovers.length === 0 && snapshotsEqual(nextBase, state.base);
+  // Compared with the base on disk, not the folded one: a landed unverified write must reach state.bin.
+  const unchanged = remote.fromCache && !stale && leftovers.length === 0 && snapshotsEqual(nextBase, savedBase);
   if (!unchanged) {
-    await store.save({
-      base: nextBase,
-      remote: leftovers.length > 0 ? null : { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [], record: remote.record },
-    });
-    await settleUnverified(session, folded.covered);
+    await store.save({ base: nextBase, remote: remoteCacheOf(remote) });
   }
+  // Saved or already so, the base on disk is now this read's: the record's covered paths are
+  // settled. One left behind (a write that never landed) would later take the same bytes
+  // arriving from elsewhere for ours, and hide a conflict.
+  await settleUnverified(session, folded.covered);
 
   await finishPush(session, journal, remote.snapshot);
 

@@ -44,6 +44,15 @@ export interface RemoteRead {
 export const indexPatterns = (patterns: readonly string[]): string[] => [...patterns, '!/.hostsync/', '/.hostsync/*', '!/.hostsync/base-*.rec'];
 
 /**
+ * What state.bin keeps of a whole read, as the cache the next files.index is compared
+ * against; null when the read saw leftovers (their digest covers files about to go).
+ */
+export function remoteCacheOf(read: RemoteRead): RemoteCache | null {
+  if (read.leftovers.length > 0) return null;
+  return { digest: read.digest, requestKey: read.requestKey, snapshot: read.snapshot, symlinks: read.symlinks, leftovers: [], record: read.record };
+}
+
+/**
  * Name of the transient archive a push uploads; see RemoteRead.leftovers. It lies in the
  * volume (the API offers no place outside it), where a static or PHP runtime serves it for
  * as long as it exists, so the name carries 128 random bits: nobody can guess its URL.

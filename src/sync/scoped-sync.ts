@@ -38,7 +38,7 @@ import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader, type ScopedRead } from './scoped-read.js';
 import type { Session } from './session.js';
 import { settleBase } from './settle.js';
-import { landed } from './unverified-fold.js';
+import { landed, takeLanded } from './unverified-fold.js';
 import { STATE_JOURNAL_COMPACT_BYTES } from '../state/tunables.js';
 import { TreeSnapshot } from '../model/tree-snapshot.js';
 import { diffBases } from '../state/base-record.js';
@@ -236,8 +236,7 @@ export class ScopedSync {
       if (!region.has(p)) continue;
       const r = remote.snapshot.get(p);
       if (landed(exp, r)) {
-        if (exp === null) base.delete(p);
-        else base.set(p, { path: p, hash: r!.hash ?? exp.hash, size: r!.size, executable: exp.executable });
+        takeLanded(base, p, exp, r);
         this.unsaved.set(p, exp);
         this.changedBase.add(p);
       }

@@ -28,7 +28,7 @@ import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import type { StepFailure } from './execute.js';
 import { journalStore } from './push-journal.js';
 import { modeOf } from './plan.js';
-import { readRemote, readRemoteScope, type RemoteRead } from './remote-read.js';
+import { readRemote, readRemoteScope, remoteCacheOf, type RemoteRead } from './remote-read.js';
 import { recordBaseChange } from './remote-record.js';
 import type { Session } from './session.js';
 import { undoPendingStore } from './undo-guard.js';
@@ -194,12 +194,7 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
       else base.delete(r.path);
     }
   }
-  await store.save({
-    base,
-    remote: verified.leftovers.length === 0
-      ? { digest: verified.digest, requestKey: verified.requestKey, snapshot: verified.snapshot, symlinks: verified.symlinks, leftovers: [], record: verified.record }
-      : null,
-  });
+  await store.save({ base, remote: remoteCacheOf(verified) });
   await settleUnverified(session, folded.covered);
   // What undo put back is hostsync's again, for every machine (not recorded when the record moved meanwhile: then it reads as edited on the deployment, a conflict, never overwritten).
   await recordBaseChange(session, 'undo', state.base, base);
@@ -279,12 +274,7 @@ async function abandon(session: Session, journals: readonly Journal[], oldBase: 
       else base.delete(r.path);
     }
   }
-  await session.store.save({
-    base,
-    remote: remote.leftovers.length === 0
-      ? { digest: remote.digest, requestKey: remote.requestKey, snapshot: remote.snapshot, symlinks: remote.symlinks, leftovers: [] }
-      : null,
-  });
+  await session.store.save({ base, remote: remoteCacheOf(remote) });
   await undoPendingStore(session).clear();
 }
 

@@ -26,6 +26,12 @@ export function landed(exp: Expectation, r: Entry | undefined): boolean {
   return r.hash === exp.hash && (exp.size === null || r.size === exp.size);
 }
 
+/** Takes a landed write into `base`: the remote's entry, with the hash we sent where its listing has none. */
+export function takeLanded(base: Snapshot, path: string, exp: Expectation, r: Entry | undefined): void {
+  if (exp === null) base.delete(path);
+  else base.set(path, { path, hash: r!.hash ?? exp.hash, size: r!.size, executable: exp.executable });
+}
+
 export interface FoldedBase {
   /** The base with every landed write taken in (a copy when anything changed; null stays null). */
   base: Snapshot | null;
@@ -52,8 +58,7 @@ export async function foldUnverified(session: Session, base: Snapshot | null, re
     const r = remote.get(p);
     if (!landed(exp, r)) continue;
     out ??= new Map(base);
-    if (exp === null) out.delete(p);
-    else out.set(p, { path: p, hash: r!.hash ?? exp.hash, size: r!.size, executable: exp.executable });
+    takeLanded(out, p, exp, r);
   }
   return { base: out ?? base, covered };
 }

@@ -14,6 +14,8 @@ import { loadConfig } from '../../src/config/config.js';
 import { openSession, type Session } from '../../src/sync/session.js';
 import { undo as undoCore } from '../../src/sync/undo.js';
 import { ScopedSync } from '../../src/sync/scoped-sync.js';
+import { UnverifiedStore } from '../../src/state/unverified.js';
+import { xxh64Bytes } from '../../src/local/hash.js';
 import { scanTree } from '../../src/local/scan.js';
 import { push } from '../../src/app/push.js';
 import { status } from '../../src/app/status.js';
@@ -219,5 +221,29 @@ describe('writes a killed watch left unverified (issue 28, item 12)', () => {
     expect(await remote('w3.txt')).toBe('w3.txt v3, edited after the kill\n');
     // The record is settled once a base was saved from the read that covered it.
     await expect(readFile(record, 'utf8')).rejects.toThrow();
+  });
+
+  it('a no-op push settles a write that never landed: the same bytes arriving later from elsewhere are a conflict, not ours', async () => {
+    await writeTree(work.dir, Object.fromEntries(FILES.map((f) => [f, `${f} v1\n`])));
+    expect((await push({ ...conn(), apply: false })).error).toBeUndefined();
+
+    // A watch recorded w3.txt's bytes and was killed before the write went out; the file was then reverted here.
+    const sent = 'w3.txt v2, never landed\n';
+    const session = await openOwn();
+    const record = new UnverifiedStore(session.stateDir, session.config.deploymentId);
+    await record.save(new Map([['w3.txt', { hash: await xxh64Bytes(sent), size: Buffer.byteLength(sent), executable: false }]]));
+    await session.close();
+
+    // Nothing to push against an unchanged remote: the state is not rewritten, but the read covered w3.txt.
+    const noop = await push({ ...conn(), apply: false });
+    expect(noop.error).toBeUndefined();
+    expect(noop.planned).toEqual([]);
+    await expect(readFile(record.file, 'utf8')).rejects.toThrow();
+
+    // Someone else puts exactly those bytes on the deployment; the file is edited here.
+    await writeFile(path.join(emu.volume, 'w3.txt'), sent);
+    await writeTree(work.dir, { 'w3.txt': 'w3.txt v3, mine\n' });
+    const s = await status(conn());
+    expect(s.conflicts.map((c) => c.path)).toEqual(['w3.txt']);
   });
 });

@@ -1,8 +1,8 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'dotenv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { envLine, readEnvFile, writeEnvValues } from '../../src/local/envfile.js';
+import { envLine, envWriteTarget, readEnvFile, writeEnvValues } from '../../src/local/envfile.js';
 import { tempDir } from '../helpers/tree.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -48,5 +48,16 @@ describe('.env file', () => {
     expect(await writeEnvValues(file, new Map([['A', '1']]))).toEqual(['A']);
     expect(await readFile(file, 'utf8')).toBe('A=1\n');
     expect((await stat(file)).mode & 0o077).toBe(0);
+  });
+});
+
+describe('envWriteTarget: a .env link is written through only to a file inside the project', () => {
+  it('a target whose name starts with ".." is inside; ../ is not', async () => {
+    const root = await realpath(work.dir);
+    await writeFile(path.join(root, '..shared.env'), 'A=1\n');
+    await symlink('..shared.env', path.join(root, '.env'));
+    expect(await envWriteTarget(path.join(root, '.env'), root)).toBe(path.join(root, '..shared.env'));
+    await symlink('../elsewhere.env', path.join(root, '.env.up'));
+    await expect(envWriteTarget(path.join(root, '.env.up'), root)).rejects.toThrow(/outside the project/);
   });
 });
