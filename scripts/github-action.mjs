@@ -95,6 +95,13 @@ function annotations(r, code, dir, stderr) {
     const file = path.relative(env.GITHUB_WORKSPACE || process.cwd(), path.resolve(dir, c.path)).split(path.sep).join('/');
     out.push(`::error file=${escapeProperty(file)},title=${escapeProperty(`hostsync: conflict on ${c.path}`)}::${escapeData(`${c.path}: ${c.reason}, left alone on the deployment (resolve it, or push with force)`)}`);
   }
+  // Changed on the deployment, not by this commit: kept there, and worth a look (a hot-fix the repository lacks).
+  for (const d of (r?.drift ?? []).slice(0, SHOWN)) {
+    out.push(`::warning title=${escapeProperty(`hostsync: ${d.path} changed on the deployment`)}::${escapeData(`${d.path} was changed on the deployment by something other than hostsync and left as it is there (hostsync pull takes it)`)}`);
+  }
+  for (const e of (r?.elsewhere ?? []).slice(0, SHOWN)) {
+    out.push(`::warning title=${escapeProperty(`hostsync: ${e.path} changed by a push from elsewhere`)}::${escapeData(`${e.path} was changed by a hostsync push from ${e.host}:${e.dir} (${e.time}) that this commit does not have; left as it is`)}`);
+  }
   if (code === 4) {
     const reason = r?.health?.reason ?? 'the deployment is unhealthy';
     const last = logTail(r, stderr).lines.at(-1);
@@ -125,6 +132,12 @@ function summary(r, code, stderr) {
       lines.push('**Conflicts** (left alone on the deployment):', '');
       for (const x of r.conflicts.slice(0, SHOWN)) lines.push(`- \`${x.path}\`: ${x.reason}`);
       if (r.conflicts.length > SHOWN) lines.push(`- +${r.conflicts.length - SHOWN} more`);
+      lines.push('');
+    }
+    const kept = [...(r.drift ?? []).map((d) => `- \`${d.path}\`: changed on the deployment by something other than hostsync`), ...(r.elsewhere ?? []).map((e) => `- \`${e.path}\`: changed by a push from ${e.host}:${e.dir} (${e.time})`)];
+    if (kept.length > 0) {
+      lines.push('**Left as they are on the deployment** (this commit did not change them; `hostsync pull` takes them):', '', ...kept.slice(0, SHOWN));
+      if (kept.length > SHOWN) lines.push(`- +${kept.length - SHOWN} more`);
       lines.push('');
     }
     const ops = Object.entries(r.requests?.byOperation ?? {}).map(([op, n]) => `${op} ${n}`).join(', ');

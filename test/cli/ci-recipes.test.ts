@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -188,16 +188,28 @@ const RECIPES: Array<[string, (p: Project) => Promise<Outcome>]> = [
 ];
 
 describe.each(RECIPES)('docs/ci.md, %s, on a shallow clone with no .hostsync/', (_name, runRecipe) => {
-  it('after a change made on the deployment: exit 3, naming the file; nothing is overwritten, no result file reaches the deployment', async () => {
+  it('after a change made on the deployment to a file the commit changes too: exit 3, naming the file; nothing is overwritten, no result file reaches the deployment', async () => {
     const p = await project();
+    await writeFile(path.join(p.origin, 'about.html'), '<h1>about v2</h1>\n');
+    await git(p.origin, 'commit', '-q', '-am', 'about v2');
     await writeFile(path.join(p.deployment.volume, 'about.html'), '<h1>about, hotfixed on the server</h1>\n');
     const out = await runRecipe(p);
     expect(out.code, out.log).toBe(3);
     expect(out.log).toMatch(/1 conflict left alone \(first: about\.html\)|conflict on about\.html/);
     expect(await readFile(path.join(p.deployment.volume, 'about.html'), 'utf8')).toBe('<h1>about, hotfixed on the server</h1>\n');
     expect(existsSync(path.join(p.deployment.volume, 'hostsync.json.out'))).toBe(false);
-    expect(existsSync(path.join(p.deployment.volume, '.hostsync'))).toBe(false);
+    // The only thing hostsync keeps on the deployment is its base record.
+    const kept = existsSync(path.join(p.deployment.volume, '.hostsync')) ? await readdir(path.join(p.deployment.volume, '.hostsync')) : [];
+    expect(kept.every((n) => /^base-[0-9a-f]{32}\.rec$/.test(n)), kept.join(', ')).toBe(true);
     expect(out.log).not.toContain(emu.apiKey);
+  });
+
+  it('after a change made on the deployment to a file the commit leaves alone: exit 0, the hot-fix kept and reported as drift', async () => {
+    const p = await project();
+    await writeFile(path.join(p.deployment.volume, 'about.html'), '<h1>about, hotfixed on the server</h1>\n');
+    const out = await runRecipe(p);
+    expect(out.code, out.log).toBe(0);
+    expect(await readFile(path.join(p.deployment.volume, 'about.html'), 'utf8')).toBe('<h1>about, hotfixed on the server</h1>\n');
   });
 
   it('after a local change (a commit the deployment has not seen): exit 0, and the change is on the deployment', async () => {

@@ -102,6 +102,21 @@ describe('action.yml', () => {
     expectNoKey(r.stdout, r.stderr, r.summary);
   });
 
+  it('a hot-fix on the deployment this commit does not touch: exit 0, kept, a ::warning and a summary line naming it', async () => {
+    const dep = await emu.createDeployment({ runtime: 'static' });
+    const { dir, runner } = await workspace({ 'index.html': '<h1>v1</h1>\n', 'about.html': 'about\n' });
+    expect((await runCompositeAction(ACTION_DIR, inputs(dep.id), runner)).code).toBe(0);
+    await writeFile(path.join(dep.volume, 'index.html'), '<h1>hotfix on the server</h1>\n');
+    await writeFile(path.join(dir, 'about.html'), 'about v2\n');
+
+    const r = await runCompositeAction(ACTION_DIR, inputs(dep.id), runner);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^::warning title=hostsync%3A index\.html changed on the deployment::/m);
+    expect(r.summary).toMatch(/\*\*Left as they are on the deployment\*\*.*\n\n- `index\.html`: changed on the deployment/);
+    expect(await readFile(path.join(dep.volume, 'index.html'), 'utf8')).toBe('<h1>hotfix on the server</h1>\n');
+    expect(await readFile(path.join(dep.volume, 'about.html'), 'utf8')).toBe('about v2\n');
+  });
+
   it('unhealthy: exit 4, healthy=false, an ::error naming the crash, the app\'s log tail in the summary', async () => {
     const dep = await emu.createDeployment({ runtime: 'nodejs', entryFile: 'index.js' });
     const { runner } = await workspace({
