@@ -64,7 +64,8 @@ try {
       cycle,
       seen,
       end,
-      remote: index.entries.map((e) => e.path).sort(),
+      // hostsync keeps its base record under .hostsync/ on the deployment: not one of the app's files.
+      remote: index.entries.map((e) => e.path).filter((p) => !p.startsWith('.hostsync')).sort(),
       volume: emu.volume,
     })}\n`,
   );
