@@ -212,8 +212,10 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
 function insideRoot(raw: string, file: string, key: string, example: string): string {
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
   // Normalising drops a leading "/": checked on `raw`. The rest (`..` between either
-  // separator, NUL, a drive, a leading backslash) is the one rule of model/safe-path.ts.
-  if (raw.startsWith('/') || raw.endsWith('/') || relPathProblem(parts.join('/')) !== null) {
+  // separator, NUL, an absolute drive, a leading backslash) is the one rule of
+  // model/safe-path.ts. A drive-relative "C:x" is a legal name on the volume, but a local
+  // path from a config means another drive's folder on Windows: refused here too.
+  if (raw.startsWith('/') || raw.endsWith('/') || /^[A-Za-z]:/.test(raw) || relPathProblem(parts.join('/')) !== null) {
     throw usageError(`${file}: "${key}" must name a file inside the project (${example}), not ${JSON.stringify(raw)}`);
   }
   return parts.join('/');

@@ -46,12 +46,12 @@ describe('mass-delete guard on a small project (issue 27, item 4)', () => {
     const json = JSON.parse(refused.stdout) as { ok: boolean; error: string };
     expect(json.ok).toBe(false);
     expect(json.error).toMatch(/refusing to delete 3 of 3 tracked files on the deployment .*--allow-mass-delete/);
-    expect([...(await fileDigests(emu.volume)).keys()].sort()).toEqual(Object.keys(FILES).sort());
+    expect([...(await fileDigests(emu.volume, (r) => r === '.hostsync')).keys()].sort()).toEqual(Object.keys(FILES).sort());
 
     const allowed = await runCli(['push', '--no-apply', '--allow-mass-delete', '--json', '--dir', work.dir], envFor(emu));
     expect(allowed.code).toBe(0);
     expect((JSON.parse(allowed.stdout) as { changes: { deleted: number } }).changes.deleted).toBe(3);
-    expect((await fileDigests(emu.volume)).size).toBe(0);
+    expect((await fileDigests(emu.volume, (r) => r === '.hostsync')).size).toBe(0);
   });
 
   it('deleting some of a small project\'s files is an ordinary push', async () => {
@@ -61,7 +61,7 @@ describe('mass-delete guard on a small project (issue 27, item 4)', () => {
     await rm(path.join(work.dir, 'style.css'));
     const res = await runCli(['push', '--no-apply', '--dir', work.dir], envFor(emu));
     expect(res.code).toBe(0);
-    expect([...(await fileDigests(emu.volume)).keys()]).toEqual(['index.html']);
+    expect([...(await fileDigests(emu.volume, (r) => r === '.hostsync')).keys()]).toEqual(['index.html']);
   });
 });
 
