@@ -176,6 +176,24 @@ async function loadForEdit(dep: EmulatedDeployment, shown: string): Promise<{ ab
   return { abs, text };
 }
 
+/**
+ * Edits of one file, one at a time: an edit is the service's exact-match compare-and-swap
+ * (its read, match and write are one step to a caller), so two racing edits with the same
+ * oldString must not both succeed. Without this, two requests interleaving across the awaits
+ * of read and write both matched the old text and the later write won silently.
+ */
+const editing = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(abs: string, fn: () => Promise<T>): Promise<T> {
+  const prev = editing.get(abs) ?? Promise.resolve();
+  const run = prev.then(fn, fn);
+  const settled = run.catch(() => undefined);
+  editing.set(abs, settled);
+  void settled.then(() => {
+    if (editing.get(abs) === settled) editing.delete(abs);
+  });
+  return run;
+}
+
 async function saveEdited(dep: EmulatedDeployment, abs: string, text: string): Promise<void> {
   await dep.history.save(dep.volume.relOf(abs), abs);
   await writeFile(abs, text);
@@ -185,9 +203,13 @@ async function edit(ctx: Ctx, dep: EmulatedDeployment): Promise<EditResult> {
   const body = await ctx.body();
   const shown = reqString(body, 'path');
   const spec = editSpecOf(body, '');
-  const { abs, text } = await loadForEdit(dep, shown);
-  const r = applyEdit(text, spec, '');
-  await saveEdited(dep, abs, r.text);
+  const { abs } = dep.volume.resolve(shown);
+  const r = await oneAtATime(abs, async () => {
+    const { text } = await loadForEdit(dep, shown);
+    const applied = applyEdit(text, spec, '');
+    await saveEdited(dep, abs, applied.text);
+    return applied;
+  });
   return {
     ok: true,
     path: shown,
@@ -209,18 +231,22 @@ async function editMany(ctx: Ctx, dep: EmulatedDeployment): Promise<EditResult &
     if (e === null || typeof e !== 'object' || Array.isArray(e)) throw badRequest(`${label}must be an object`);
     return editSpecOf(e as JsonObject, label);
   });
-  const { abs, text } = await loadForEdit(dep, shown);
-  // All or none: every edit is applied in memory first; the file is written only if all succeed.
-  let cur = text;
-  let replacements = 0;
-  let firstAt = -1;
-  specs.forEach((s, i) => {
-    const r = applyEdit(cur, s, `edit ${i + 1} of ${specs.length}: `);
-    cur = r.text;
-    replacements += r.replacements;
-    if (firstAt < 0) firstAt = r.at;
+  const { abs } = dep.volume.resolve(shown);
+  const { cur, replacements, firstAt } = await oneAtATime(abs, async () => {
+    const { text } = await loadForEdit(dep, shown);
+    // All or none: every edit is applied in memory first; the file is written only if all succeed.
+    let cur = text;
+    let replacements = 0;
+    let firstAt = -1;
+    specs.forEach((s, i) => {
+      const r = applyEdit(cur, s, `edit ${i + 1} of ${specs.length}: `);
+      cur = r.text;
+      replacements += r.replacements;
+      if (firstAt < 0) firstAt = r.at;
+    });
+    await saveEdited(dep, abs, cur);
+    return { cur, replacements, firstAt };
   });
-  await saveEdited(dep, abs, cur);
   return {
     ok: true,
     path: shown,
