@@ -20,7 +20,8 @@ import { countBelow } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
 import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
+import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS, HASH_WORKERS_MIN_FILES } from './tunables.js';
+import { FAILED, GONE, LARGE, NOT_DONE, READ_UNSTABLE as POOL_READ_UNSTABLE, hashInParallel, hashWorkersFor } from './hash-pool.js';
 import { digestLargeFile, digestSmallFileSync, hashWordLE, hexOfWords, xxhashApi, type FileDigest } from './hash.js';
 import { StatRows } from './stat-rows.js';
 import { isExecutableMode, nowMs } from './filestat.js';
@@ -36,6 +37,10 @@ export interface ScanOptions {
   cache?: StatCache;
   /** Large (streamed) files hashed at once; default HASH_CONCURRENCY. Small files are read one by one, synchronously. */
   hashConcurrency?: number;
+  /** Worker threads reading small files beside the main thread (hash-pool.ts); default: one per further core. */
+  hashWorkers?: number;
+  /** Fewest files to read for worker threads to start; default HASH_WORKERS_MIN_FILES. */
+  hashWorkersMinFiles?: number;
   /** Called with each directory's relative path before it is read ('' is the root). */
   onDirectory?: (relDir: string) => void;
   /**
@@ -519,9 +524,25 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
   if (files.length === 0) return { rows, state, warnings, skipped, hashed, recorded: 0 };
   const xx = await xxhashApi();
   const large: number[] = [];
+  const workers = hashWorkersFor(files.length, opts.hashWorkersMinFiles ?? HASH_WORKERS_MIN_FILES, opts.hashWorkers);
+  const pooled = workers > 0 ? await hashInParallel(files, xx, workers) : null;
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
+    if (pooled !== null && pooled.columns.outcome[i] !== NOT_DONE) {
+      const c = pooled.columns;
+      const outcome = c.outcome[i]!;
+      if (outcome === LARGE) large.push(i);
+      else if (outcome === FAILED) unreadable(i, { code: pooled.errors.get(i) });
+      else if (outcome === GONE) record(i, null, 0);
+      else {
+        hashed++;
+        rows.copyColumns(i, c);
+        state[i] = outcome === POOL_READ_UNSTABLE ? READ_UNSTABLE : READ;
+        if (outcome === POOL_READ_UNSTABLE) cache?.delete(f.rel);
+      }
+      continue;
+    }
     if (f.stat !== undefined && f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
       large.push(i);
       continue;

@@ -42,3 +42,20 @@ export const STAT_CACHE_RACY_WINDOW_MS = 2_000;
  * once more this long after its last report (a stat), and reports it again if it changed.
  */
 export const CHOKIDAR_LOOK_AGAIN_MS = 60;
+
+/**
+ * A scan reads its small files on worker threads as well (hash-pool.ts) only from this many
+ * files to read on: starting a worker (an isolate, the module graph, xxhash-wasm) costs
+ * tens of milliseconds of CPU, which a 3k-file cold scan or a warm status (nothing to
+ * read) must not pay. See docs/decisions.md "Cold scans on every core" for the figures.
+ */
+export const HASH_WORKERS_MIN_FILES = 8_000;
+
+/**
+ * At most this many worker threads beside the main thread: past a few, the walk and the
+ * file system, not hashing, bound a cold scan, and each worker holds its own heap.
+ */
+export const HASH_WORKERS_MAX = 7;
+
+/** Files a hashing thread claims at once: small enough to balance the threads, large enough that claiming is free. */
+export const HASH_POOL_BATCH_FILES = 128;
