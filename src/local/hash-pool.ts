@@ -76,14 +76,17 @@ export function hashWorkersFor(files: number, minFiles: number, workers?: number
  * and `workers` worker threads. Files past HASH_STREAM_THRESHOLD_BYTES by the walk's stat
  * are LARGE without being opened.
  */
-export async function hashInParallel(files: readonly { abs: string; stat: FileStat | undefined }[], xx: XXHashAPI, workers: number): Promise<PoolResult> {
+export async function hashInParallel(
+  files: readonly { abs: string; stat: FileStat | undefined }[], xx: XXHashAPI, workers: number, how: { mainThreadReads?: boolean } = {},
+): Promise<PoolResult> {
   const columns = makeColumns(files);
   const errors = new Map<number, string>();
   const running: Promise<void>[] = [];
   const script = workerScript();
   for (let w = 0; w < workers && script !== null; w++) running.push(runWorker(script, columns, errors));
   let sliceStart = performance.now();
-  for (;;) {
+  // (mainThreadReads false, for tests: the workers read every file they can.)
+  while (how.mainThreadReads !== false) {
     const claimed = claimBatch(columns);
     if (claimed === null) break;
     hashRange(columns, claimed[0], claimed[1], xx, errors);
@@ -184,7 +187,7 @@ function runWorker(script: URL, columns: PoolColumns, errors: Map<number, string
     } catch {
       return resolve();
     }
-    worker.unref();
+    // Referenced until it exits: the scan awaits it, and an unreferenced worker would let the process end mid-await.
     let settled = false;
     const done = (): void => {
       if (settled) return;
