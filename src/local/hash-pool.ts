@@ -2,7 +2,8 @@
  * A cold scan's small files hashed on every core: the main thread and HashPool's worker
  * threads (hash-worker.ts, each with its own xxhash-wasm instance) claim batches of file
  * indexes from one shared counter and write what they read into shared typed-array
- * columns, never objects (no structured clone per file, nothing for the scavenger).
+ * columns, never objects (no structured clone per file, nothing for the scavenger). The
+ * paths are cloned to each worker once.
  *
  * Invariants:
  * - Every file is read by exactly one thread, with digestSmallFileSync: the same digests,
@@ -72,31 +73,68 @@ export function hashWorkersFor(files: number, minFiles: number, workers?: number
 }
 
 /**
- * Reads `files` (absolute paths, with the walk's lstat where it took one) on this thread
- * and `workers` worker threads. Files past HASH_STREAM_THRESHOLD_BYTES by the walk's stat
- * are LARGE without being opened.
+ * Worker threads started ahead of the files they will read (a scan starts them as soon as
+ * its walk has found enough files to read, so they boot while the walk goes on). Idle
+ * workers do not keep the process alive; `close` ends those never given files.
  */
-export async function hashInParallel(
-  files: readonly { abs: string; stat: FileStat | undefined }[], xx: XXHashAPI, workers: number, how: { mainThreadReads?: boolean } = {},
-): Promise<PoolResult> {
-  const columns = makeColumns(files);
-  const errors = new Map<number, string>();
-  const running: Promise<void>[] = [];
-  const script = workerScript();
-  for (let w = 0; w < workers && script !== null; w++) running.push(runWorker(script, columns, errors));
-  let sliceStart = performance.now();
-  // (mainThreadReads false, for tests: the workers read every file they can.)
-  while (how.mainThreadReads !== false) {
-    const claimed = claimBatch(columns);
-    if (claimed === null) break;
-    hashRange(columns, claimed[0], claimed[1], xx, errors);
-    if (performance.now() - sliceStart >= HASH_SYNC_SLICE_MS) {
-      await yieldToEventLoop();
-      sliceStart = performance.now();
+export class HashPool {
+  private idle: Worker[] = [];
+
+  private constructor(workers: number) {
+    const script = workerScript();
+    for (let w = 0; w < workers && script !== null; w++) {
+      try {
+        const worker = new Worker(script);
+        worker.on('error', () => {}); // a worker that fails leaves its files NOT_DONE (see hash)
+        worker.unref();
+        this.idle.push(worker);
+      } catch {
+        break;
+      }
     }
   }
-  await Promise.all(running);
-  return { columns, errors };
+
+  static start(workers: number): HashPool {
+    return new HashPool(workers);
+  }
+
+  /**
+   * Reads `files` (absolute paths, with the walk's lstat where it took one) on this thread
+   * and the pool's workers. Files past HASH_STREAM_THRESHOLD_BYTES by the walk's stat are
+   * LARGE without being opened. The workers are used up: a pool hashes once.
+   */
+  async hash(files: readonly { abs: string; stat: FileStat | undefined }[], xx: XXHashAPI, how: { mainThreadReads?: boolean } = {}): Promise<PoolResult> {
+    const columns = makeColumns(files);
+    const errors = new Map<number, string>();
+    const running = this.idle.map((worker) => runWorker(worker, columns, errors));
+    this.idle = [];
+    let sliceStart = performance.now();
+    // (mainThreadReads false, for tests: the workers read every file they can.)
+    while (how.mainThreadReads !== false) {
+      const claimed = claimBatch(columns);
+      if (claimed === null) break;
+      hashRange(columns, claimed[0], claimed[1], xx, errors);
+      if (performance.now() - sliceStart >= HASH_SYNC_SLICE_MS) {
+        await yieldToEventLoop();
+        sliceStart = performance.now();
+      }
+    }
+    await Promise.all(running);
+    return { columns, errors };
+  }
+
+  /** Ends the workers never given files (a scan that threw, or found fewer to read). */
+  close(): void {
+    for (const worker of this.idle) void worker.terminate();
+    this.idle = [];
+  }
+}
+
+/** HashPool.start(workers).hash(files, xx, how). */
+export function hashInParallel(
+  files: readonly { abs: string; stat: FileStat | undefined }[], xx: XXHashAPI, workers: number, how: { mainThreadReads?: boolean } = {},
+): Promise<PoolResult> {
+  return HashPool.start(workers).hash(files, xx, how);
 }
 
 /** The next batch's [start, end), or null when every batch is claimed. */
@@ -178,16 +216,9 @@ function workerScript(): URL | null {
   return existsSync(fileURLToPath(built)) ? built : null;
 }
 
-/** One worker over the shared columns; resolves when it is done or gone (never rejects). */
-function runWorker(script: URL, columns: PoolColumns, errors: Map<number, string>): Promise<void> {
+/** Gives `worker` the columns; resolves when it is done or gone (never rejects). */
+function runWorker(worker: Worker, columns: PoolColumns, errors: Map<number, string>): Promise<void> {
   return new Promise((resolve) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(script, { workerData: columns });
-    } catch {
-      return resolve();
-    }
-    // Referenced until it exits: the scan awaits it, and an unreferenced worker would let the process end mid-await.
     let settled = false;
     const done = (): void => {
       if (settled) return;
@@ -200,5 +231,8 @@ function runWorker(script: URL, columns: PoolColumns, errors: Map<number, string
     });
     worker.on('error', done);
     worker.on('exit', done);
+    // Referenced while it reads: the scan awaits it.
+    worker.ref();
+    worker.postMessage(columns);
   });
 }
