@@ -86,6 +86,8 @@ export class HashPool {
       try {
         const worker = new Worker(script);
         worker.on('error', () => {}); // a worker that fails leaves its files NOT_DONE (see hash)
+        // One that failed while booting has already exited when it is given files: see runWorker.
+        worker.once('exit', () => exited.add(worker));
         worker.unref();
         this.idle.push(worker);
       } catch {
@@ -216,8 +218,12 @@ function workerScript(): URL | null {
   return existsSync(fileURLToPath(built)) ? built : null;
 }
 
+/** Workers that have exited (their 'exit' event will not come again). */
+const exited = new WeakSet<Worker>();
+
 /** Gives `worker` the columns; resolves when it is done or gone (never rejects). */
 function runWorker(worker: Worker, columns: PoolColumns, errors: Map<number, string>): Promise<void> {
+  if (exited.has(worker)) return Promise.resolve();
   return new Promise((resolve) => {
     let settled = false;
     const done = (): void => {

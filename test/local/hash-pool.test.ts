@@ -3,7 +3,8 @@ import { utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { digestSmallFileSync, xxhashApi } from '../../src/local/hash.js';
-import { GONE, hashInParallel, LARGE, READ } from '../../src/local/hash-pool.js';
+import { GONE, hashInParallel, HashPool, LARGE, NOT_DONE, READ } from '../../src/local/hash-pool.js';
+import type { Worker } from 'node:worker_threads';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import { scanTree } from '../../src/local/scan.js';
 import { StatCache } from '../../src/local/statcache.js';
@@ -76,6 +77,16 @@ describe('hash pool', () => {
         d.hashLo, d.hashHi, d.text, d.size, d.stat.mtimeMs, d.stat.ctimeMs, d.stat.ino, d.stat.mode,
       ]);
     });
+  });
+
+  it('a worker gone before it is given files costs no answer and no hang: the main thread reads them', async () => {
+    const rels = await makeTree();
+    const files = rels.map((rel) => ({ abs: path.join(root, rel), stat: undefined }));
+    const pool = HashPool.start(1);
+    const [worker] = (pool as unknown as { idle: Worker[] }).idle;
+    await worker!.terminate();
+    const { columns: c } = await pool.hash(files, await xxhashApi());
+    expect([...c.outcome].filter((o) => o === NOT_DONE)).toEqual([]);
   });
 
   it('a parallel cold scan gives the same snapshot and stat cache as a serial one', async () => {
