@@ -3,7 +3,7 @@
  * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
  * named baseline measured in the same run. Prints figures, asserts nothing about speed.
  *
- *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only | --status-only] [--compare DIST] [--package DIR]
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only | --status-only] [--compare DIST] [--package DIR] [--rows-at DATE]
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
@@ -24,6 +24,8 @@
  * --compare DIST also times the status rows with another build's dist/ (an older commit's),
  * on a copy of the tree pushed to a deployment of its own (so each build keeps its own state
  * and stat cache, whatever their formats), before and after from one run, taking turns.
+ * --rows-at DATE (e.g. 2026-11-26T18:55:00Z) waits until then, the tree made and pushed,
+ * to time the status rows: runs set up side by side, each timed at a moment of its own.
  * --package DIR makes the tree of copies of DIR's tree (a real npm package, e.g.
  * node_modules/pino: many small files, a different mix from the generated tree), one copy
  * per folder p1, p2... until --files files (the last copy whole).
@@ -49,6 +51,7 @@ const { values: args } = parseArgs({
     'status-only': { type: 'boolean', default: false },
     compare: { type: 'string' },
     package: { type: 'string' },
+    'rows-at': { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -164,6 +167,12 @@ async function statusRows(env) {
     const pushed = await timed(process.execPath, [compareCli, 'push', '--no-apply', '--json'], { env: compareEnv, cwd: compareTree });
     if (pushed.code !== 0) throw new Error(`--compare push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
     before = statusOf(compareCli, compareTree, compareEnv);
+  }
+  if (args['rows-at']) {
+    // Two runs set up side by side (the slow part), then timed one after the other.
+    const wait = Date.parse(args['rows-at']) - Date.now();
+    if (Number.isNaN(wait)) throw new Error(`--rows-at ${args['rows-at']}: not a date`);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
   await status(); // settles the stat cache past its racy window on a fresh tree
   if (before) await before(); // and its own first run, which may save the cache once in its order
