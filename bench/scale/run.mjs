@@ -3,11 +3,11 @@
  * Scale benchmark (issue 16): whole processes on a ~100k-file tree, each row against a
  * named baseline measured in the same run. Prints figures, asserts nothing about speed.
  *
- *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only | --status-only] [--compare DIST]
+ *   npm run build && node bench/scale/run.mjs [--files 100000] [--runs 3] [--dir /dev/shm] [--keep] [--cpu-prof DIR] [--push-only | --status-only] [--compare DIST] [--package DIR] [--rows-at DATE]
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
- * - `hostsync status`, cold (stat cache removed: every file hashed) vs `find | xargs -P2 xxhsum -H64`;
+ * - `hostsync status`, cold (stat cache removed: every file hashed) vs `find | xargs -P<cores> xxhsum -H64`;
  * - `hostsync status` with one file edited (a line appended to the file in the middle of the
  *   walk, the stat cache otherwise warm) vs `git status --porcelain` seeing the same edit;
  * - initial `hostsync push --no-apply` (requests, wall) vs `tar czf` + one upload + one
@@ -24,6 +24,11 @@
  * --compare DIST also times the status rows with another build's dist/ (an older commit's),
  * on a copy of the tree pushed to a deployment of its own (so each build keeps its own state
  * and stat cache, whatever their formats), before and after from one run, taking turns.
+ * --rows-at DATE (e.g. 2026-11-26T18:55:00Z) waits until then, the tree made and pushed,
+ * to time the status rows: runs set up side by side, each timed at a moment of its own.
+ * --package DIR makes the tree of copies of DIR's tree (a real npm package, e.g.
+ * node_modules/pino: many small files, a different mix from the generated tree), one copy
+ * per folder p1, p2... until --files files (the last copy whole).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -45,6 +50,8 @@ const { values: args } = parseArgs({
     'push-only': { type: 'boolean', default: false },
     'status-only': { type: 'boolean', default: false },
     compare: { type: 'string' },
+    package: { type: 'string' },
+    'rows-at': { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -54,6 +61,7 @@ if (!Number.isInteger(FILES) || FILES < 1 || !Number.isInteger(RUNS) || RUNS < 1
   process.exit(2);
 }
 requireTime();
+const CORES = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const work = fs.mkdtempSync(path.join(args.dir, 'hostsync-scale-'));
 const tree = path.join(work, 'tree');
@@ -93,7 +101,7 @@ const row = (what, a, b) =>
 const emu = await startEmulator({ dataDir: path.join(work, 'emulator'), rateLimit: 1_000_000, userRateLimit: 1_000_000, autoBackups: false });
 try {
   let t = performance.now();
-  const made = generateTree(tree, { files: FILES, nodeModulesFiles: 0 });
+  const made = args.package ? copiesOfPackage(path.resolve(args.package), tree, FILES) : generateTree(tree, { files: FILES, nodeModulesFiles: 0 });
   console.log(`tree: ${made.files} files in ${made.dirs} folders, ${(made.bytes / 1e6).toFixed(0)} MB, generated in ${((performance.now() - t) / 1000).toFixed(1)} s (${work})`);
   fs.writeFileSync(path.join(tree, '.gitignore'), '.hostsync/\n');
   await gitRun('init', '-q');
@@ -109,6 +117,38 @@ try {
 } finally {
   await emu.close();
   if (!args.keep) fs.rmSync(work, { recursive: true, force: true });
+}
+
+/** `copies` of `src`'s regular files (links followed) under `dest`/p1, p2... until at least `files` files. */
+function copiesOfPackage(src, dest, files) {
+  const list = [];
+  const walk = (rel) => {
+    for (const d of fs.readdirSync(path.join(src, rel), { withFileTypes: true })) {
+      const r = rel ? path.join(rel, d.name) : d.name;
+      const st = fs.statSync(path.join(src, r));
+      if (st.isDirectory()) walk(r);
+      else if (st.isFile()) list.push([r, fs.readFileSync(path.join(src, r))]);
+    }
+  };
+  walk('');
+  if (list.length === 0) throw new Error(`--package ${src}: no files`);
+  const made = { files: 0, dirs: 0, bytes: 0 };
+  const dirs = new Set();
+  for (let k = 1; made.files < files; k++) {
+    for (const [rel, data] of list) {
+      const abs = path.join(dest, `p${k}`, rel);
+      const dir = path.dirname(abs);
+      if (!dirs.has(dir)) {
+        fs.mkdirSync(dir, { recursive: true });
+        dirs.add(dir);
+      }
+      fs.writeFileSync(abs, data);
+      made.files++;
+      made.bytes += data.length;
+    }
+  }
+  made.dirs = dirs.size;
+  return made;
 }
 
 /** The status rows (warm and cold) against their baselines, under the table's head. */
@@ -127,6 +167,12 @@ async function statusRows(env) {
     const pushed = await timed(process.execPath, [compareCli, 'push', '--no-apply', '--json'], { env: compareEnv, cwd: compareTree });
     if (pushed.code !== 0) throw new Error(`--compare push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
     before = statusOf(compareCli, compareTree, compareEnv);
+  }
+  if (args['rows-at']) {
+    // Two runs set up side by side (the slow part), then timed one after the other.
+    const wait = Date.parse(args['rows-at']) - Date.now();
+    if (Number.isNaN(wait)) throw new Error(`--rows-at ${args['rows-at']}: not a date`);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
   await status(); // settles the stat cache past its racy window on a fresh tree
   if (before) await before(); // and its own first run, which may save the cache once in its order
@@ -149,7 +195,8 @@ async function statusRows(env) {
   const [edit, gitEdit, editBefore] = await bestOfEach([['status (one edit)', status], gitRow, ...(before ? [['status (one edit, --compare)', before]] : [])]);
   edited.undo();
   await status(); // leave a warm cache of the unedited tree behind (--keep)
-  const xx = { name: '`find | xargs -P2 xxhsum -H64`', ...(await best('xxhsum', () => sh("find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P2 -n 2000 xxhsum -H64 > /dev/null"))) };
+  // As many xxhsum processes as cores, each given 2000 files at once (the cores hostsync's scan may use).
+  const xx = { name: `\`find | xargs -P${CORES} xxhsum -H64\``, ...(await best('xxhsum', () => sh(`find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P${CORES} -n 2000 xxhsum -H64 > /dev/null`))) };
 
   console.log(`\nnode ${process.version}, ${os.cpus().length} cores, best of ${RUNS} (peak RSS: largest), load ${load()}\n`);
   console.log('| what | hostsync | baseline | ratio |');

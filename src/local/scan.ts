@@ -20,7 +20,8 @@ import { countBelow } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
 import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS } from './tunables.js';
+import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS, HASH_WORKERS_MIN_FILES } from './tunables.js';
+import { FAILED, GONE, HashPool, LARGE, NOT_DONE, READ_UNSTABLE as POOL_READ_UNSTABLE, hashWorkersFor } from './hash-pool.js';
 import { digestLargeFile, digestSmallFileSync, hashWordLE, hexOfWords, xxhashApi, type FileDigest } from './hash.js';
 import { StatRows } from './stat-rows.js';
 import { isExecutableMode, nowMs } from './filestat.js';
@@ -36,6 +37,10 @@ export interface ScanOptions {
   cache?: StatCache;
   /** Large (streamed) files hashed at once; default HASH_CONCURRENCY. Small files are read one by one, synchronously. */
   hashConcurrency?: number;
+  /** Worker threads reading small files beside the main thread (hash-pool.ts); default: one per further core. */
+  hashWorkers?: number;
+  /** Fewest files to read for worker threads to start; default HASH_WORKERS_MIN_FILES. */
+  hashWorkersMinFiles?: number;
   /** Called with each directory's relative path before it is read ('' is the root). */
   onDirectory?: (relDir: string) => void;
   /**
@@ -100,12 +105,16 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   let same = expected !== null;
   /** While stat cache hits are checked against `expected` as the walk meets them (nothing in `slots` yet). */
   let inPlace = same && cache !== undefined && cache.onlyLoaded;
+  /** Started once the walk has found enough files to read: the workers boot while it goes on. */
+  let pool: HashPool | null = null;
+  const minFiles = opts.hashWorkersMinFiles ?? HASH_WORKERS_MIN_FILES;
   const slotToRead = (rel: string, abs: string, stat: FileStat | undefined): void => {
     inPlace = false;
     slots.push(toRead.length);
     toRead.push({ rel, abs, stat });
+    if (pool === null && toRead.length >= minFiles) pool = HashPool.start(hashWorkersFor(toRead.length, minFiles, opts.hashWorkers));
   };
-  const walked = walkTree(root, matcher, '', {
+  const walked = closingOnThrow(() => pool, () => walkTree(root, matcher, '', {
     ...walkOptions(opts),
     ...(known ? { kept: (rel: string) => known.has(rel), keptDir: (rel: string) => known.holdsUnder(rel) } : {}),
     // A file the cache does not hold is read whatever its stat: taken then, from the open file.
@@ -132,10 +141,10 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
       cached++;
       slots.push({ path: rel, hash: hit.hash, size: stat.size, executable: isExecutableMode(stat.mode), text: hit.text });
     },
-  });
+  }));
   /** Met in place: `opts.expect`'s first files, before every slot. */
   const metInPlace = expected === null ? 0 : expected.cursor.met;
-  const read = await hashFiles(toRead, opts);
+  const read = await hashFiles(toRead, opts, pool);
   // An .npmrc is read for credentials, which may drop its entry: entries are made.
   if (same && (npmrcs.length > 0 || !restAsExpected(expected!, slots, toRead, read))) same = false;
   let result: Snapshot;
@@ -176,6 +185,16 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     temps: walked.temps,
     stats: { files: result.size, hashed: read.hashed, cached, dirs: walked.dirs, ms: performance.now() - t0 },
   };
+}
+
+/** `fn()`, ending the workers of the pool started meanwhile if it throws (they would sit idle for good). */
+function closingOnThrow<T>(pool: () => HashPool | null, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    pool()?.close();
+    throw err;
+  }
 }
 
 /** A file found, in scanTree's walk order: its entry (a stat cache hit), or its index among the files read. */
@@ -489,7 +508,7 @@ interface Read {
  * cache records them at the end, in the order of `files` (a full scan's walk order, the
  * order the cache is saved and next met in), large ones included.
  */
-async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<Read> {
+async function hashFiles(files: readonly ToRead[], opts: ScanOptions, started: HashPool | null = null): Promise<Read> {
   const { cache } = opts;
   const rows = new StatRows(files.length);
   const state = new Uint8Array(files.length);
@@ -517,11 +536,34 @@ async function hashFiles(files: readonly ToRead[], opts: ScanOptions): Promise<R
   };
 
   if (files.length === 0) return { rows, state, warnings, skipped, hashed, recorded: 0 };
-  const xx = await xxhashApi();
+  let xx: Awaited<ReturnType<typeof xxhashApi>>;
+  try {
+    xx = await xxhashApi();
+  } catch (err) {
+    started?.close();
+    throw err;
+  }
   const large: number[] = [];
+  const workers = started === null ? hashWorkersFor(files.length, opts.hashWorkersMinFiles ?? HASH_WORKERS_MIN_FILES, opts.hashWorkers) : 0;
+  const pool = started ?? (workers > 0 ? HashPool.start(workers) : null);
+  const pooled = pool === null ? null : await pool.hash(files, xx);
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
+    if (pooled !== null && pooled.columns.outcome[i] !== NOT_DONE) {
+      const c = pooled.columns;
+      const outcome = c.outcome[i]!;
+      if (outcome === LARGE) large.push(i);
+      else if (outcome === FAILED) unreadable(i, { code: pooled.errors.get(i) });
+      else if (outcome === GONE) record(i, null, 0);
+      else {
+        hashed++;
+        rows.copyColumns(i, c);
+        state[i] = outcome === POOL_READ_UNSTABLE ? READ_UNSTABLE : READ;
+        if (outcome === POOL_READ_UNSTABLE) cache?.delete(f.rel);
+      }
+      continue;
+    }
     if (f.stat !== undefined && f.stat.size >= HASH_STREAM_THRESHOLD_BYTES) {
       large.push(i);
       continue;

@@ -49,6 +49,21 @@ export class StatRows {
     if (i >= this.length) this.length = i + 1;
   }
 
+  /** Sets row `i` to row `i` of columns of the same names (hash-pool.ts PoolColumns): no FileStat made. */
+  copyColumns(i: number, from: Omit<StatRows, 'length' | 'set' | 'copy' | 'copyColumns' | 'stat'>): void {
+    if (i >= this.mode.length) this.grow(i + 1);
+    this.mtimeMs[i] = from.mtimeMs[i]!;
+    this.ctimeMs[i] = from.ctimeMs[i]!;
+    this.ino[i] = from.ino[i]!;
+    this.size[i] = from.size[i]!;
+    this.recordedMs[i] = from.recordedMs[i]!;
+    this.mode[i] = from.mode[i]!;
+    this.hashLo[i] = from.hashLo[i]!;
+    this.hashHi[i] = from.hashHi[i]!;
+    this.text[i] = from.text[i]!;
+    if (i >= this.length) this.length = i + 1;
+  }
+
   /** Sets row `i` to row `j` of `from`. */
   copy(i: number, from: StatRows, j: number): void {
     if (i >= this.mode.length) this.grow(i + 1);

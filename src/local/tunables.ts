@@ -48,3 +48,22 @@ export const CHOKIDAR_LOOK_AGAIN_MS = 60;
  * longer paths fail to open unless long paths are enabled system-wide and per application.
  */
 export const WINDOWS_MAX_PATH_CHARS = 259;
+
+ * A scan reads its small files on worker threads as well (hash-pool.ts) only from this many
+ * files to read on. A worker costs ~70-130 ms of CPU to start (an isolate compiling Node's
+ * internals, the module graph, xxhash-wasm) and reads nothing for its first ~90 ms, while
+ * the main thread reads ~11 us per file: parallel wall is about (n * 11 us + 90 ms) / 2,
+ * even with serial at n ~ 8k (measured: 86 ms serial, 85 ms with one worker). Above that
+ * margin the second core pays off; below it, a 3k-file cold scan or a warm status (nothing
+ * to read) would pay the start for nothing. See docs/decisions.md "Cold scans on every core".
+ */
+export const HASH_WORKERS_MIN_FILES = 10_000;
+
+/**
+ * At most this many worker threads beside the main thread: past a few, the walk and the
+ * file system, not hashing, bound a cold scan, and each worker holds its own heap.
+ */
+export const HASH_WORKERS_MAX = 7;
+
+/** Files a hashing thread claims at once: small enough to balance the threads, large enough that claiming is free. */
+export const HASH_POOL_BATCH_FILES = 128;
