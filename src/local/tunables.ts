@@ -49,6 +49,7 @@ export const CHOKIDAR_LOOK_AGAIN_MS = 60;
  */
 export const WINDOWS_MAX_PATH_CHARS = 259;
 
+/**
  * A scan reads its small files on worker threads as well (hash-pool.ts) only from this many
  * files to read on. A worker costs ~70-130 ms of CPU to start (an isolate compiling Node's
  * internals, the module graph, xxhash-wasm) and reads nothing for its first ~90 ms, while
