@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Picocolors from 'picocolors';
 import { isCI } from './ci.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
 const { createColors } = require('picocolors') as typeof Picocolors;
 

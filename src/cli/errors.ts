@@ -3,7 +3,7 @@ import type * as Commander from 'commander';
 import { describeError as describeCoreError } from '../sync/describe-error.js';
 import { EXIT, type ExitCode } from '../errors.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const { CommanderError } = createRequire(import.meta.url)('commander') as typeof Commander;
 
 /** describeError, plus the parser's own errors (bad flags, --help), which only the CLI sees. */

@@ -6,7 +6,7 @@ import type { LogLevel } from '../config/config.js';
 import { colorEnabled } from './colors.js';
 import { chooseLogFormat, prettyDestination } from './log-format.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
 const { createColors } = require('picocolors') as typeof Picocolors;
 const { pino } = require('pino') as typeof Pino;

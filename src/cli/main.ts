@@ -8,7 +8,7 @@ import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
 import { WASM_TIERING_BUDGET } from './tunables.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const { Command, CommanderError, InvalidArgumentError, Option } = createRequire(import.meta.url)('commander') as typeof Commander;
 type Command = Commander.Command;
 

@@ -3,7 +3,7 @@ import type CliProgress from 'cli-progress';
 import type { ProgressFn } from '../sync/execute.js';
 import { isCI } from './ci.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
 
 /**

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type * as Levenshtein from 'fastest-levenshtein';
 import { usageError, type HostsyncError } from '../errors.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
 const { closest } = require('fastest-levenshtein') as typeof Levenshtein;
 

@@ -13,7 +13,7 @@ const PAGES: Record<string, { title: string; content: string }> = {
       '',
       'A local stand-in for the Deployment Hosting Control API on 127.0.0.1. It follows hosting-api.md;',
       'where the service reaches the outside world (DNS, git hosts, package registries) it uses the',
-      'deterministic stand-ins listed in the hostsync README.',
+      'deterministic stand-ins listed in the hostsync docs (docs/emulator.md).',
     ].join('\n'),
   },
   'rate-limits': {

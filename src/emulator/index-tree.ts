@@ -2,7 +2,7 @@
  * files.index: the remote tree as entries with XXH64 hashes, plus a digest that
  * lets a client ask "anything changed?" in one request.
  *
- * Decisions (README): entries cover files, directories and symlinks (never
+ * Decisions (docs/emulator.md, docs/decisions.md): entries cover files, directories and symlinks (never
  * followed); `path` is volume-relative POSIX without a leading "/", whatever path
  * was indexed; `ignore` patterns are matched against those same volume-relative
  * paths (gitignore semantics, the `ignore` package) and a matching directory is

@@ -2,7 +2,7 @@
  * packages.list/add/remove: edit the manifest in the volume (package.json for npm,
  * requirements.txt for pip). The service pins the registry's current version when
  * `spec` is omitted; the emulator reaches no registry, so it writes `latest` (npm) or
- * leaves the requirement unpinned (pip) — documented in the README's stand-ins table.
+ * leaves the requirement unpinned (pip) — documented in docs/emulator.md's stand-ins table.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { depRoute, type Ctx, type Route } from './context.js';

@@ -11,7 +11,7 @@ import { usageError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { strictlyInside } from './confine.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const { parse } = createRequire(import.meta.url)('dotenv') as typeof Dotenv;
 
 /**

@@ -18,7 +18,7 @@ import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
 import { fileNameCheck } from './ignore-names.js';
 import { OWN_TEMP_PATTERNS } from './temp-names.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
 const ignore = require('ignore') as (options?: IgnoreOptions) => Ignore;
 

@@ -76,7 +76,7 @@ import { StatsCounter, type ClientStats } from './stats.js';
 import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
 import { filesForm, streamForm, tarGzPart, tarGzStream, type ArchivePart, type ArchiveStream, type PartBudget, type UploadFile } from './upload.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
 const { pino } = require('pino') as typeof Pino;
 

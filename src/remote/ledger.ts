@@ -48,7 +48,7 @@ import {
   LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS, LEDGER_WAIT_TELL_MS,
 } from './tunables.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
 const { lock } = require('proper-lockfile') as typeof Lockfile;
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { refusal } from '../errors.js';
 import { TAKEOVER_LOCK_STALE_MS, TAKEOVER_WAIT_RETRIES, TORN_LOCK_GRACE_MS } from './tunables.js';
 
-// CommonJS packages are required, not imported: see README, "Start-up".
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
 const { lock: lockPath } = require('proper-lockfile') as typeof Lockfile;
 

@@ -438,7 +438,7 @@ async function uploadMeasured(files: Entry[], opts: ExecuteOptions, result: Exec
  * The files still there locally; the others go to `result.vanished` (a folder removed, or
  * replaced by a file). `stats` receives each present file's lstat. Synchronous lstat in
  * slices, yielding between them: on 100k files that is about a fifth of the CPU of
- * promises (README, Scale: 0.5 s against 2.6 s), and an initial push's archive lists them all.
+ * promises (bench/README.md, Scale: 0.5 s against 2.6 s), and an initial push's archive lists them all.
  */
 async function dropVanished(files: Entry[], root: string, result: ExecResult, stats?: Map<string, Stats>): Promise<Entry[]> {
   const present: Entry[] = [];
@@ -516,7 +516,7 @@ async function withoutRemoteEdits(files: Entry[], opts: ExecuteOptions, result: 
  * A writeMany overwrite keeps the replaced content as the file's newest files.history
  * version. When its size is not the size the re-check saw, someone wrote the file in the
  * window between the re-check and our write: reported with that version, so nothing is lost
- * unseen. A same-size edit in that window is not detectable this way (README: the residual
+ * unseen. A same-size edit in that window is not detectable this way (docs/safety.md: the residual
  * window). One request per overwritten file, so only for plans overwriting at most
  * SLIP_CHECK_MAX_FILES files by writeMany.
  */

@@ -18,7 +18,7 @@
  * - Three-way safety is push's: a path whose remote changed since the base is a conflict
  *   or drift, never overwritten. A remote edit arriving between this cycle's read and its
  *   write is overwritten like in push (the same window, a round trip wide); files.history
- *   keeps what it replaced (README, "Decisions").
+ *   keeps what it replaced (docs/decisions.md).
  * - The base on disk follows each cycle by a journal append of the entries the cycle
  *   changed (state/base-journal.ts), after the cycle's requests: O(its paths), never a
  *   rewrite of state.bin, which happens only past the journal's bound and when watch stops
