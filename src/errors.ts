@@ -10,6 +10,8 @@ export const EXIT = {
   refused: 3,
   /** Pushed, but the deployment is unhealthy. */
   unhealthy: 4,
+  /** The address answered, but not as the API: a web page (a CDN challenge, a proxy) or a body that is not JSON (issue 30). */
+  notApi: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -40,6 +40,7 @@ Exit codes:
   2  bad usage or configuration (key, deployment, base URL, hostsync.json)
   3  refused: conflicts, the mass-delete guard, a project that vanished, or another hostsync holding the lock
   4  pushed, but the deployment is unhealthy
+  5  the address answered, but not as the API (a web page in front of it, or a wrong --base-url)
 
 Run \`hostsync <command> --help\` for a command's flags. The README (${README}) is the tour;
 the pages in ${DOCS} are the guides and the reference: commands.md, configuration.md, ci.md, safety.md,

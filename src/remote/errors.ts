@@ -87,9 +87,8 @@ export const UNEXPECTED_ANSWER = 'unexpected_answer';
 /**
  * ApiError.code of an answer that did not come from the API at all: a web page (a CDN's
  * challenge, a captive portal, a wrong --base-url landing on a website) or a body that
- * is not JSON. Exit 1 like any failed call (the exit codes are an interface: docs/decisions.md),
- * with its own message: neither the key nor the files are at fault, and retrying the same
- * address meets the same page.
+ * is not JSON. Its own exit code (EXIT.notApi, issue 30): neither the key nor the files are at
+ * fault, and retrying the same address meets the same page.
  */
 export const NOT_THE_API = 'not_the_api';
 

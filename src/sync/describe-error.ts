@@ -13,9 +13,9 @@ export function describeError(err: unknown, apiKey = process.env.HOSTSYNC_API_KE
     exitCode = err.exitCode;
   } else if (err instanceof ApiError) {
     message = err.message;
-    // A refused key or a missing scope is a configuration problem the user fixes; a web page
-    // in front of the API (NOT_THE_API, even as a 403) is a failed call: exit 1.
-    if (err.code === NOT_THE_API) exitCode = EXIT.failed;
+    // A web page in front of the API (NOT_THE_API, even as a 403) has its own code; a refused
+    // key or a missing scope is a configuration problem the user fixes.
+    if (err.code === NOT_THE_API) exitCode = EXIT.notApi;
     else if (err.status === 401 || err.status === 403) exitCode = EXIT.usage;
     else if (err.status === 404 && (err.operation.startsWith('deployments.get') || err.code === DEPLOYMENT_NOT_FOUND)) exitCode = EXIT.usage;
   } else if (err instanceof Error) {

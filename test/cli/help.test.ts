@@ -25,7 +25,7 @@ describe('help', () => {
     const r = await runCli(['--help'], {});
     expect(r.code).toBe(0);
     const tail = r.stdout.slice(r.stdout.indexOf('Exit codes:'));
-    for (const code of ['0', '1', '2', '3', '4']) expect(tail).toMatch(new RegExp(`^  ${code}  \\S`, 'm'));
+    for (const code of ['0', '1', '2', '3', '4', '5']) expect(tail).toMatch(new RegExp(`^  ${code}  \\S`, 'm'));
     expect(tail).toMatch(/README\.md/);
     expect(tail).toMatch(/docs\/[\s\S]*commands\.md/);
   });

@@ -24,18 +24,18 @@ afterAll(async () => {
 describe('an HTML 403 challenge page in front of the API', () => {
   it('push: one line on stderr naming a web page, exit 5', async () => {
     const r = await runCli(['push', '--dir', work.dir], envFor(emu));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(5);
     const lines = r.stderr.trim().split('\n');
     expect(lines.at(-1)).toMatch(/the address answered a web page, not the API \(HTTP 403, "Just a moment\.\.\."\): a proxy or challenge in front of it, or a wrong --base-url$/);
     expect(r.stderr).not.toMatch(/Unexpected token|JSON\.parse|scope/);
     expect(r.stderr).not.toContain(emu.apiKey);
   });
 
-  it('status --json: the error and exitCode 1 in the one JSON object', async () => {
+  it('status --json: the error and exitCode 5 in the one JSON object', async () => {
     const r = await runCli(['status', '--json', '--dir', work.dir], envFor(emu));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(5);
     const out = JSON.parse(r.stdout);
-    expect(out.exitCode).toBe(1);
+    expect(out.exitCode).toBe(5);
     expect(out.error).toMatch(/answered a web page, not the API/);
   });
 });

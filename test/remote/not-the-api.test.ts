@@ -26,7 +26,7 @@ describe('answers that are not the API', () => {
     expect(err.message).toBe('deployments.get: the address answered a web page, not the API (HTTP 403, "Just a moment..."): a proxy or challenge in front of it, or a wrong --base-url');
     expect(err.code).toBe(NOT_THE_API);
     expect(err.message).not.toMatch(/scope|JSON|Unexpected token/);
-    expect(describeError(err)).toEqual({ message: err.message, exitCode: EXIT.failed });
+    expect(describeError(err)).toEqual({ message: err.message, exitCode: EXIT.notApi });
     expect(service.seen).toHaveLength(1);
   });
 
@@ -34,7 +34,7 @@ describe('answers that are not the API', () => {
     const { client } = await setup(() => ({ status: 400, text: 'Bad gateway config: upstream not found', headers: { 'content-type': 'text/plain' } }));
     const err = await failure(client.deployments.get());
     expect(err.message).toBe('deployments.get: the address answered text/plain that is not JSON, not the API (HTTP 400: "Bad gateway config: upstream not found"): a proxy in front of it, or a wrong --base-url');
-    expect(describeError(err).exitCode).toBe(EXIT.failed);
+    expect(describeError(err).exitCode).toBe(EXIT.notApi);
   });
 
   it('a proxy\'s HTML 502 stays a retried server failure, not "not the API"', async () => {
