@@ -6,9 +6,13 @@
  * one deployments.resize when those change. `status` reuses the deployments.get it makes
  * anyway, so it pays nothing extra.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Deployment } from '../api/types.js';
 import { refusal } from '../errors.js';
 import { SIZE_KEYS } from '../config/deploy-settings.js';
+import { projectRootOf } from '../config/config.js';
+import { undersizedInstall } from '../sync/memory-advice.js';
 import { loadSettingsBase, saveSettingsBase, type SettingsBase } from '../state/settings-base.js';
 import type { Session } from '../sync/session.js';
 import {
@@ -48,6 +52,13 @@ export function settingsOf(d: Deployment): DeploymentSettings {
     cpuPct: d.resources?.cpuPercent ?? 0,
     storageMB: d.resources?.storageMB ?? 0,
   };
+}
+
+/** The line naming a Node install the deployment's RAM would not survive, from the project's package.json; null when it fits or there is none. */
+async function installTooBig(projectRoot: string, ramMB: number): Promise<string | null> {
+  if (ramMB <= 0) return null;
+  const text = await readFile(path.join(projectRoot, 'package.json'), 'utf8').catch(() => null);
+  return text === null ? null : undersizedInstall(text, ramMB);
 }
 
 /** The refusal of a runtime change the user did not name. */
@@ -104,6 +115,10 @@ export async function pushSettings(session: Session, opts: { dryRun: boolean; fo
   const plan = planSettings({ startup, size, remote, base, force: opts.force });
   const refused = runtimeRefusal(plan, opts.changeRuntime);
   const result: SettingsResult = { changes: plan.changes, conflicts: plan.conflicts, refused, applied: false, requests: 0, warnings: [] };
+  // Before the start this push causes: an install the deployment (as it will be) is too small
+  // for is named now, not found as exit 137 after it (issue 30). No request: the record is read.
+  const tooSmall = await installTooBig(projectRootOf(config), plan.resize?.ramMB ?? remote.ramMB);
+  if (tooSmall !== null) result.warnings.push(tooSmall);
   if (opts.dryRun) {
     result.requests = client.stats().total - before;
     return result;

@@ -126,6 +126,19 @@ describe('startup settings', () => {
     expect(after).toEqual({ ramMB: 1024, cpuPercent: before.cpuPercent, storageMB: before.storageMB });
   });
 
+  it('an install the deployment is too small for is named before the first start (issue 30), and not once the size is declared', async () => {
+    const t = await setup({
+      'package.json': JSON.stringify({ name: 'api', main: 'server.js', dependencies: { express: '^4.19.0' } }),
+      'server.js': 'require("http").createServer((q, s) => s.end("ok")).listen(process.env.SERVER_PORT);\n',
+      'hostsync.json': JSON.stringify({ startup: { entryFile: 'server.js' } }),
+    });
+    const dry = await t.json('push', '--dry-run');
+    expect(dry.out.settings.warnings.join('\n')).toMatch(/256 MB RAM and .* needs 512 MB or more .*exit 137/);
+    await t.setConfig({ size: { ramMB: 512 } });
+    const sized = await t.json('push', '--dry-run');
+    expect(sized.out.settings.warnings).toEqual([]);
+  });
+
   it('a runtime change (which deletes every file) is refused unless named with --change-runtime', async () => {
     const t = await setup({ 'index.html': '<title>site</title>\n', 'hostsync.json': JSON.stringify({ startup: { runtime: 'static' } }) });
     const refused = await t.json('push');
