@@ -4,13 +4,12 @@
  * Ctrl-Z. Before the fix `HOSTSYNC_DEADLINE=5 hostsync status` waited for ever, silently.
  * The built CLI runs under a generous safety bound (only there to stop a hung child).
  */
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from '../helpers/tree.js';
-import { CLI, TEST_CONFIG_HOME } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { startFakeService, WELL_FORMED, type FakeService } from '../remote/fake-service.js';
 import { keyIdOf, ledgerFile, type LedgerEntry } from '../../src/remote/ledger.js';
 import { LEDGER_IN_FLIGHT_MAX_MS } from '../../src/remote/tunables.js';
@@ -46,28 +45,10 @@ async function writeLedger(sentAt: number): Promise<void> {
 }
 
 function status(extra: Record<string, string>): Promise<{ code: number; stderr: string; killed: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'status', '--dir', path.join(work.dir, 'project')], {
-      env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', XDG_CONFIG_HOME: TEST_CONFIG_HOME,
-        HOSTSYNC_API_KEY: KEY, HOSTSYNC_BASE_URL: service.baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: path.join(work.dir, 'cache'),
-        ...extra,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    let killed = false;
-    const safety = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, SAFETY_MS);
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(safety);
-      resolve({ code: code ?? 128, stderr, killed });
-    });
-  });
+  return runCli(['status', '--dir', path.join(work.dir, 'project')], {
+    HOSTSYNC_API_KEY: KEY, HOSTSYNC_BASE_URL: service.baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: path.join(work.dir, 'cache'),
+    ...extra,
+  }, { killAfterMs: SAFETY_MS });
 }
 
 describe('a ledger held by a live pid\'s unanswered requests', () => {

@@ -7,10 +7,9 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from '../helpers/tree.js';
-import { CLI, TEST_CONFIG_HOME } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { EXIT } from '../../src/errors.js';
 import { testKey } from '../helpers/keys.js';
 
@@ -43,28 +42,10 @@ afterEach(async () => {
 });
 
 function status(extra: Record<string, string>): Promise<{ code: number; stderr: string; killed: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'status', '--dir', work.dir], {
-      env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', XDG_CONFIG_HOME: TEST_CONFIG_HOME,
-        HOSTSYNC_API_KEY: testKey('trickle'), HOSTSYNC_BASE_URL: baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: `${work.dir}-cache`,
-        ...extra,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    let killed = false;
-    const safety = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, SAFETY_MS);
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(safety);
-      resolve({ code: code ?? 128, stderr, killed });
-    });
-  });
+  return runCli(['status', '--dir', work.dir], {
+    HOSTSYNC_API_KEY: testKey('trickle'), HOSTSYNC_BASE_URL: baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: `${work.dir}-cache`,
+    ...extra,
+  }, { killAfterMs: SAFETY_MS });
 }
 
 describe('a server trickling its answer', () => {
