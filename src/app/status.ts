@@ -10,12 +10,16 @@ import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { crlfOnlyNotes } from '../sync/line-endings.js';
 import { pushReadsSettings, settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
 import { withSettings } from './push.js';
+import { localFromRunningWatch, SCANNED, type LocalSource } from './watch-answer.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
 export const REMOTE_ONLY_LISTED = 200;
 
 
-export type StatusOptions = ConnectionOptions;
+export interface StatusOptions extends ConnectionOptions {
+  /** Look at every file even when a running watch could say what changed. */
+  scan?: boolean;
+}
 
 /** What `status --json` prints and `status()` resolves to; `error` and `exitCode` when `ok` is false. */
 export interface StatusResult extends Partial<FailureFields> {
@@ -56,6 +60,8 @@ export interface StatusResult extends Partial<FailureFields> {
   settings: SettingsResult | null;
   /** The app's public address (the deployment's domains.url), or null when it has none or it could not be read. */
   url: string | null;
+  /** Whether the running watch said what changed (only those paths were read) or every file was scanned, and why. */
+  local: LocalSource;
 }
 
 export function emptyStatusResult(): StatusResult {
@@ -78,6 +84,7 @@ export function emptyStatusResult(): StatusResult {
     watch: null,
     settings: null,
     url: null,
+    local: SCANNED,
   };
 }
 
@@ -97,7 +104,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
       session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS);
       watch = await readWatchStatus(session.stateDir);
       try {
-        const report = await pushCore(session, { dryRun: true, allowMassDelete: true });
+        const { report, local } = await compare(session, watch, opts.scan ?? false);
         report.warnings.push(...(await lineEndingNotes(session, report)));
         const reads = session.client.stats().total;
         // Read after the comparison, so `reads` counts only what a push would read too.
@@ -123,6 +130,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
           watch,
           settings: null,
           url: record?.domains?.url ?? null,
+          local,
         };
         // A push makes the settings' requests on top of the files' (the read only when they differ from the last push's).
         if (settings) result.pushRequests += settingsRequestEstimate(settings, await pushReadsSettings(session));
@@ -134,6 +142,26 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
     },
     () => session?.config.apiKey ?? opts.apiKey ?? (opts.env ?? process.env).HOSTSYNC_API_KEY,
   );
+}
+
+/**
+ * The dry-run push, its local side from the running watch when it can answer
+ * (app/watch-answer.ts), else from a scan. A base that changed on disk while the answer
+ * was used (a watch cycle saved meanwhile) makes it a scan after all.
+ */
+async function compare(session: Session, watch: WatchStatus | null, scan: boolean): Promise<{ report: PushReport; local: LocalSource }> {
+  const dry = { dryRun: true, allowMassDelete: true } as const;
+  const watched = scan ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
+  let why = 'reason' in watched ? watched.reason : null;
+  if ('local' in watched) {
+    const report = await pushCore(session, { ...dry, local: watched.local, skipped: watched.skipped });
+    if ((await session.store.identity()) === watched.state) {
+      report.warnings.unshift(...watched.warnings);
+      return { report, local: { source: 'watch', read: watched.read, why: null } };
+    }
+    why = 'the base changed during the comparison';
+  }
+  return { report: await pushCore(session, dry), local: { ...SCANNED, why } };
 }
 
 export async function status(opts: StatusOptions = {}): Promise<StatusResult> {

@@ -71,7 +71,8 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
   program
     .command('status')
     .description('show what a push would change, conflicts, and remote drift (git-style letters)')
-    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/status.js')).statusCommand(cmd)));
+    .option('--scan', 'look at every file even when a running watch could say what changed')
+    .action(async (opts: { scan?: boolean }, cmd: Command) => setExit(await (await import('./commands/status.js')).statusCommand(opts, cmd)));
 
   program
     .command('push')

@@ -63,7 +63,7 @@ const appState = (state: string): string => (state === 'running' ? pc.green(stat
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
   const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${report.url}` : ''}`];
-  if (report.watch) out.push(...watchStatusLines(report.watch));
+  if (report.watch) out.push(...watchStatusLines(report.watch, report.local));
   const settings = settingsLines(report.settings, 'status');
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0 && settings.length === 0) {
     out.push('Nothing to push: the deployment matches this directory.');

@@ -6,11 +6,12 @@
 import { pc } from './colors.js';
 import type { WatchCycleSummary, WatchStatus } from '../state/watch-status.js';
 import { plural } from './plural.js';
+import type { LocalSource } from '../app/watch-answer.js';
 
 /** Local wall-clock time of an ISO stamp, as a watch line shows it. */
 const clock = (iso: string): string => new Date(iso).toTimeString().slice(0, 8);
 
-export function watchStatusLines(w: WatchStatus): string[] {
+export function watchStatusLines(w: WatchStatus, local?: LocalSource): string[] {
   if (!w.running) {
     const last = w.lastCycle ? `; its last cycle, ${cycleText(w.lastCycle)}` : '';
     return [pc.yellow(`Watch: not running (pid ${w.pid} ended without stopping cleanly, last seen ${clock(w.updatedAt)}${last})`)];
@@ -19,6 +20,8 @@ export function watchStatusLines(w: WatchStatus): string[] {
   const budget = `budget ${w.budget.remaining} of ${w.budget.limit} left per ${Math.round(w.budget.windowMs / 1000)} s`;
   const lines = [`${head} · ${pendingText(w.pending)} · ${budget}`];
   lines.push(`  last cycle: ${w.lastCycle ? cycleText(w.lastCycle) : 'none yet'}`);
+  if (local?.source === 'watch') lines.push(`  asked the watch what changed: ${plural(local.read ?? 0, 'path')} read, no scan`);
+  else if (local?.why) lines.push(pc.dim(`  scanned every file: ${local.why}`));
   return lines;
 }
 

@@ -47,3 +47,20 @@ export function mayBeOwnTemp(name: string): boolean {
   const at = (i: number): number => name.charCodeAt(n - i);
   return n >= 23 && ((at(4) === 0x2e && at(13) === 0x2d) || (at(5) === 0x2e && at(14) === 0x2d)) && MAY_BE_OWN_TEMP.test(name);
 }
+
+/**
+ * The probe file a running watch writes into the root when `status` asks it what changed
+ * (watch/query-server.ts): once the watcher reports it, every event before it has been
+ * handed over (git's fsmonitor "cookie"). Shaped as a temp name, so no scan, push or index
+ * ever takes it for a project file, and a leftover is cleaned like one.
+ */
+export function watchCookieName(): string {
+  return `.watch-cookie.hostsync-${suffix()}.tmp`;
+}
+
+const WATCH_COOKIE = /^\.watch-cookie\.hostsync-[0-9a-f]{8}\.tmp$/;
+
+/** A root-level path (POSIX, relative) that watchCookieName made. */
+export function isWatchCookie(rel: string): boolean {
+  return WATCH_COOKIE.test(rel);
+}

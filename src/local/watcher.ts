@@ -24,6 +24,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { IgnoreMatcher } from './ignore.js';
 import { CHOKIDAR_LOOK_AGAIN_MS } from './tunables.js';
 import { wireRelative } from './platform-paths.js';
+import { isWatchCookie } from './temp-names.js';
 
 /** The unit a watch daemon works in after coalescing what onEvents reported. */
 export interface WatchBatchEvent {
@@ -35,6 +36,12 @@ export interface WatchBatchEvent {
 
 export interface Watcher {
   close(): Promise<void>;
+  /**
+   * Paths this watcher may still report for changes already made (a look-again pending),
+   * or null when it cannot say (it is repairing its watches): what a watch answering
+   * `status` must count as changed, or not answer at all.
+   */
+  unsettled(): string[] | null;
 }
 
 export interface WatcherOptions {
@@ -44,6 +51,11 @@ export interface WatcherOptions {
   onEvents: (paths: string[]) => void;
   onError: (err: Error) => void;
   onReady?: () => void;
+  /**
+   * The watch daemon's probe file (local/temp-names.ts isWatchCookie) was created: every
+   * event before it has been passed to onEvents. It is never passed to onEvents itself.
+   */
+  onCookie?: (rel: string) => void;
 }
 
 /**
@@ -85,7 +97,9 @@ export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
   const root = path.resolve(opts.root);
   if (!fs.statSync(root).isDirectory()) throw new Error(`not a directory: ${root}`);
   const relOf = (p: string): string | null => relativeTo(root, p);
-  const ignored = ignoredPredicate(root, opts.matcher);
+  const matched = ignoredPredicate(root, opts.matcher);
+  // The probe file is an ignored temp name, yet its event is the point of writing it.
+  const ignored = (p: string, stats?: Stats): boolean => (isWatchCookie(relOf(p) ?? '') ? false : matched(p, stats));
 
   const fsw: FSWatcher = watch(root, {
     ignored,
@@ -94,6 +108,9 @@ export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
     persistent: true,
     usePolling: false,
     ignorePermissionErrors: false,
+    // Every event only means "look at this path again"; holding an unlink back 100 ms to
+    // merge it with a re-add (chokidar's atomic) would just delay it past a status's probe.
+    atomic: false,
   });
 
   let closed = false;
@@ -144,12 +161,31 @@ export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
     looks.set(p, { timer, stat: statKey(p) });
   };
   const fileEvent = (p: string): void => {
+    const rel = relOf(p);
+    if (rel !== null && isWatchCookie(rel)) {
+      // Events reach the daemon in order: whatever came before the probe goes first.
+      flush();
+      if (!closed) opts.onCookie?.(rel);
+      return;
+    }
     report(p);
     lookAgainLater(p);
   };
 
   for (const ev of ['add', 'change'] as const) fsw.on(ev, fileEvent);
-  for (const ev of ['unlink', 'addDir', 'unlinkDir'] as const) fsw.on(ev, report);
+  // chokidar reports a change only when the mtime moved: a chmod alone (+x on a script)
+  // never. The raw fs.watch event it is built on does (inotify's IN_ATTRIB), so a file
+  // named by one is looked at like a changed file (the daemon's rescan decides).
+  fsw.on('raw', (event: string, filename: unknown, details: unknown) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (closed || event !== 'change' || typeof filename !== 'string' || typeof watched !== 'string') return;
+    const abs = lstatOrGone(watched)?.isDirectory() ? path.join(watched, filename) : watched;
+    if (ignored(abs) || !lstatOrGone(abs)?.isFile()) return;
+    fileEvent(abs);
+  });
+  for (const ev of ['unlink', 'addDir', 'unlinkDir'] as const) fsw.on(ev, (p: string) => {
+    if (!isWatchCookie(relOf(p) ?? '')) report(p);
+  });
   fsw.on('error', (err: unknown) => {
     if (!closed) opts.onError(err instanceof Error ? err : new Error(String(err)));
   });
@@ -165,5 +201,7 @@ export async function startWatcher(opts: WatcherOptions): Promise<Watcher> {
       looks.clear();
       await fsw.close();
     },
+    // A file written again inside chokidar's change throttle is reported by its look-again alone.
+    unsettled: () => [...pending, ...[...looks.keys()].flatMap((p) => relOf(p) ?? [])],
   };
 }

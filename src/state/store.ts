@@ -112,6 +112,14 @@ export class StateStore {
     return bin === null ? null : `${bin}/${journal ?? '-'}`;
   }
 
+  /**
+   * state.bin's and the journal's identities as they are now ("none" without a state.bin):
+   * two equal answers mean the base on disk did not change in between.
+   */
+  async identity(): Promise<string> {
+    return (await this.fileKey()) ?? 'none';
+  }
+
   async load(): Promise<SyncState> {
     const key = await this.fileKey();
     if (key !== null && this.memo?.key === key) {

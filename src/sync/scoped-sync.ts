@@ -122,6 +122,11 @@ export class ScopedSync {
     this.changedBase.clear();
   }
 
+  /** Paths whose base on disk may not be the working base's: changed in memory since, or written and not yet verified. */
+  notOnDisk(): string[] {
+    return [...this.changedBase, ...this.unverified.keys()];
+  }
+
   /** True when a scoped cycle can run (a base exists to merge against). */
   get ready(): boolean {
     return this.base !== null;

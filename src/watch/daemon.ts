@@ -19,10 +19,14 @@
  *   sends nothing, and the daemon stops without writing state into the folder (a state
  *   write would create it again).
  */
+import { rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS } from './tunables.js';
+import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS } from './tunables.js';
+import { watchCookieName } from '../local/temp-names.js';
+import { queryEndpoint, viewKey, WATCH_QUERY_VERSION, type WatchAnswer } from './query-protocol.js';
+import { startQueryServer, type QueryServer } from './query-server.js';
 import type { ExitCode } from '../errors.js';
 import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
@@ -240,6 +244,10 @@ class Daemon implements WatchDaemon {
   private lastCycle: WatchCycleSummary | null = null;
   /** The batch of the cycle running now: its paths are still pending until it ends. */
   private runningBatch: Batch | null = null;
+  /** Answers `status` and `diff` (query-server.ts); null when the platform gives no endpoint. */
+  private query: QueryServer | null = null;
+  /** Probe files written for a query, each resolved when the watcher reports it. */
+  private readonly cookies = new Map<string, () => void>();
 
   constructor(
     private readonly session: Session,
@@ -293,6 +301,7 @@ class Daemon implements WatchDaemon {
             this.emit({ type: 'rescan', reason });
             this.scheduler.rescanAll();
           },
+          onCookie: (rel) => this.cookies.get(rel)?.(),
         },
         this.opts.backend ?? 'auto',
       );
@@ -311,7 +320,67 @@ class Daemon implements WatchDaemon {
     // The initial scan may have read files before the watcher saw their edits: look again.
     // With the stat cache this is a stat per file, and an unchanged tree costs no request.
     if (this.scanStarted) this.scheduler.rescanAll();
+    await this.listen();
     this.emit({ type: 'ready', backend: this.backend, watcherMs: Math.round(performance.now() - t0) });
+  }
+
+  /** Serves `status` and `diff` (query-protocol.ts). A socket that cannot be made only means they scan. */
+  private async listen(): Promise<void> {
+    const endpoint = queryEndpoint(this.session.stateDir);
+    if (endpoint === null) return;
+    this.query = await startQueryServer(endpoint, () => this.answerQuery()).catch(() => null);
+  }
+
+  /**
+   * What differs from the base on disk, for a command that would otherwise walk the tree:
+   * after the watcher reported a probe file written now (so every earlier event is in),
+   * the paths where the snapshot differs from the base, the events not yet synced, the
+   * base entries not yet on disk and the writes not yet verified. No answer while anything
+   * could make that incomplete: before the first sync, during a cycle, with a full rescan
+   * owed (a watcher error, an event storm, a dropped event) or a watcher repairing itself.
+   */
+  private async answerQuery(): Promise<WatchAnswer> {
+    const no = (reason: string): WatchAnswer => ({ v: WATCH_QUERY_VERSION, ok: false, reason });
+    if (this.stopping !== null || this.vanished || this.watcher === null) return no('the watch is starting or stopping');
+    // chokidar reads each folder's change asynchronously, so its events are not in order
+    // across folders and no probe file can vouch for the ones before it. It runs below
+    // WATCH_NATIVE_MIN_FILES files, where a scan costs a tenth of a second anyway.
+    if (this.backend !== 'native') return no('its chokidar watcher cannot vouch for the order of its events');
+    if (!(await this.probeWatcher())) return no(`its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms`);
+    const state = await this.session.store.identity();
+    // From here on, nothing awaits: no cycle can change the tree or the base meanwhile.
+    const { tree, scoped } = this;
+    const sched = this.scheduler.peek();
+    if (!this.synced || tree.snapshot === null || !scoped.ready) return no('its first sync has not finished');
+    if (this.runningBatch !== null) return no('a sync cycle is running');
+    if (sched.pending?.full) return no('a full rescan is owed (a watcher error or an event storm)');
+    const unsettled = this.watcher.unsettled();
+    if (unsettled === null) return no('its watcher is repairing its watches');
+    const skipped = [...tree.skipped];
+    const changed = new Set([...scoped.localChanges(tree.snapshot, skipped), ...scoped.notOnDisk(), ...(sched.pending?.paths ?? []), ...unsettled]);
+    const { config, matcher } = this.session;
+    return { v: WATCH_QUERY_VERSION, ok: true, changed: [...changed], skipped, state, view: viewKey({ root: config.root, matcherKey: matcher.key, fs: config.fs }) };
+  }
+
+  /** Writes a probe file into the root and waits for the watcher to report it (git's fsmonitor cookie). */
+  private async probeWatcher(): Promise<boolean> {
+    const name = watchCookieName();
+    const file = path.join(this.session.config.root, name);
+    let timer: NodeJS.Timeout | undefined;
+    const seen = new Promise<boolean>((resolve) => {
+      this.cookies.set(name, () => resolve(true));
+      timer = setTimeout(() => resolve(false), WATCH_QUERY_COOKIE_TIMEOUT_MS);
+    });
+    try {
+      await writeFile(file, '', { flag: 'wx' });
+      return await seen;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      this.cookies.delete(name);
+      await rm(file, { force: true }).catch(() => undefined);
+    }
   }
 
   whenIdle(): Promise<void> {
@@ -326,6 +395,7 @@ class Daemon implements WatchDaemon {
   private async shutdown(): Promise<StopResult> {
     // Stop the scheduler first (it refuses new cycles at once), then the watcher.
     const stopped = this.scheduler.stop(this.t.shutdownGraceMs);
+    await this.query?.close().catch(() => undefined);
     await this.watcher?.close().catch(() => undefined);
     const result = await stopped;
     if (result === 'abandoned') {

@@ -28,6 +28,7 @@ import type { IgnoreMatcher } from '../local/ignore.js';
 import { lstatOrGone, type Watcher, type WatcherOptions } from '../local/watcher.js';
 import { wireRelative } from '../local/platform-paths.js';
 import { visitTree } from '../local/walk.js';
+import { isWatchCookie } from '../local/temp-names.js';
 
 interface ParcelEvent {
   path: string;
@@ -132,6 +133,11 @@ class NativeWatcher implements Watcher {
     this.current = await this.subscribe();
   }
 
+  /** While a repair round is owed or running, folders may hold files no event named yet. */
+  unsettled(): string[] | null {
+    return this.repairing || this.suspects.size > 0 ? null : [];
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -172,9 +178,14 @@ class NativeWatcher implements Watcher {
   private handle(events: ParcelEvent[]): void {
     const { matcher } = this.opts;
     const paths = new Set<string>();
+    const cookies: string[] = [];
     for (const ev of events) {
       const rel = this.relOf(ev.path);
       if (rel === null) continue;
+      if (isWatchCookie(rel)) {
+        if (ev.type === 'create') cookies.push(rel);
+        continue;
+      }
       if (rel === '') {
         this.opts.onError(new Error(`watched root changed or was removed: ${this.root}`));
         continue;
@@ -189,6 +200,8 @@ class NativeWatcher implements Watcher {
       if (isDir && ev.type === 'create' && hasWatchableSubdir(ev.path, rel, matcher)) this.suspects.add(rel);
     }
     if (paths.size > 0) this.opts.onEvents([...paths]);
+    // After the batch's other events: the probe says everything before it was handed over.
+    for (const c of cookies) this.opts.onCookie?.(c);
     if (this.suspects.size > 0) void this.repair();
   }
 

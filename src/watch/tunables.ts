@@ -154,3 +154,12 @@ export const APP_MONITOR_CONFIRM_MS = 3_000;
 export const APP_MONITOR_LINES = 300;
 /** Lines of this start shown under the report of an app that went offline. */
 export const APP_MONITOR_SHOWN_LINES = 8;
+
+/**
+ * `status` and `diff` asking a running watch what changed (query-server.ts): how long the
+ * daemon waits for its watcher to report the probe file before it answers "cannot say"
+ * and the command scans. The native watcher hands events over in ~50 ms batches and
+ * chokidar at once, so a second covers a busy machine while keeping a stuck watcher from
+ * costing more than a scan of a large tree would.
+ */
+export const WATCH_QUERY_COOKIE_TIMEOUT_MS = 1_000;

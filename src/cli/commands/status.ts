@@ -5,7 +5,7 @@ import { emitResult } from '../output.js';
 import { renderStatus, statusSummary } from '../render.js';
 
 /** `hostsync status`: a dry run of push, shown git-style. Exits like `push --dry-run`: 3 when a push would be refused. */
-export async function statusCommand(cmd: Command): Promise<number> {
+export async function statusCommand(opts: { scan?: boolean }, cmd: Command): Promise<number> {
   const g = globalFlags(cmd);
-  return emitResult(await runStatus(connectionFlags(cmd)), g.json ?? false, renderStatus, { quiet: g.quiet ?? false, summary: statusSummary });
+  return emitResult(await runStatus({ ...connectionFlags(cmd), ...(opts.scan ? { scan: true } : {}) }), g.json ?? false, renderStatus, { quiet: g.quiet ?? false, summary: statusSummary });
 }

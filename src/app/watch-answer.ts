@@ -1,0 +1,34 @@
+/**
+ * `status` asks the running `hostsync watch` of this folder and deployment what changed
+ * instead of walking the tree (watch/query-*.ts, sync/watched-local.ts), and says which
+ * it did and why. Any doubt means a scan: no watch, one on another host, no answer in
+ * time, an answer about another view or another base, or `--scan`.
+ */
+import { hostname } from 'node:os';
+import type { WatchStatus } from '../state/watch-status.js';
+import type { Session } from '../sync/session.js';
+import { localFromWatch, type WatchedLocal } from '../sync/watched-local.js';
+import { askWatch } from '../watch/query-client.js';
+import { viewKey } from '../watch/query-protocol.js';
+
+/** How the local side of a command was found; `--json` prints it. */
+export interface LocalSource {
+  /** 'watch': the running watch named what changed and only that was read; 'scan': every file was looked at. */
+  source: 'watch' | 'scan';
+  /** With 'watch': how many paths were read again. */
+  read: number | null;
+  /** With 'scan' while a watch runs here: why its answer was not used. */
+  why: string | null;
+}
+
+export const SCANNED: LocalSource = { source: 'scan', read: null, why: null };
+
+export async function localFromRunningWatch(session: Session, watch: WatchStatus | null): Promise<WatchedLocal | { reason: string | null }> {
+  if (watch === null || !watch.running) return { reason: null };
+  if (watch.host !== hostname()) return { reason: 'the watch runs on another host' };
+  if (session.matcher.key === undefined) return { reason: 'the ignore rules have no key to compare' };
+  const answer = await askWatch(session.stateDir);
+  if (!answer.ok) return { reason: answer.reason };
+  const { config, matcher } = session;
+  return localFromWatch(session, answer, viewKey({ root: config.root, matcherKey: matcher.key, fs: config.fs }));
+}

@@ -1,0 +1,56 @@
+/**
+ * The local side of `status` and `diff` from a running watch's answer (watch/query-*.ts)
+ * instead of a walk: the base on disk, with only the paths the watch names read again.
+ * O(changes) in reads; the base is copied once, not re-hashed.
+ *
+ * Invariant: the result equals what a scan would find, given the watch's promise (every
+ * other path is as the base holds it). It is used only when the answer is about this
+ * root, these ignore rules and this file system kind (`view`), and about the base this
+ * process loaded (`state`, checked before and after loading); otherwise null, with the
+ * reason, and the caller scans.
+ */
+import { rescanPaths } from '../local/scan.js';
+import { LazySnapshot } from '../model/lazy-snapshot.js';
+import { relPathProblem } from '../model/safe-path.js';
+import { TreeSnapshot } from '../model/tree-snapshot.js';
+import type { Snapshot } from '../model/types.js';
+import type { Session } from './session.js';
+
+/** What a watch answered (watch/query-protocol.ts), as this layer needs it. */
+export interface WatchedChanges {
+  changed: readonly string[];
+  skipped: readonly string[];
+  state: string;
+  view: string;
+}
+
+export interface WatchedLocal {
+  local: Snapshot;
+  skipped: string[];
+  warnings: string[];
+  /** The base's identity this was built on: a caller checks it again once it is done. */
+  state: string;
+  /** Paths read again. */
+  read: number;
+}
+
+export async function localFromWatch(session: Session, answer: WatchedChanges, view: string): Promise<WatchedLocal | { reason: string }> {
+  if (answer.view !== view) return { reason: 'the watch runs with another root, other ignore rules or another HOSTSYNC_FS' };
+  const badPath = [...answer.changed, ...answer.skipped].find((p) => typeof p !== 'string' || relPathProblem(p.replace(/\/$/, '')) !== null);
+  if (badPath !== undefined) return { reason: 'the watch named a path outside the root' };
+  const { store } = session;
+  if ((await store.identity()) !== answer.state) return { reason: 'the base changed since the watch answered' };
+  const { base } = await store.load();
+  if (base === null) return { reason: 'there is no base yet' };
+  if ((await store.identity()) !== answer.state) return { reason: 'the base changed while it was read' };
+  const touched = answer.changed;
+  // Unreadable paths the watch knows of, but not under a path read again here (that read decides).
+  const skipped = answer.skipped.filter((s) => !touched.some((t) => s === t || s.startsWith(`${t}/`) || s === `${t}/`));
+  if (touched.length === 0) {
+    // Known equal to the base without making an entry (LazySnapshot), as a scan of an unchanged tree is.
+    return { local: base instanceof LazySnapshot ? base.copy() : new Map(base), skipped, warnings: [], state: answer.state, read: 0 };
+  }
+  const local = new TreeSnapshot(base);
+  const scanned = await rescanPaths({ root: session.config.root, matcher: session.matcher, cache: session.cache }, local, touched, { inPlace: true });
+  return { local, skipped: [...skipped, ...scanned.skipped], warnings: [...scanned.warnings], state: answer.state, read: touched.length };
+}

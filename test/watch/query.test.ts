@@ -1,0 +1,235 @@
+/**
+ * Issue 32: with a watch running, `status` asks it what changed instead of scanning, and
+ * gives the same answer as a scan. The watch's scheduler is held (a gated clock), so the
+ * edits stay pending in the daemon while status runs as its own process: what it reads
+ * comes from the watch's answer and the probe file, not from a synced tree.
+ */
+import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { loadNativeWatcher } from '../../src/watch/native-watcher.js';
+import { startWatch } from '../../src/watch/daemon.js';
+import type { Clock } from '../../src/watch/scheduler.js';
+import type { WatcherBackend } from '../../src/watch/watcher-backend.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir, writeTree } from '../helpers/tree.js';
+import { cliEnv, converged, Recorder, watchSession } from './harness.js';
+
+/** Real time, except that timers coming due while `held` wait for release(): the daemon's cycles stop, its watcher does not. */
+class GatedClock implements Clock {
+  held = false;
+  private due: (() => void)[] = [];
+  now = (): number => performance.now();
+  setTimeout = (fn: () => void, ms: number): unknown => {
+    const h = { fn, live: true, t: undefined as NodeJS.Timeout | undefined };
+    h.t = setTimeout(() => (this.held ? this.due.push(() => h.live && fn()) : fn()), ms);
+    return h;
+  };
+  clearTimeout = (h: unknown): void => {
+    const t = h as { live: boolean; t: NodeJS.Timeout };
+    t.live = false;
+    clearTimeout(t.t);
+  };
+  release(): void {
+    this.held = false;
+    for (const fn of this.due.splice(0)) fn();
+  }
+}
+
+/** A seeded generator (mulberry32): the same edits on every run. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface StatusJson {
+  changes: { path: string; kind: string; from?: string }[];
+  conflicts: { path: string }[];
+  drift: { path: string }[];
+  elsewhere: { path: string }[];
+  remoteOnly: number;
+  local: { source: string; read: number | null; why: string | null };
+}
+
+/** What a status answers, without how it found the local side. */
+const answerOf = (s: StatusJson) => ({
+  changes: [...s.changes].map((c) => JSON.stringify(c)).sort(),
+  conflicts: s.conflicts.map((c) => c.path).sort(),
+  drift: s.drift.map((d) => d.path).sort(),
+  elsewhere: s.elsewhere.map((e) => e.path).sort(),
+  remoteOnly: s.remoteOnly,
+});
+
+async function filesUnder(root: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const d of await readdir(path.join(root, rel), { withFileTypes: true })) {
+    const p = rel ? `${rel}/${d.name}` : d.name;
+    if (d.name === '.hostsync' || d.name === 'hostsync.json') continue;
+    if (d.isDirectory()) out.push(...(await filesUnder(root, p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** One random edit of the tree: modify, create, delete, rename a file or a folder, chmod, a new folder of files. */
+async function randomEdit(root: string, rnd: () => number, n: number): Promise<string> {
+  const files = await filesUnder(root);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const f = pick(files);
+  switch (Math.floor(rnd() * 7)) {
+    case 0:
+      await writeFile(path.join(root, f), `edited ${n}\n`, { flag: 'a' });
+      return `modify ${f}`;
+    case 1:
+      await writeFile(path.join(root, `src/new-${n}.js`), `export const n = ${n};\n`);
+      return `create src/new-${n}.js`;
+    case 2:
+      await rm(path.join(root, f));
+      return `delete ${f}`;
+    case 3:
+      await rename(path.join(root, f), path.join(root, path.dirname(f), `moved-${n}-${path.basename(f)}`));
+      return `rename ${f}`;
+    case 4: {
+      const dirs = [...new Set(files.map((x) => path.dirname(x)).filter((d) => d !== '.' && d.includes('/')))];
+      if (dirs.length === 0) return 'none';
+      const d = pick(dirs);
+      await rename(path.join(root, d), path.join(root, `${d}-r${n}`));
+      return `rename folder ${d}`;
+    }
+    case 5:
+      await chmod(path.join(root, f), 0o755);
+      return `chmod ${f}`;
+    default:
+      // (Files only: a folder that arrives holding folders makes the native watcher owe a full rescan.)
+      await mkdir(path.join(root, `lib/made-${n}`), { recursive: true });
+      await writeTree(path.join(root, `lib/made-${n}`), { 'a.txt': `a ${n}\n`, 'c.txt': `c ${n}\n` });
+      return `folder lib/made-${n}`;
+  }
+}
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+const backends: WatcherBackend[] = (await loadNativeWatcher()) ? ['chokidar', 'native'] : ['chokidar'];
+
+describe.each(backends)('status with a running watch (%s watcher)', (backend) => {
+  it('asks the watch, reads only what changed, and answers as a scan does, over three rounds of random edits with remote edits beside them', async () => {
+    const files: Record<string, string> = { 'index.html': '<title>t</title>\n', 'start.sh': '#!/bin/sh\n', 'lib/README.txt': 'lib\n' };
+    for (const d of ['a', 'b', 'c']) for (let i = 0; i < 12; i++) files[`src/${d}/sub/f${i}.js`] = `export const v = "${d}${i}";\n`;
+    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-');
+    await writeTree(root, files);
+    const dep = await emu.createDeployment({ runtime: 'static' });
+    const session = await watchSession(emu, root, dep.id);
+    const rec = new Recorder();
+    const clock = new GatedClock();
+    const daemon = await startWatch(session, { noApply: true, backend, onEvent: rec.onEvent, clock });
+    const env = cliEnv(emu, dep.id);
+    const status = async (...flags: string[]): Promise<StatusJson> => {
+      const r = await runCli(['status', '--json', ...flags], env, { cwd: root });
+      expect([0, 3], r.stderr).toContain(r.code);
+      return JSON.parse(r.stdout) as StatusJson;
+    };
+    try {
+      await rec.waitFor((e) => e.type === 'ready');
+      await converged(daemon, root, dep.volume);
+      const rnd = prng(32);
+      let n = 0;
+      for (let round = 0; round < 3; round++) {
+        clock.held = true;
+        const done: string[] = [];
+        for (let i = 0; i < 6; i++) done.push(await randomEdit(root, rnd, n++));
+        // Beside them, the deployment changes too: a file the tree changed (a conflict when
+        // it was modified here) and one it did not (drift).
+        const remote = (await filesUnder(dep.volume)).filter((p) => !p.startsWith('.hostsync'));
+        await writeFile(path.join(dep.volume, remote[round]!), `remote edit ${round}\n`);
+        const asked = await status();
+        const scanned = await status('--scan');
+        expect(scanned.local).toEqual({ source: 'scan', read: null, why: '--scan' });
+        expect(answerOf(asked), done.join('; ')).toEqual(answerOf(scanned));
+        expect(asked.changes.length).toBeGreaterThan(0);
+        if (backend === 'native') {
+          expect(asked.local.source, `${asked.local.why} ${JSON.stringify(rec.events.filter((e) => e.type === 'rescan'))} ${done.join('; ')}`).toBe('watch');
+          // Only what changed was read, not the tree.
+          expect(asked.local.read).toBeLessThan(Object.keys(files).length);
+        } else {
+          // chokidar's events are not in order across folders: it never answers.
+          expect(asked.local.source).toBe('scan');
+          expect(asked.local.why).toContain('chokidar');
+        }
+        // Let the watch sync this round: conflicts and drift stay different from the base, as the daemon knows.
+        clock.release();
+        await daemon.whenIdle();
+        const settled = await status();
+        expect(settled.local.source, settled.local.why ?? '').toBe(backend === 'native' ? 'watch' : 'scan');
+        expect(answerOf(settled)).toEqual(answerOf(await status('--scan')));
+      }
+    } finally {
+      clock.release();
+      await daemon.stop();
+      await session.close();
+      await cleanup();
+    }
+  });
+});
+
+describe('status falls back to a scan, and says why', () => {
+  it.runIf(backends.includes('native'))('when the status process sees the tree through another HOSTSYNC_FS than the watch; with no watch, it scans without a reason', async () => {
+    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-view-');
+    await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
+    const dep = await emu.createDeployment({ runtime: 'static' });
+    const session = await watchSession(emu, root, dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent });
+    const env = cliEnv(emu, dep.id);
+    try {
+      await rec.waitFor((e) => e.type === 'ready');
+      await converged(daemon, root, dep.volume);
+      const other = await runCli(['status', '--json'], { ...env, HOSTSYNC_FS: 'no-exec' }, { cwd: root });
+      const s = JSON.parse(other.stdout) as StatusJson;
+      expect(s.local.source).toBe('scan');
+      expect(s.local.why).toContain('HOSTSYNC_FS');
+      const text = await runCli(['status'], env, { cwd: root });
+      expect(text.stdout).toContain('asked the watch what changed: 0 paths read, no scan');
+    } finally {
+      await daemon.stop();
+      await session.close();
+    }
+    // The watch has stopped: its socket is gone and status scans, with nothing to explain.
+    const alone = JSON.parse((await runCli(['status', '--json'], env, { cwd: root })).stdout) as StatusJson;
+    expect(alone.local).toEqual({ source: 'scan', read: null, why: null });
+    await cleanup();
+  });
+});
+
+describe('the chokidar watcher', () => {
+  it('reports a chmod alone (chokidar itself reports a change only when the mtime moved): +x reaches the deployment', async () => {
+    const { dir: root, cleanup } = await tempDir('hostsync-watch-chmod-');
+    await writeTree(root, { 'index.html': '<title>t</title>\n', 'start.sh': '#!/bin/sh\necho hi\n' });
+    const dep = await emu.createDeployment({ runtime: 'static' });
+    const session = await watchSession(emu, root, dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, backend: 'chokidar', onEvent: rec.onEvent });
+    try {
+      await rec.waitFor((e) => e.type === 'ready');
+      await converged(daemon, root, dep.volume);
+      const mark = rec.events.length;
+      await chmod(path.join(root, 'start.sh'), 0o755);
+      await rec.waitFor((e) => e.type === 'cycle' && e.changes.some((c) => c.kind === 'chmod' && c.path === 'start.sh'), mark);
+      expect((await stat(path.join(dep.volume, 'start.sh'))).mode & 0o111).not.toBe(0);
+    } finally {
+      await daemon.stop();
+      await session.close();
+      await cleanup();
+    }
+  });
+});
