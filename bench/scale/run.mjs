@@ -30,6 +30,8 @@
  * node_modules/pino: many small files, a different mix from the generated tree), one copy
  * per folder p1, p2... until --files files (the last copy whole).
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -208,6 +210,41 @@ async function statusRows(env) {
   const gitEditRow = { name: '`git status --porcelain` (the same edit)', ...gitEdit };
   row(`\`hostsync status\`, one file edited (${edited.rel})`, edit, gitEditRow);
   if (editBefore) row(`\`hostsync status\`, one file edited (${args.compare})`, editBefore, gitEditRow);
+  await watchRunningRow(env, gitRow);
+}
+
+/**
+ * `status` while a `hostsync watch --no-apply` runs on the tree (issue 32): status asks it
+ * what changed instead of scanning. The row is the status process; the watch's own CPU per
+ * question (from /proc, everything it did while the row ran, divided by the runs) is
+ * printed beside it, so nothing the answer costs is hidden in the daemon.
+ */
+async function watchRunningRow(env, gitRow) {
+  const daemon = spawn(process.execPath, [CLI, 'watch', '--no-apply', '--watcher', 'native'], { cwd: tree, env: { PATH: process.env.PATH, HOME: os.homedir(), ...env }, stdio: 'ignore' });
+  const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
+  const daemonCpu = () => {
+    const f = fs.readFileSync(`/proc/${daemon.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / ticks;
+  };
+  try {
+    const until = Date.now() + 600_000;
+    const started = performance.now();
+    for (;;) {
+      const r = await timed(process.execPath, [CLI, 'status', '--json'], { env });
+      const local = JSON.parse(r.out).local;
+      if (local.source === 'watch') break;
+      if (Date.now() > until) throw new Error(`the watch never answered status: ${local.why}`);
+      await new Promise((res) => setTimeout(res, 1000));
+    }
+    console.log(`(watch: answering status ${((performance.now() - started) / 1000).toFixed(1)} s after its start)`);
+    const cpu0 = daemonCpu();
+    const [asked, git] = await bestOfEach([['status (watch running)', () => timed(process.execPath, [CLI, 'status'], { env })], gitRow]);
+    const perQuestion = (daemonCpu() - cpu0) / RUNS;
+    row(`\`hostsync status\`, no-op, a watch running (watch's CPU per status: ${f2(perQuestion)} s)`, asked, { name: '`git status --porcelain`', ...git });
+  } finally {
+    daemon.kill('SIGINT');
+    await once(daemon, 'exit');
+  }
 }
 
 /**

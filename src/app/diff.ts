@@ -1,9 +1,15 @@
-import { diff as diffCore, type DiffItem } from '../sync/diff.js';
+import { diff as diffCore, type DiffItem, type DiffReport } from '../sync/diff.js';
+import type { Session } from '../sync/session.js';
+import { readWatchStatus } from '../state/watch-status.js';
+import { localFromRunningWatch, SCANNED, type LocalSource } from './watch-answer.js';
 import { deploymentRef, type DeploymentRef } from './options.js';
 import { requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { runOnSession, scopesOf, type PathOptions } from './session-command.js';
 
-export type DiffOptions = PathOptions;
+export interface DiffOptions extends PathOptions {
+  /** Look at every file even when a running watch could say what changed. */
+  scan?: boolean;
+}
 export type { DiffItem } from '../sync/diff.js';
 
 /** What `diff --json` prints and `diff()` resolves to. `ok` is true whenever it ran, whatever it found. */
@@ -13,9 +19,11 @@ export interface DiffResult extends Partial<FailureFields> {
   requests: RequestsSummary;
   warnings: string[];
   deployment: DeploymentRef | null;
+  /** A whole-tree diff's local side: from the running watch's answer or a scan, and why (as status's). */
+  local: LocalSource;
 }
 
-export const emptyDiffResult = (): DiffResult => ({ ok: false, files: [], requests: requestsOf(null), warnings: [], deployment: null });
+export const emptyDiffResult = (): DiffResult => ({ ok: false, files: [], requests: requestsOf(null), warnings: [], deployment: null, local: SCANNED });
 
 /** `hostsync diff` as a function. Never rejects. */
 export function runDiff(opts: DiffOptions = {}): Promise<{ result: Outcome<DiffResult>; thrown: boolean }> {
@@ -23,10 +31,25 @@ export function runDiff(opts: DiffOptions = {}): Promise<{ result: Outcome<DiffR
     opts,
     (known) => ({ ...emptyDiffResult(), ...known }),
     async (session) => {
-      const report = await diffCore(session, scopesOf(session, opts));
-      return { ok: true, files: report.items, requests: requestsOf(session.client.stats()), warnings: report.warnings, deployment: deploymentRef(session.config) };
+      const scopes = scopesOf(session, opts);
+      const { report, local } = await compare(session, scopes, opts.scan ?? false);
+      return { ok: true, files: report.items, requests: requestsOf(session.client.stats()), warnings: report.warnings, deployment: deploymentRef(session.config), local };
     },
   );
+}
+
+/** As status's compare: a whole-tree diff takes the running watch's answer when it can (app/watch-answer.ts). */
+async function compare(session: Session, scopes: string[] | null, scan: boolean): Promise<{ report: DiffReport; local: LocalSource }> {
+  if (scopes !== null) return { report: await diffCore(session, scopes), local: SCANNED };
+  const watch = await readWatchStatus(session.stateDir);
+  const watched = scan ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
+  let why = 'reason' in watched ? watched.reason : null;
+  if ('local' in watched) {
+    const report = await diffCore(session, null, { snapshot: watched.local, skipped: watched.skipped, warnings: watched.warnings });
+    if ((await session.store.identity()) === watched.state) return { report, local: { source: 'watch', read: watched.read, why: null } };
+    why = 'the base changed during the comparison';
+  }
+  return { report: await diffCore(session, null), local: { ...SCANNED, why } };
 }
 
 export async function diff(opts: DiffOptions = {}): Promise<DiffResult> {

@@ -108,6 +108,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .description('show local against the deployment: a unified diff for text (- deployment, + local), size and hash for binary files')
     .argument('[path...]', 'limit to these files or folders (named paths cost a request each, not a walk of the whole deployment)')
     .option('--stat', 'one line per file with added and removed line counts')
+    .option('--scan', 'look at every file even when a running watch could say what changed')
     .action(async (paths: string[], opts, cmd: Command) => setExit(await (await import('./commands/two-way.js')).diffCommand(paths, opts, cmd)));
 
   program

@@ -16,7 +16,7 @@ import { parsedRecord, readRecord } from './remote-record.js';
 import { mergeRecord } from './record-merge.js';
 import { remoteTexts } from './fetch.js';
 import { reconcile } from './reconcile.js';
-import { readSides } from './sides.js';
+import { readSides, type KnownLocal } from './sides.js';
 import { lineEndingsNote } from './line-endings.js';
 import type { Session } from './session.js';
 import { DIFF_TEXT_MAX_BYTES } from './tunables.js';
@@ -80,8 +80,9 @@ function changeOf(p: Pair): DiffItem['change'] {
   return 'modified';
 }
 
-export async function diff(session: Session, paths: string[] | null): Promise<DiffReport> {
-  const sides = await readSides(session, paths, 'diff');
+/** `known`: the whole local tree as a running watch said it is (instead of a scan; whole-tree diffs only). */
+export async function diff(session: Session, paths: string[] | null, known?: KnownLocal): Promise<DiffReport> {
+  const sides = await readSides(session, paths, 'diff', paths === null ? known : undefined);
   // A whole-tree diff merges with the deployment's base record, as push does: a fresh clone
   // has a base, and a push from elsewhere is told from a hand edit.
   let base = sides.base;

@@ -42,13 +42,20 @@ function withoutSkipped(snap: Snapshot, skipped: readonly string[]): Snapshot {
   return out;
 }
 
-export async function readSides(session: Session, scopes: string[] | null, command = 'this command'): Promise<Sides> {
+/** The whole local tree found some other way than a scan (a running watch's answer, sync/watched-local.ts). */
+export interface KnownLocal {
+  snapshot: Snapshot;
+  skipped: string[];
+  warnings: string[];
+}
+
+export async function readSides(session: Session, scopes: string[] | null, command = 'this command', known?: KnownLocal): Promise<Sides> {
   const { config, matcher, cache, store, client } = session;
   await refuseWhileUndoPending(session, command);
   const loaded = await store.load();
   if (scopes === null || scopes.includes('')) {
-    const scan = await scanTree({ root: config.root, matcher, cache });
-    await cache.save();
+    const scan = known ? { ...known, temps: [] } : await scanTree({ root: config.root, matcher, cache });
+    if (!known) await cache.save();
     const remoteRead = await readRemote(client, matcher, loaded.remote, expectedFiles(scan.snapshot, loaded.remote?.snapshot, loaded.base));
     const folded = await foldUnverified(session, loaded.base, remoteRead.snapshot);
     const state = { ...loaded, base: folded.base };

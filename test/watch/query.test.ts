@@ -166,6 +166,19 @@ describe.each(backends)('status with a running watch (%s watcher)', (backend) =>
           expect(asked.local.source).toBe('scan');
           expect(asked.local.why).toContain('chokidar');
         }
+        if (round === 0) {
+          // A whole-tree diff asks the same way, and shows the same files.
+          const diffOf = async (...flags: string[]) => {
+            const r = await runCli(['diff', '--json', ...flags], env, { cwd: root });
+            expect(r.code, r.stderr).toBe(0);
+            const d = JSON.parse(r.stdout) as { files: { path: string; side: string; change: string }[]; local: StatusJson['local'] };
+            return { files: d.files.map((f) => `${f.side} ${f.change} ${f.path}`).sort(), source: d.local.source };
+          };
+          const [dAsked, dScanned] = [await diffOf(), await diffOf('--scan')];
+          expect(dAsked.files).toEqual(dScanned.files);
+          expect(dAsked.source).toBe(backend === 'native' ? 'watch' : 'scan');
+          expect(dScanned.source).toBe('scan');
+        }
         // Let the watch sync this round: conflicts and drift stay different from the base, as the daemon knows.
         clock.release();
         await daemon.whenIdle();

@@ -11,8 +11,8 @@ const json = (cmd: Command): boolean => globalFlags(cmd).json ?? false;
 const quiet = (cmd: Command): boolean => globalFlags(cmd).quiet ?? false;
 
 /** `hostsync diff [PATH...]`: exit 0 whenever it ran, whatever it found. */
-export async function diffCommand(paths: string[], flags: { stat?: boolean }, cmd: Command): Promise<number> {
-  return emitResult(await runDiff({ ...connectionFlags(cmd), paths }), json(cmd), (r) => renderDiff(r, flags.stat ?? false), {
+export async function diffCommand(paths: string[], flags: { stat?: boolean; scan?: boolean }, cmd: Command): Promise<number> {
+  return emitResult(await runDiff({ ...connectionFlags(cmd), paths, ...(flags.scan ? { scan: true } : {}) }), json(cmd), (r) => renderDiff(r, flags.stat ?? false), {
     quiet: quiet(cmd),
     summary: diffSummary,
   });
