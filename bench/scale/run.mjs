@@ -240,6 +240,7 @@ async function watchRunningRow(env, gitRow) {
     const cpu0 = daemonCpu();
     const [asked, git] = await bestOfEach([['status (watch running)', () => timed(process.execPath, [CLI, 'status'], { env })], gitRow]);
     const perQuestion = (daemonCpu() - cpu0) / RUNS;
+    if (args['cpu-prof']) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.join(path.resolve(args['cpu-prof']), 'watch-running'), CLI, 'status'], { env });
     row(`\`hostsync status\`, no-op, a watch running (watch's CPU per status: ${f2(perQuestion)} s)`, asked, { name: '`git status --porcelain`', ...git });
   } finally {
     daemon.kill('SIGINT');

@@ -74,3 +74,19 @@ describe('base record format', () => {
     expect(diffBases(null, snap(file('a', '1'))).map((p) => [p.path, p.before])).toEqual([['a', null]]);
   });
 });
+
+describe('diffBases on a no-op', () => {
+  it('a next base known equal to the base (a no-op push or status) is no batch, and makes no entry of either', async () => {
+    const { LazySnapshot } = await import('../../src/model/lazy-snapshot.js');
+    const entries = [file('a.txt', 'a'), file('b/c.txt', 'c')];
+    const base = new LazySnapshot(entries.length, () => entries);
+    const next = base.copy();
+    expect(diffBases(base, next)).toEqual([]);
+    expect(base.lazy).toBe(true);
+    expect(next.lazy).toBe(true);
+    // A real difference is still found.
+    const changed = base.copy();
+    changed.set('a.txt', file('a.txt', 'A'));
+    expect(diffBases(base, changed).map((p) => p.path)).toEqual(['a.txt']);
+  });
+});
