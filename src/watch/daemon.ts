@@ -20,6 +20,7 @@
  *   write would create it again).
  */
 import { rm, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -346,6 +347,8 @@ class Daemon implements WatchDaemon {
     // across folders and no probe file can vouch for the ones before it. It runs below
     // WATCH_NATIVE_MIN_FILES files, where a scan costs a tenth of a second anyway.
     if (this.backend !== 'native') return no('its chokidar watcher cannot vouch for the order of its events');
+    // A status typed right after a save meets that save's cycle: wait for it (bounded) rather than scan.
+    if (this.runningBatch !== null) await Promise.race([this.scheduler.settled(), delay(WATCH_QUERY_COOKIE_TIMEOUT_MS, undefined, { ref: false })]);
     if (!(await this.probeWatcher())) return no(`its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms`);
     const state = await this.session.store.identity();
     // From here on, nothing awaits: no cycle can change the tree or the base meanwhile.
