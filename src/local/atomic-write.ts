@@ -22,7 +22,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   const dir = path.dirname(file);
   // Same directory (a rename cannot cross file systems), unique per writer.
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fh = await fsp.open(tmp, 'w', 0o600);
+  // Exclusive: never through a link someone planted at the temp name.
+  const fh = await fsp.open(tmp, 'wx', 0o600);
   try {
     await fh.writeFile(data);
     if (durable) await fh.sync();

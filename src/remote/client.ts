@@ -698,7 +698,10 @@ export class HostingClient {
         this.policy,
         async () => {
           const signed = await this.call<SignedUrl>(OPERATIONS.filesDownloadUrl, { schema: S.SignedUrl, query: { path }, singleAttempt: true });
-          const sink = createWriteStream(tmp);
+          // Exclusive: a name planted meanwhile (a link out of the root) is never written through.
+          // A failed attempt's part is removed first, since the retry reuses its name.
+          await rm(tmp, { force: true });
+          const sink = createWriteStream(tmp, { flags: 'wx' });
           try {
             await this.call<unknown>(OPERATIONS.filesDownload, {
               url: this.signedUrl(signed.url, 'download URL'),
