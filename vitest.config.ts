@@ -11,14 +11,15 @@ import { defineConfig } from 'vitest/config';
  */
 const OWN_MODULES = ['test/local/scan.test.ts'];
 
-// Integration tests start emulators and child processes: keep parallelism modest
-// on the 2-core CI machine and give them room, but no timing assertions live here.
+// Integration tests start emulators and child processes and wait on them much of the time:
+// three workers keep the 2-core CI machine's cores busy meanwhile (same CPU as two, less wall;
+// docs/decisions.md). Room is generous, but no timing assertions live here.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     // Clients share a rate-budget ledger under the user's cache folder: tests keep theirs apart.
     // The user's config folder (trusted hosts, the env digest key) likewise: never the real ~/.config.
     env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`), XDG_CONFIG_HOME: join(tmpdir(), `hostsync-test-config-${process.pid}`) },
