@@ -2,17 +2,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-// Integration tests start emulators and child processes: keep parallelism modest
-// on the 2-core CI machine and give them room, but no timing assertions live here.
+/**
+ * Files that mock a module (vi.mock): they need a module registry of their own. Every other
+ * file shares its worker's (isolate: false), which saves each file a fresh worker process
+ * and a fresh load of the modules it imports: about a quarter of the suite's CPU
+ * (docs/decisions.md, "CI on Node 20, 22 and 24"). A file that changes process-wide state
+ * (process.env, a module's state) restores it, or it belongs here.
+ */
+const OWN_MODULES = ['test/local/scan.test.ts'];
+
+// Integration tests start emulators and child processes and wait on them much of the time:
+// three workers keep the 2-core CI machine's cores busy meanwhile (same CPU as two, less wall;
+// docs/decisions.md). Room is generous, but no timing assertions live here.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     // Clients share a rate-budget ledger under the user's cache folder: tests keep theirs apart.
     // The user's config folder (trusted hosts, the env digest key) likewise: never the real ~/.config.
     env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`), XDG_CONFIG_HOME: join(tmpdir(), `hostsync-test-config-${process.pid}`) },
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_MODULES, isolate: false } },
+      { extends: true, test: { name: 'isolated', include: OWN_MODULES, isolate: true } },
+    ],
   },
 });

@@ -12,8 +12,10 @@ import { envFor } from '../helpers/push.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 const cleanups: Array<() => Promise<void>> = [];
+// In order: the watch is stopped (and has exited) before its folder is removed; removing it
+// while the watch still writes its status under .hostsync/ fails with ENOTEMPTY.
 afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
+  for (const c of cleanups.splice(0)) await c();
 });
 
 const CRASH_LATER =

@@ -15,8 +15,9 @@ import { envFor } from '../helpers/push.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 const cleanups: Array<() => Promise<void>> = [];
+// In order: a `hostsync dev` child is stopped (and has exited) before its folder is removed.
 afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
+  for (const c of cleanups.splice(0)) await c();
 });
 
 async function setup(files: Record<string, string>, opts: Parameters<typeof startEmulator>[0] = {}): Promise<{ emu: RunningEmulator; dir: string }> {

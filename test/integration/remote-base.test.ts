@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWatch } from '../../src/watch/daemon.js';
 import { Recorder, watchSession } from '../watch/harness.js';
+import { ownBudgetPerTest } from '../helpers/budget.js';
 
 let emu: RunningEmulator;
 let vol: { dir: string; cleanup: () => Promise<void> };
@@ -23,6 +24,8 @@ beforeAll(async () => {
   // Many pushes in a minute: the API's rate limit would only slow the races down.
   emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
 });
+// ...and the client's own pacing at 120 a minute, shared through the ledger, likewise.
+ownBudgetPerTest();
 afterAll(async () => {
   await emu?.close();
   await vol?.cleanup();

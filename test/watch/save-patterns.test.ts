@@ -13,6 +13,7 @@ import { startWatch, type WatchDaemon } from '../../src/watch/daemon.js';
 import type { WatcherBackend } from '../../src/watch/watcher-backend.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { converged, Recorder, requestsOf, watchSession } from './harness.js';
+import { ownBudgetPerTest } from '../helpers/budget.js';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -20,6 +21,8 @@ beforeAll(async () => {
   // another's requests (rate limiting has its own test in resilience.test.ts).
   emu = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
 });
+// The client's own pacing (120 a minute per key, through the shared ledger) likewise.
+ownBudgetPerTest();
 afterAll(async () => {
   await emu?.close();
 });
