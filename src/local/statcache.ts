@@ -25,7 +25,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
+import { SCAN_DELTA_MAX_PATHS, STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { isRacy, nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { PackedReader, PackedWriter } from './packed-file.js';
@@ -79,6 +79,18 @@ export class StatCache {
   private cursor: { r: PackedReader; body: PackedReader; peeked: string | null } | null = null;
   /** A lookup did not find its entry at the cursor (the file's order is not the scan's). */
   private outOfOrder = false;
+  /**
+   * Paths recorded while the cursor was still in use: their loaded records are superseded
+   * (taken out of `stored` when it is built). Kept apart so recording a few files after a
+   * walk builds no index of every loaded path.
+   */
+  private shadowed: Set<string> | null = null;
+  /**
+   * Set by retain(): the last scan met every loaded record at the cursor, in order, and
+   * recorded the few files it read: save() writes the loaded records with those put in
+   * their place, building no index and asking for no order (see writeSpliced).
+   */
+  private spliced = false;
   /** Every lookup the cursor answered was a hit, and how many there were. */
   private cursorAllHits = true;
   private cursorHits = 0;
@@ -151,6 +163,8 @@ export class StatCache {
     this.stored = new Map();
     this.loaded = null;
     this.cursor = null;
+    this.shadowed = null;
+    this.spliced = false;
     this.kept = null;
     this.dirty = true;
   }
@@ -172,6 +186,9 @@ export class StatCache {
       this.dropLoaded();
       return this.stored!;
     }
+    for (const rel of this.shadowed ?? []) stored.delete(rel);
+    this.shadowed = null;
+    this.spliced = false;
     this.stored = stored;
     return stored;
   }
@@ -293,7 +310,11 @@ export class StatCache {
   /** Appends `relPath` to the log; returns its row, for the caller to set. */
   private logged(relPath: string): number {
     // With nothing loaded there is no loaded entry to drop (and no index to build).
-    if (this.loaded !== null) this.index().delete(relPath);
+    if (this.loaded !== null) {
+      if (this.cursor !== null) (this.shadowed ??= new Set()).add(relPath);
+      else this.index().delete(relPath);
+    }
+    this.spliced = false;
     this.logIsScan = false;
     this.dirty = true;
     return this.log.rels.push(relPath) - 1;
@@ -315,6 +336,13 @@ export class StatCache {
     if (scan) this.order = { paths: scan.order, has: keep };
     const c = this.cursor;
     if (scan && c !== null && c.r.done && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
+    if (scan && c !== null && c.r.done && !this.outOfOrder && this.freshMap.size === 0 && this.log.rels.length === scan.recorded && scan.recorded <= SCAN_DELTA_MAX_PATHS) {
+      // Every loaded record was met at the cursor (a file the scan found), and every other
+      // entry is one it recorded: nothing to drop. (A file that went while being read was
+      // deleted from the cache, which built the index: not this path.)
+      this.spliced = true;
+      return;
+    }
     if (scan && this.loaded === null && this.freshMap.size === 0 && this.log.rels.length === scan.recorded) {
       // Every entry is in the log and was recorded by this scan (a path is recorded once by
       // a full scan; an older entry would make the log longer than what the scan recorded).
@@ -346,13 +374,41 @@ export class StatCache {
         if (isRacy(rows.mtimeMs[i]!, rows.recordedMs[i]!)) continue;
         writeRecord(w, rels[i]!, rows.mtimeMs[i]!, rows.ctimeMs[i]!, rows.ino[i]!, rows.size[i]!, rows.mode[i]!, rows.text[i] === 1, rows.hashLo[i]!, rows.hashHi[i]!);
       }
-    } else this.writeInOrder(w);
+    } else if (this.spliced && this.cursor !== null) this.writeSpliced(w, this.cursor.body.copy());
+    else this.writeInOrder(w);
     const dir = path.dirname(this.file);
     await fsp.mkdir(dir, { recursive: true });
     await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
     for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
     this.dirty = false;
+    this.spliced = false;
     this.order = null; // it holds the scan's snapshot: not kept past the save
+  }
+
+  /**
+   * The loaded records from `r` (at the first), in their order, with the entries recorded
+   * in this process (the last scan's reads, in its walk order) in their place: both are in
+   * path order, so the next scan meets them all in order. A superseded record is left out.
+   */
+  private writeSpliced(w: PackedWriter, r: PackedReader): void {
+    const loaded = this.loaded!;
+    const fresh = [...this.fresh];
+    const shadowed = this.shadowed ?? new Set<string>();
+    let k = 0;
+    const writeFresh = (): void => {
+      const [rel, e] = fresh[k++]!;
+      if (!isRacy(e.mtimeMs, e.recordedMs)) writeRecord(w, rel, e.mtimeMs, e.ctimeMs, e.ino, e.size, e.mode, e.text, e.hashLo, e.hashHi);
+    };
+    while (!r.done) {
+      const rel = r.path();
+      const at = r.offset;
+      r.skip(RECORD_BYTES);
+      while (k < fresh.length && fresh[k]![0] < rel) writeFresh();
+      if (shadowed.has(rel) || isRacy(loaded.f64At(at), this.loadedAtMs)) continue;
+      w.path(rel);
+      w.raw(loaded.bytesAt(at, RECORD_BYTES));
+    }
+    while (k < fresh.length) writeFresh();
   }
 
   /** Every entry, the last full scan's order first (see `order`). */
