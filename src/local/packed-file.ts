@@ -162,6 +162,11 @@ export class PackedReader {
     return this.pos === this.end;
   }
 
+  /** The bytes from here to the end, unread (a view of the file, not a copy). */
+  rest(): Buffer {
+    return this.buf.subarray(this.pos, this.end);
+  }
+
   u8(): number {
     return this.buf[this.take(1)]!;
   }

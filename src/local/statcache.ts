@@ -85,6 +85,8 @@ export class StatCache {
    * walk builds no index of every loaded path.
    */
   private shadowed: Set<string> | null = null;
+  /** Loaded records a lookup met at the cursor and found stale (path -> offset): a record of the same path replaces it in place (see writePatched). */
+  private staleAt: Map<string, number> | null = null;
   /**
    * Set by retain(): the last scan met every loaded record at the cursor, in order, and
    * recorded the few files it read: save() writes the loaded records with those put in
@@ -164,6 +166,7 @@ export class StatCache {
     this.loaded = null;
     this.cursor = null;
     this.shadowed = null;
+    this.staleAt = null;
     this.spliced = false;
     this.kept = null;
     this.dirty = true;
@@ -188,6 +191,7 @@ export class StatCache {
     }
     for (const rel of this.shadowed ?? []) stored.delete(rel);
     this.shadowed = null;
+    this.staleAt = null;
     this.spliced = false;
     this.stored = stored;
     return stored;
@@ -270,7 +274,10 @@ export class StatCache {
       mtimeMs !== stat.mtimeMs || r.f64At(at + 8) !== stat.ctimeMs || r.f64At(at + 16) !== stat.ino ||
       r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || mtimeMs >= this.racyFromMs
     ) {
-      if (fromCursor) this.cursorAllHits = false;
+      if (fromCursor) {
+        this.cursorAllHits = false;
+        (this.staleAt ??= new Map()).set(relPath, at);
+      }
       return -1;
     }
     if (fromCursor) this.cursorHits++;
@@ -374,8 +381,9 @@ export class StatCache {
         if (isRacy(rows.mtimeMs[i]!, rows.recordedMs[i]!)) continue;
         writeRecord(w, rels[i]!, rows.mtimeMs[i]!, rows.ctimeMs[i]!, rows.ino[i]!, rows.size[i]!, rows.mode[i]!, rows.text[i] === 1, rows.hashLo[i]!, rows.hashHi[i]!);
       }
-    } else if (this.spliced && this.cursor !== null) this.writeSpliced(w, this.cursor.body.copy());
-    else this.writeInOrder(w);
+    } else if (this.spliced && this.cursor !== null) {
+      if (!this.writePatched(w, this.cursor.body.copy())) this.writeSpliced(w, this.cursor.body.copy());
+    } else this.writeInOrder(w);
     const dir = path.dirname(this.file);
     await fsp.mkdir(dir, { recursive: true });
     await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
@@ -383,6 +391,42 @@ export class StatCache {
     this.dirty = false;
     this.spliced = false;
     this.order = null; // it holds the scan's snapshot: not kept past the save
+  }
+
+  /**
+   * writeSpliced when every entry recorded replaces a loaded record of the same path (files
+   * edited since: the usual case): the loaded bytes from `r` (at the first record) as they
+   * are, those records' data overwritten in place (the paths, and so their front coding, are
+   * the same). False, nothing written, when it does not apply or a record would be racy.
+   */
+  private writePatched(w: PackedWriter, r: PackedReader): boolean {
+    const loaded = this.loaded!;
+    const staleAt = this.staleAt;
+    const fresh = this.fresh;
+    if (staleAt === null || (this.shadowed?.size ?? 0) !== fresh.size) return false;
+    for (const [rel, e] of fresh) if (!staleAt.has(rel) || isRacy(e.mtimeMs, e.recordedMs)) return false;
+    const start = r.offset;
+    // A loaded record racy now is left out on save: the other way does that.
+    for (const check = r.copy(); !check.done; ) {
+      check.skip(check.pathBytes());
+      if (isRacy(loaded.f64At(check.offset), this.loadedAtMs)) return false;
+      check.skip(RECORD_BYTES);
+    }
+    const body = Buffer.from(r.rest());
+    const view = new DataView(body.buffer, body.byteOffset, body.length);
+    for (const [rel, e] of fresh) {
+      const at = staleAt.get(rel)! - start;
+      view.setFloat64(at, e.mtimeMs, true);
+      view.setFloat64(at + 8, e.ctimeMs, true);
+      view.setFloat64(at + 16, e.ino, true);
+      view.setFloat64(at + 24, e.size, true);
+      view.setUint32(at + 32, e.mode, true);
+      view.setUint8(TEXT_AT + at, e.text ? 1 : 0);
+      view.setUint32(HASH_AT + at, e.hashLo, true);
+      view.setUint32(HASH_AT + at + 4, e.hashHi, true);
+    }
+    w.raw(body);
+    return true;
   }
 
   /**

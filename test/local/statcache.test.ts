@@ -197,6 +197,30 @@ describe('StatCache', () => {
     expect((await scanTree({ root, matcher, cache: changed })).stats).toMatchObject({ files: 2, hashed: 2, cached: 0 });
   });
 
+  it('files edited since the last save are saved in their place: the next scan meets every entry, with the new content', async () => {
+    await writeTree(root, { 'dir/d.txt': 'delta\n', 'e.txt': 'echo\n' });
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin', 'dir/d.txt', 'e.txt');
+    const first = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache: first });
+    await first.save();
+    await writeFile(path.join(root, 'dir/b.txt'), 'bravo, edited\n');
+    await writeFile(path.join(root, 'e.txt'), 'echo, edited\n');
+    await settle('dir/b.txt', 'e.txt');
+    const second = await StatCache.load(cacheFile);
+    const edited = await scanTree({ root, matcher, cache: second });
+    expect(edited.stats).toMatchObject({ hashed: 2, cached: 3 });
+    await second.save();
+    const third = await StatCache.load(cacheFile);
+    const again = await scanTree({ root, matcher, cache: third });
+    expect(again.stats).toMatchObject({ files: 5, hashed: 0, cached: 5 });
+    expect(again.snapshot).toEqual(edited.snapshot);
+    expect([...again.snapshot.keys()]).toEqual(['a.txt', 'dir/b.txt', 'dir/d.txt', 'dir/sub/c.bin', 'e.txt']);
+    // Met in order: nothing to save again.
+    const ino = await cacheIno();
+    await third.save();
+    expect(await cacheIno()).toBe(ino);
+  });
+
   it('a cache written in another order than the walk is saved again in walk order, once', async () => {
     await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
     const hashes = (await scanTree({ root, matcher, cache: StatCache.inMemory() })).snapshot;
