@@ -88,6 +88,15 @@ export class StatCache {
   /** Loaded records a lookup met at the cursor and found stale (path -> offset): a record of the same path replaces it in place (see writePatched). */
   private staleAt: Map<string, number> | null = null;
   /**
+   * Loaded records the cursor passed over for a later path (see storedAt): a scan that
+   * asks in path order has then found no file there. Dropped by retain() (see `spliced`).
+   */
+  private passed: Set<string> | null = null;
+  /** The last path the cursor was asked for: asked in path order, it can pass over records. */
+  private lastAsked = '';
+  /** Whether the loaded records are in strictly rising path order (checked once, when first needed). */
+  private sorted: boolean | null = null;
+  /**
    * Set by retain(): the last scan met every loaded record at the cursor, in order, and
    * recorded the few files it read: save() writes the loaded records with those put in
    * their place, building no index and asking for no order (see writeSpliced).
@@ -167,6 +176,7 @@ export class StatCache {
     this.cursor = null;
     this.shadowed = null;
     this.staleAt = null;
+    this.passed = null;
     this.spliced = false;
     this.kept = null;
     this.dirty = true;
@@ -192,16 +202,23 @@ export class StatCache {
     for (const rel of this.shadowed ?? []) stored.delete(rel);
     this.shadowed = null;
     this.staleAt = null;
+    this.passed = null;
     this.spliced = false;
     this.stored = stored;
     return stored;
   }
 
-  /** Where `rel`'s loaded record is. `take`: a lookup, after which the cursor moves on. */
+  /**
+   * Where `rel`'s loaded record is. `take`: a lookup, after which the cursor moves on. Asked
+   * in path order (a walk), with the records in path order, the cursor merges: a record
+   * before `rel` is one no file was found for (passed over), one after it means `rel` has
+   * none (a new file); neither builds the index.
+   */
   private storedAt(rel: string, take: boolean): number | undefined {
     if (this.loaded === null) return undefined; // nothing loaded: `stored` is empty (a cold scan asks for every path)
     const c = this.cursor;
     if (c !== null && (c.peeked === rel || c.r.pathIs(rel))) {
+      this.lastAsked = rel;
       const at = c.r.offset + c.r.pathBytes();
       if (take) {
         c.r.takePath(rel);
@@ -210,8 +227,46 @@ export class StatCache {
       } else c.peeked = rel;
       return at;
     }
+    if (c !== null && rel >= this.lastAsked && this.isSorted()) {
+      this.lastAsked = rel;
+      for (;;) {
+        if (c.r.done) return undefined;
+        const next = c.r.copy().path();
+        if (next > rel) return undefined;
+        // (next === rel would have been met above.) A file no walk in path order asks for again.
+        (this.passed ??= new Set()).add(next);
+        c.r.path();
+        c.r.skip(RECORD_BYTES);
+        c.peeked = null;
+        if (c.r.pathIs(rel)) return this.storedAt(rel, take);
+      }
+    }
     if (c !== null) this.outOfOrder = true;
     return this.index().get(rel);
+  }
+
+  /** See `sorted`: one pass over the loaded paths. */
+  private isSorted(): boolean {
+    if (this.sorted === null) {
+      let sorted = true;
+      try {
+        const r = this.cursor!.body.copy();
+        let prev: string | null = null;
+        while (!r.done) {
+          const rel = r.path();
+          if (prev !== null && rel <= prev) {
+            sorted = false;
+            break;
+          }
+          prev = rel;
+          r.skip(RECORD_BYTES);
+        }
+      } catch {
+        sorted = false;
+      }
+      this.sorted = sorted;
+    }
+    return this.sorted;
   }
 
   /** See the invariants: the key of the matcher that kept every cached path, or null. */
@@ -342,11 +397,25 @@ export class StatCache {
   retain(keep: (relPath: string) => boolean, scan?: { order: () => Iterable<string>; hits: number; recorded?: number }): void {
     if (scan) this.order = { paths: scan.order, has: keep };
     const c = this.cursor;
-    if (scan && c !== null && c.r.done && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
-    if (scan && c !== null && c.r.done && !this.outOfOrder && this.freshMap.size === 0 && this.log.rels.length === scan.recorded && scan.recorded <= SCAN_DELTA_MAX_PATHS) {
-      // Every loaded record was met at the cursor (a file the scan found), and every other
-      // entry is one it recorded: nothing to drop. (A file that went while being read was
-      // deleted from the cache, which built the index: not this path.)
+    // (onlyLoaded, not `fresh`: that would fold the log, which the check below reads.)
+    if (scan && c !== null && c.r.done && this.cursorAllHits && this.passed === null && this.onlyLoaded && this.cursorHits === scan.hits) return;
+    // The records left after the last path the walk asked for: no file was found for them.
+    if (scan && c !== null && !c.r.done && !this.outOfOrder && this.isSorted()) {
+      const passed = (this.passed ??= new Set());
+      c.peeked = null;
+      while (!c.r.done && passed.size <= SCAN_DELTA_MAX_PATHS) {
+        passed.add(c.r.path());
+        c.r.skip(RECORD_BYTES);
+      }
+    }
+    const passed = this.passed?.size ?? 0;
+    if (scan && c !== null && c.r.done && !this.outOfOrder && this.freshMap.size === 0 && this.log.rels.length === scan.recorded && scan.recorded + passed <= SCAN_DELTA_MAX_PATHS) {
+      // Every loaded record was met at the cursor (a file the scan found) or passed over
+      // (none found: dropped), and every other entry is one it recorded. (A file that went
+      // while being read was deleted from the cache, which built the index: not this path.)
+      for (const rel of this.passed ?? []) (this.shadowed ??= new Set()).add(rel);
+      if (passed > 0) this.dirty = true;
+      this.passed = null;
       this.spliced = true;
       return;
     }
