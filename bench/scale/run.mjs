@@ -92,6 +92,10 @@ async function bestOfEach(contenders) {
 }
 
 const sh = (script) => timed('/bin/sh', ['-c', script]);
+// bench/lib/timed.mjs gives every contender PATH, HOME and the HOSTSYNC_* variables alone, as
+// a user's shell usually has: a NODE_EXTRA_CA_CERTS of the machine that runs the bench (it
+// costs every Node process ~0.09 s of CPU to start) is not passed on.
+const ENV_NOTE = `Contenders run with PATH, HOME and HOSTSYNC_* alone${process.env.NODE_EXTRA_CA_CERTS ? ' (this machine sets NODE_EXTRA_CA_CERTS, ~0.09 s of CPU per Node start: not passed on)' : ''}.\n`;
 const gitRun = (...a) => timed('git', ['-c', 'gc.auto=0', ...a], { env: { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
 const f2 = (n) => n.toFixed(2);
 const load = () => os.loadavg()[0].toFixed(1);
@@ -201,6 +205,7 @@ async function statusRows(env) {
   const xx = { name: `\`find | xargs -P${CORES} xxhsum -H64\``, ...(await best('xxhsum', () => sh(`find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P${CORES} -n 2000 xxhsum -H64 > /dev/null`))) };
 
   console.log(`\nnode ${process.version}, ${os.cpus().length} cores, best of ${RUNS} (peak RSS: largest), load ${load()}\n`);
+  console.log(ENV_NOTE);
   console.log('| what | hostsync | baseline | ratio |');
   console.log('|---|---|---|---|');
   row('`hostsync status`, no-op, warm', warm, gitStatus);

@@ -20,7 +20,8 @@ export const wireName = (rel: string): string => (NON_ASCII.test(rel) ? rel.norm
 
 /**
  * `local` keyed by wire names. The same map when no name changes (every ASCII tree, and a
- * LazySnapshot, which is known equal to a base already keyed so). When the disk holds both
+ * LazySnapshot: known equal to a base already keyed so, or a scan's delta over one, whose
+ * paths the scan took only in their wire form). When the disk holds both
  * forms of one name (possible on Linux), each keeps its own name: they are two files.
  */
 export function toWireSnapshot(local: Snapshot): Snapshot {

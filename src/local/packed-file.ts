@@ -162,6 +162,11 @@ export class PackedReader {
     return this.pos === this.end;
   }
 
+  /** The bytes from here to the end, unread (a view of the file, not a copy). */
+  rest(): Buffer {
+    return this.buf.subarray(this.pos, this.end);
+  }
+
   u8(): number {
     return this.buf[this.take(1)]!;
   }
@@ -303,6 +308,44 @@ export class PackedReader {
     // Not ASCII: decoded to compare.
     return buf.toString('utf8', at + 6, at + 6 + n).startsWith(prefix.slice(shared));
   }
+
+  /**
+   * One step of a search for the ASCII path `key` in a file sorted by comparePaths, making
+   * no string: `shared` is how many code units `key` has in common with the path before
+   * (0 before the first), and the answer is how many it has in common with the next path,
+   * which this consumes; `order` is then that path's order against `key` (-1, 0 or 1). The
+   * reader no longer knows the previous path afterwards: path() must not follow.
+   */
+  skipPathAgainst(key: string, shared: number): number {
+    const at = this.pos;
+    if (at + 6 > this.end) throw new RangeError('packed file ends early');
+    const prefix = this.view.getUint16(at, true);
+    const n = this.view.getUint32(at + 2, true);
+    this.take(6 + n);
+    // Sharing more with the path before than `key` does: ordered against `key` as that one
+    // was (before it, or the search would have ended), with as much in common.
+    if (prefix > shared) {
+      this.order = -1;
+      return shared;
+    }
+    const buf = this.buf;
+    let i = 0;
+    let j = prefix;
+    for (; i < n && j < key.length; i++, j++) {
+      const b = buf[at + 6 + i]!;
+      const c = key.charCodeAt(j);
+      if (b !== c) {
+        // A byte past ASCII starts a character past every ASCII one.
+        this.order = b < c ? -1 : 1;
+        return j;
+      }
+    }
+    this.order = i === n ? (j === key.length ? 0 : -1) : 1;
+    return j;
+  }
+
+  /** See skipPathAgainst. */
+  order = 0;
 
   /** Consumes the next path, which pathIs(rel) just found equal to `rel`. */
   takePath(rel: string): void {

@@ -18,9 +18,9 @@ import { performance } from 'node:perf_hooks';
 import { entriesEqual } from '../model/snapshot.js';
 import { countBelow } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
-import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
+import { LazySnapshot, type DeltaItem, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS, HASH_WORKERS_MIN_FILES } from './tunables.js';
+import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS, HASH_WORKERS_MIN_FILES, SCAN_DELTA_MAX_PATHS, SCAN_READS_IN_PLACE_MAX } from './tunables.js';
 import { FAILED, GONE, HashPool, LARGE, NOT_DONE, READ_UNSTABLE as POOL_READ_UNSTABLE, hashWorkersFor } from './hash-pool.js';
 import { digestLargeFile, digestSmallFileSync, hashWordLE, hexOfWords, xxhashApi, type FileDigest } from './hash.js';
 import { StatRows } from './stat-rows.js';
@@ -29,6 +29,7 @@ import { NPMRC, npmrcHoldsCredential } from './credentials.js';
 import type { IgnoreMatcher } from './ignore.js';
 import type { StatCache } from './statcache.js';
 import { describeSkipped, lstatKind, notUtf8, walkTree, type WalkedFile } from './walk.js';
+import { wireName } from './names.js';
 import type { FileStat } from './filestat.js';
 
 export interface ScanOptions {
@@ -47,7 +48,9 @@ export interface ScanOptions {
    * The tree this scan expects to find (the sync base). When its entries are still unmade
    * (a LazySnapshot), every file the stat cache answers for is checked against its next
    * entry in place, and no entry is made while they agree: a scan that finds exactly that
-   * tree returns a LazySnapshot known equal to it (see ScanResult.snapshot).
+   * tree returns a LazySnapshot known equal to it (see ScanResult.snapshot). A few files
+   * that differ (SCAN_DELTA_MAX_PATHS) are carried as a delta over it: the result is then
+   * a LazySnapshot known to be that tree with those paths changed (LazySnapshot.markDelta).
    */
   expect?: Snapshot | null;
 }
@@ -65,7 +68,7 @@ export interface ScanStats {
 }
 
 export interface ScanResult {
-  /** Entries carry `text`. A LazySnapshot (entries made when read) when it equals ScanOptions.expect. */
+  /** Entries carry `text`. A LazySnapshot (entries made when read) when it equals ScanOptions.expect or is a small delta over it. */
   snapshot: Snapshot;
   warnings: string[];
   /**
@@ -105,6 +108,70 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   let same = expected !== null;
   /** While stat cache hits are checked against `expected` as the walk meets them (nothing in `slots` yet). */
   let inPlace = same && cache !== undefined && cache.onlyLoaded;
+  /**
+   * Paths found to differ from `expected` while checking in place, in walk order (which is
+   * path order while the delta is kept: see inDelta), and how many base records were
+   * passed over for them (changed or deleted; their text flags are placeholders).
+   */
+  const delta = new Map<string, DeltaItem>();
+  let taken = 0;
+  let lastDelta = '';
+  /** Files the cache did not answer for, read and checked in place (recorded in the cache after the walk). */
+  const readInPlace: { rel: string; d: FileDigest; recordedMs: number }[] = [];
+  let readsLeft = SCAN_READS_IN_PLACE_MAX;
+  const cursor = expected?.cursor;
+  const deltaCapable = cursor?.peek !== undefined && cursor.take !== undefined;
+  const xxInPlace = inPlace && deltaCapable ? await xxhashApi() : null;
+  /**
+   * Takes `local` (found at `rel`, which is not the next expected file; its hash as the
+   * cursor compares it) into the delta: the expected files before it are deleted; the one
+   * at `rel`, if any, is met or changed; else `rel` is added. False when it cannot be kept
+   * as a delta (too many paths, a name that is not its wire form, or a walk not in path
+   * order): the caller falls back to making entries.
+   */
+  const inDelta = (rel: string, local: Entry, hashLo: number, hashHi: number): boolean => {
+    if (!deltaCapable || wireName(rel) !== rel || delta.has(rel) || (delta.size > 0 && rel <= lastDelta)) return false;
+    const c = cursor!;
+    let next = c.peek!();
+    // The expected files before `rel` were not found: deleted. (Taken even when the delta
+    // then overflows: the fallback builds its entries from the delta as it stands.)
+    while (next !== null && next < rel) {
+      if (delta.size >= SCAN_DELTA_MAX_PATHS) return false;
+      same = false;
+      delta.set(next, { local: null, base: c.take!() });
+      expected!.flags.push(false);
+      taken++;
+      next = c.peek!();
+    }
+    if (next === rel && c.next(rel, hashLo, hashHi, local.size, local.executable)) {
+      expected!.flags.push(local.text === true);
+      return true;
+    }
+    if (delta.size >= SCAN_DELTA_MAX_PATHS) return false;
+    same = false;
+    if (next === rel) {
+      delta.set(rel, { local, base: c.take!() });
+      expected!.flags.push(false);
+      taken++;
+    } else delta.set(rel, { local, base: null });
+    lastDelta = rel;
+    return true;
+  };
+  /** Reads a file the cache did not answer for as the walk meets it; null: leave it to hashFiles (large, changing, gone or unreadable). */
+  const readNow = (rel: string, abs: string, stat: FileStat | undefined, xx: Awaited<ReturnType<typeof xxhashApi>>): FileDigest | null => {
+    if (stat !== undefined && stat.size >= HASH_STREAM_THRESHOLD_BYTES) return null;
+    readsLeft--;
+    const recordedMs = nowMs();
+    let d: FileDigest | null | 'large';
+    try {
+      d = digestSmallFileSync(abs, xx, stat);
+    } catch {
+      return null; // hashFiles reads it again, and reports it
+    }
+    if (d === null || d === 'large' || !d.stable) return null;
+    readInPlace.push({ rel, d, recordedMs });
+    return d;
+  };
   /** Started once the walk has found enough files to read: the workers boot while it goes on. */
   let pool: HashPool | null = null;
   const minFiles = opts.hashWorkersMinFiles ?? HASH_WORKERS_MIN_FILES;
@@ -121,46 +188,92 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     statNow: (rel: string) => cache !== undefined && cache.has(rel),
     onFile: (rel, abs, stat) => {
       if (isNpmrc(rel)) npmrcs.push({ rel, abs, stat });
-      if (stat === undefined) return slotToRead(rel, abs, stat);
       if (inPlace) {
         const c = cache!;
-        const at = c.hitAt(rel, stat);
-        if (at < 0) return slotToRead(rel, abs, stat);
-        if (expected!.cursor.next(rel, c.hashLoAt(at), c.hashHiAt(at), stat.size, isExecutableMode(stat.mode))) {
-          expected!.flags.push(c.textAt(at));
+        const at = stat === undefined ? -1 : c.hitAt(rel, stat);
+        let local: Entry;
+        if (at >= 0) {
           cached++;
-          return;
+          const executable = isExecutableMode(stat!.mode);
+          if (cursor!.next(rel, c.hashLoAt(at), c.hashHiAt(at), stat!.size, executable)) {
+            expected!.flags.push(c.textAt(at));
+            return;
+          }
+          local = { path: rel, hash: c.hashAt(at), size: stat!.size, executable, text: c.textAt(at) };
+          if (inDelta(rel, local, c.hashLoAt(at), c.hashHiAt(at))) return;
+        } else {
+          const d = readsLeft > 0 && xxInPlace !== null ? readNow(rel, abs, stat, xxInPlace) : null;
+          if (d === null) return slotToRead(rel, abs, stat);
+          const executable = isExecutableMode(d.stat.mode);
+          if (cursor!.next(rel, d.hashLo, d.hashHi, d.size, executable)) {
+            expected!.flags.push(d.text);
+            return;
+          }
+          local = { path: rel, hash: d.hash, size: d.size, executable, text: d.text };
+          if (inDelta(rel, local, d.hashLo, d.hashHi)) return;
         }
-        // A hit that is not the next expected file: the tree differs.
+        // Not the next expected file, and no delta over it can be kept: the tree differs.
         inPlace = same = false;
-        cached++;
-        return void slots.push({ path: rel, hash: c.hashAt(at), size: stat.size, executable: isExecutableMode(stat.mode), text: c.textAt(at) });
+        return void slots.push(local);
       }
+      if (stat === undefined) return slotToRead(rel, abs, stat);
       const hit = cache?.lookup(rel, stat);
       if (hit === undefined) return slotToRead(rel, abs, stat);
       cached++;
       slots.push({ path: rel, hash: hit.hash, size: stat.size, executable: isExecutableMode(stat.mode), text: hit.text });
     },
   }));
-  /** Met in place: `opts.expect`'s first files, before every slot. */
-  const metInPlace = expected === null ? 0 : expected.cursor.met;
+  // Still in place with a delta, or short of the end: what was not found is deleted.
+  if (inPlace && deltaCapable && (delta.size > 0 || !cursor!.done)) {
+    for (let next = cursor!.peek!(); next !== null; next = cursor!.peek!()) {
+      if (delta.size >= SCAN_DELTA_MAX_PATHS) {
+        inPlace = same = false;
+        break;
+      }
+      same = false;
+      delta.set(next, { local: null, base: cursor!.take!() });
+      expected!.flags.push(false);
+      taken++;
+    }
+  }
+  /** Met in place or passed over for the delta: `opts.expect`'s first records, before every slot. */
+  const consumed = expected === null ? 0 : expected.cursor.met + taken;
+  // Recorded before hashFiles records its files: the cache's log stays in walk order.
+  if (cache && readInPlace.length > 0) {
+    const rows = new StatRows(readInPlace.length);
+    readInPlace.forEach(({ d, recordedMs }, i) => {
+      rows.set(i, d.stat, d.hashLo, d.hashHi, d.text, recordedMs);
+      rows.size[i] = d.size;
+    });
+    readInPlace.forEach(({ rel }, i) => cache.record(rel, rows, i));
+  }
   const read = await hashFiles(toRead, opts, pool);
   // An .npmrc is read for credentials, which may drop its entry: entries are made.
   if (same && (npmrcs.length > 0 || !restAsExpected(expected!, slots, toRead, read))) same = false;
   let result: Snapshot;
   if (same) {
     result = sameAsExpected(opts.expect as LazySnapshot, expected!.expected, expected!.flags.view());
+  } else if (inPlace && delta.size > 0 && npmrcs.length === 0) {
+    result = overDelta(opts.expect as LazySnapshot, expected!.expected, expected!.flags.view(), delta);
   } else {
     const snapshot: Snapshot = new Map();
-    if (metInPlace > 0) {
+    if (consumed > 0 || delta.size > 0) {
       // `opts.expect` itself while nobody changed it since the scan began (it would no longer
       // be lazy): its entries are then made here once, and reconcile reads the same ones.
+      // The delta's paths come in their place (both are in path order).
       const expect = opts.expect as LazySnapshot;
+      const order = [...delta.keys()];
+      const put = (item: DeltaItem): void => void (item.local !== null && snapshot.set(item.local.path, item.local));
       let i = 0;
+      let k = 0;
       for (const e of expect.lazy ? expect.values() : expected!.expected()) {
-        if (i === metInPlace) break;
-        snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: expected!.flags.at(i++) });
+        if (i === consumed) break;
+        const text = expected!.flags.at(i++);
+        while (k < order.length && order[k]! <= e.path) put(delta.get(order[k++]!)!);
+        if (delta.has(e.path)) continue;
+        snapshot.set(e.path, { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text });
       }
+      while (k < order.length) put(delta.get(order[k++]!)!);
     }
     for (const slot of slots) {
       const e = typeof slot === 'number' ? entryOf(toRead[slot]!.rel, read, slot) : slot;
@@ -174,7 +287,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   if (cache) {
     // (A LazySnapshot `result` is asked only when the cache cannot tell by itself that it
     // holds exactly the files found: see StatCache.retain.)
-    cache.retain((rel) => result.has(rel), { order: () => result.keys(), hits: cached, recorded: read.recorded });
+    cache.retain((rel) => result.has(rel), { order: () => result.keys(), hits: cached, recorded: read.recorded + readInPlace.length });
     // Everything cached now is a file this matcher kept (and found): see StatCache.keptBy.
     cache.markKept(matcher.key);
   }
@@ -183,7 +296,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     warnings: [...walked.warnings, ...read.warnings],
     skipped: [...walked.skipped, ...read.skipped],
     temps: walked.temps,
-    stats: { files: result.size, hashed: read.hashed, cached, dirs: walked.dirs, ms: performance.now() - t0 },
+    stats: { files: result.size, hashed: read.hashed + readInPlace.length, cached, dirs: walked.dirs, ms: performance.now() - t0 },
   };
 }
 
@@ -274,6 +387,36 @@ function sameAsExpected(expect: LazySnapshot, expected: () => Iterable<Entry>, t
     for (const e of expected()) yield { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: text[i++] === 1 };
   });
   local.markEqual(expect);
+  return local;
+}
+
+/**
+ * The local tree as `expect` with the paths of `delta` changed (each in path order; `text`
+ * the flags of expect's records, placeholders where the delta replaced them): entries made
+ * when first read, and known to be that delta over `expect` (LazySnapshot.markDelta).
+ */
+function overDelta(expect: LazySnapshot, expected: () => Iterable<Entry>, text: Uint8Array, delta: ReadonlyMap<string, DeltaItem>): LazySnapshot {
+  let count = expect.size;
+  for (const d of delta.values()) count += (d.local !== null ? 1 : 0) - (d.base !== null ? 1 : 0);
+  const order = [...delta.keys()];
+  const local = new LazySnapshot(count, function* () {
+    let i = 0;
+    let k = 0;
+    for (const e of expected()) {
+      const t = text[i++] === 1;
+      while (k < order.length && order[k]! <= e.path) {
+        const d = delta.get(order[k++]!)!;
+        if (d.local !== null) yield d.local;
+      }
+      if (delta.has(e.path)) continue;
+      yield { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: t };
+    }
+    while (k < order.length) {
+      const d = delta.get(order[k++]!)!;
+      if (d.local !== null) yield d.local;
+    }
+  });
+  local.markDelta(expect, delta);
   return local;
 }
 

@@ -25,7 +25,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
+import { SCAN_DELTA_MAX_PATHS, STAT_CACHE_RACY_WINDOW_MS } from './tunables.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { isRacy, nowMs, sameFileStat, type FileStat } from './filestat.js';
 import { PackedReader, PackedWriter } from './packed-file.js';
@@ -79,6 +79,29 @@ export class StatCache {
   private cursor: { r: PackedReader; body: PackedReader; peeked: string | null } | null = null;
   /** A lookup did not find its entry at the cursor (the file's order is not the scan's). */
   private outOfOrder = false;
+  /**
+   * Paths recorded while the cursor was still in use: their loaded records are superseded
+   * (taken out of `stored` when it is built). Kept apart so recording a few files after a
+   * walk builds no index of every loaded path.
+   */
+  private shadowed: Set<string> | null = null;
+  /** Loaded records a lookup met at the cursor and found stale (path -> offset): a record of the same path replaces it in place (see writePatched). */
+  private staleAt: Map<string, number> | null = null;
+  /**
+   * Loaded records the cursor passed over for a later path (see storedAt): a scan that
+   * asks in path order has then found no file there. Dropped by retain() (see `spliced`).
+   */
+  private passed: Set<string> | null = null;
+  /** The last path the cursor was asked for: asked in path order, it can pass over records. */
+  private lastAsked = '';
+  /** Whether the loaded records are in strictly rising path order (checked once, when first needed). */
+  private sorted: boolean | null = null;
+  /**
+   * Set by retain(): the last scan met every loaded record at the cursor, in order, and
+   * recorded the few files it read: save() writes the loaded records with those put in
+   * their place, building no index and asking for no order (see writeSpliced).
+   */
+  private spliced = false;
   /** Every lookup the cursor answered was a hit, and how many there were. */
   private cursorAllHits = true;
   private cursorHits = 0;
@@ -151,6 +174,10 @@ export class StatCache {
     this.stored = new Map();
     this.loaded = null;
     this.cursor = null;
+    this.shadowed = null;
+    this.staleAt = null;
+    this.passed = null;
+    this.spliced = false;
     this.kept = null;
     this.dirty = true;
   }
@@ -172,15 +199,26 @@ export class StatCache {
       this.dropLoaded();
       return this.stored!;
     }
+    for (const rel of this.shadowed ?? []) stored.delete(rel);
+    this.shadowed = null;
+    this.staleAt = null;
+    this.passed = null;
+    this.spliced = false;
     this.stored = stored;
     return stored;
   }
 
-  /** Where `rel`'s loaded record is. `take`: a lookup, after which the cursor moves on. */
+  /**
+   * Where `rel`'s loaded record is. `take`: a lookup, after which the cursor moves on. Asked
+   * in path order (a walk), with the records in path order, the cursor merges: a record
+   * before `rel` is one no file was found for (passed over), one after it means `rel` has
+   * none (a new file); neither builds the index.
+   */
   private storedAt(rel: string, take: boolean): number | undefined {
     if (this.loaded === null) return undefined; // nothing loaded: `stored` is empty (a cold scan asks for every path)
     const c = this.cursor;
     if (c !== null && (c.peeked === rel || c.r.pathIs(rel))) {
+      this.lastAsked = rel;
       const at = c.r.offset + c.r.pathBytes();
       if (take) {
         c.r.takePath(rel);
@@ -189,8 +227,46 @@ export class StatCache {
       } else c.peeked = rel;
       return at;
     }
+    if (c !== null && rel >= this.lastAsked && this.isSorted()) {
+      this.lastAsked = rel;
+      for (;;) {
+        if (c.r.done) return undefined;
+        const next = c.r.copy().path();
+        if (next > rel) return undefined;
+        // (next === rel would have been met above.) A file no walk in path order asks for again.
+        (this.passed ??= new Set()).add(next);
+        c.r.path();
+        c.r.skip(RECORD_BYTES);
+        c.peeked = null;
+        if (c.r.pathIs(rel)) return this.storedAt(rel, take);
+      }
+    }
     if (c !== null) this.outOfOrder = true;
     return this.index().get(rel);
+  }
+
+  /** See `sorted`: one pass over the loaded paths. */
+  private isSorted(): boolean {
+    if (this.sorted === null) {
+      let sorted = true;
+      try {
+        const r = this.cursor!.body.copy();
+        let prev: string | null = null;
+        while (!r.done) {
+          const rel = r.path();
+          if (prev !== null && rel <= prev) {
+            sorted = false;
+            break;
+          }
+          prev = rel;
+          r.skip(RECORD_BYTES);
+        }
+      } catch {
+        sorted = false;
+      }
+      this.sorted = sorted;
+    }
+    return this.sorted;
   }
 
   /** See the invariants: the key of the matcher that kept every cached path, or null. */
@@ -253,7 +329,10 @@ export class StatCache {
       mtimeMs !== stat.mtimeMs || r.f64At(at + 8) !== stat.ctimeMs || r.f64At(at + 16) !== stat.ino ||
       r.f64At(at + 24) !== stat.size || r.u32At(at + 32) !== stat.mode || mtimeMs >= this.racyFromMs
     ) {
-      if (fromCursor) this.cursorAllHits = false;
+      if (fromCursor) {
+        this.cursorAllHits = false;
+        (this.staleAt ??= new Map()).set(relPath, at);
+      }
       return -1;
     }
     if (fromCursor) this.cursorHits++;
@@ -293,7 +372,11 @@ export class StatCache {
   /** Appends `relPath` to the log; returns its row, for the caller to set. */
   private logged(relPath: string): number {
     // With nothing loaded there is no loaded entry to drop (and no index to build).
-    if (this.loaded !== null) this.index().delete(relPath);
+    if (this.loaded !== null) {
+      if (this.cursor !== null) (this.shadowed ??= new Set()).add(relPath);
+      else this.index().delete(relPath);
+    }
+    this.spliced = false;
     this.logIsScan = false;
     this.dirty = true;
     return this.log.rels.push(relPath) - 1;
@@ -314,7 +397,28 @@ export class StatCache {
   retain(keep: (relPath: string) => boolean, scan?: { order: () => Iterable<string>; hits: number; recorded?: number }): void {
     if (scan) this.order = { paths: scan.order, has: keep };
     const c = this.cursor;
-    if (scan && c !== null && c.r.done && this.cursorAllHits && this.fresh.size === 0 && this.cursorHits === scan.hits) return;
+    // (onlyLoaded, not `fresh`: that would fold the log, which the check below reads.)
+    if (scan && c !== null && c.r.done && this.cursorAllHits && this.passed === null && this.onlyLoaded && this.cursorHits === scan.hits) return;
+    // The records left after the last path the walk asked for: no file was found for them.
+    if (scan && c !== null && !c.r.done && !this.outOfOrder && this.isSorted()) {
+      const passed = (this.passed ??= new Set());
+      c.peeked = null;
+      while (!c.r.done && passed.size <= SCAN_DELTA_MAX_PATHS) {
+        passed.add(c.r.path());
+        c.r.skip(RECORD_BYTES);
+      }
+    }
+    const passed = this.passed?.size ?? 0;
+    if (scan && c !== null && c.r.done && !this.outOfOrder && this.freshMap.size === 0 && this.log.rels.length === scan.recorded && scan.recorded + passed <= SCAN_DELTA_MAX_PATHS) {
+      // Every loaded record was met at the cursor (a file the scan found) or passed over
+      // (none found: dropped), and every other entry is one it recorded. (A file that went
+      // while being read was deleted from the cache, which built the index: not this path.)
+      for (const rel of this.passed ?? []) (this.shadowed ??= new Set()).add(rel);
+      if (passed > 0) this.dirty = true;
+      this.passed = null;
+      this.spliced = true;
+      return;
+    }
     if (scan && this.loaded === null && this.freshMap.size === 0 && this.log.rels.length === scan.recorded) {
       // Every entry is in the log and was recorded by this scan (a path is recorded once by
       // a full scan; an older entry would make the log longer than what the scan recorded).
@@ -346,13 +450,78 @@ export class StatCache {
         if (isRacy(rows.mtimeMs[i]!, rows.recordedMs[i]!)) continue;
         writeRecord(w, rels[i]!, rows.mtimeMs[i]!, rows.ctimeMs[i]!, rows.ino[i]!, rows.size[i]!, rows.mode[i]!, rows.text[i] === 1, rows.hashLo[i]!, rows.hashHi[i]!);
       }
+    } else if (this.spliced && this.cursor !== null) {
+      if (!this.writePatched(w, this.cursor.body.copy())) this.writeSpliced(w, this.cursor.body.copy());
     } else this.writeInOrder(w);
     const dir = path.dirname(this.file);
     await fsp.mkdir(dir, { recursive: true });
     await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
     for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
     this.dirty = false;
+    this.spliced = false;
     this.order = null; // it holds the scan's snapshot: not kept past the save
+  }
+
+  /**
+   * writeSpliced when every entry recorded replaces a loaded record of the same path (files
+   * edited since: the usual case): the loaded bytes from `r` (at the first record) as they
+   * are, those records' data overwritten in place (the paths, and so their front coding, are
+   * the same). False, nothing written, when it does not apply or a record would be racy.
+   */
+  private writePatched(w: PackedWriter, r: PackedReader): boolean {
+    const loaded = this.loaded!;
+    const staleAt = this.staleAt;
+    const fresh = this.fresh;
+    if (staleAt === null || (this.shadowed?.size ?? 0) !== fresh.size) return false;
+    for (const [rel, e] of fresh) if (!staleAt.has(rel) || isRacy(e.mtimeMs, e.recordedMs)) return false;
+    const start = r.offset;
+    // A loaded record racy now is left out on save: the other way does that.
+    for (const check = r.copy(); !check.done; ) {
+      check.skip(check.pathBytes());
+      if (isRacy(loaded.f64At(check.offset), this.loadedAtMs)) return false;
+      check.skip(RECORD_BYTES);
+    }
+    const body = Buffer.from(r.rest());
+    const view = new DataView(body.buffer, body.byteOffset, body.length);
+    for (const [rel, e] of fresh) {
+      const at = staleAt.get(rel)! - start;
+      view.setFloat64(at, e.mtimeMs, true);
+      view.setFloat64(at + 8, e.ctimeMs, true);
+      view.setFloat64(at + 16, e.ino, true);
+      view.setFloat64(at + 24, e.size, true);
+      view.setUint32(at + 32, e.mode, true);
+      view.setUint8(TEXT_AT + at, e.text ? 1 : 0);
+      view.setUint32(HASH_AT + at, e.hashLo, true);
+      view.setUint32(HASH_AT + at + 4, e.hashHi, true);
+    }
+    w.raw(body);
+    return true;
+  }
+
+  /**
+   * The loaded records from `r` (at the first), in their order, with the entries recorded
+   * in this process (the last scan's reads, in its walk order) in their place: both are in
+   * path order, so the next scan meets them all in order. A superseded record is left out.
+   */
+  private writeSpliced(w: PackedWriter, r: PackedReader): void {
+    const loaded = this.loaded!;
+    const fresh = [...this.fresh];
+    const shadowed = this.shadowed ?? new Set<string>();
+    let k = 0;
+    const writeFresh = (): void => {
+      const [rel, e] = fresh[k++]!;
+      if (!isRacy(e.mtimeMs, e.recordedMs)) writeRecord(w, rel, e.mtimeMs, e.ctimeMs, e.ino, e.size, e.mode, e.text, e.hashLo, e.hashHi);
+    };
+    while (!r.done) {
+      const rel = r.path();
+      const at = r.offset;
+      r.skip(RECORD_BYTES);
+      while (k < fresh.length && fresh[k]![0] < rel) writeFresh();
+      if (shadowed.has(rel) || isRacy(loaded.f64At(at), this.loadedAtMs)) continue;
+      w.path(rel);
+      w.raw(loaded.bytesAt(at, RECORD_BYTES));
+    }
+    while (k < fresh.length) writeFresh();
   }
 
   /** Every entry, the last full scan's order first (see `order`). */

@@ -68,3 +68,20 @@ export const HASH_WORKERS_MAX = 7;
 
 /** Files a hashing thread claims at once: small enough to balance the threads, large enough that claiming is free. */
 export const HASH_POOL_BATCH_FILES = 128;
+
+/**
+ * A scan checking a tree against the sync base in place (scan.ts, ScanOptions.expect) carries
+ * at most this many differing paths as a delta over the base (added, changed, deleted)
+ * before it makes every entry instead: a one-file edit at 100k files then costs its path
+ * alone downstream (reconcile, the base record's batch), not 100k entries made and
+ * compared. Past a few thousand the per-path work no longer pays for the bookkeeping.
+ */
+export const SCAN_DELTA_MAX_PATHS = 4096;
+
+/**
+ * Files the stat cache cannot answer for that such a scan reads at once, on the main
+ * thread, as it meets them (a file edited since the last scan): each is then checked
+ * against the base in place like a cache hit. Past this many the scan reads the rest
+ * as it does any cold scan (after the walk, on every core), the check after reading.
+ */
+export const SCAN_READS_IN_PLACE_MAX = 64;

@@ -184,9 +184,9 @@ export async function decodeState(raw: Buffer, deploymentId: string): Promise<(P
   };
   let base: LazySnapshot | null = null;
   let remote: LazySnapshot | null = null;
-  if (wantBase) base = new LazySnapshot(census.base, () => entriesOf('base'), () => baseCursor(records, n));
+  if (wantBase) base = new LazySnapshot(census.base, () => entriesOf('base'), () => baseCursor(records, n), (key) => findEntry(records, n, key, 'base'));
   if (h) {
-    remote = new LazySnapshot(census.remote, () => entriesOf('remote'));
+    remote = new LazySnapshot(census.remote, () => entriesOf('remote'), null, (key) => findEntry(records, n, key, 'remote'));
     if (base && census.remoteIsBase) remote.markEqual(base);
   }
   return {
@@ -194,6 +194,39 @@ export async function decodeState(raw: Buffer, deploymentId: string): Promise<(P
     base,
     remote: h && remote ? { digest: h.digest, requestKey: h.requestKey, snapshot: remote, symlinks, leftovers, ...withRecord(recordOf(h.record)) } : null,
   };
+}
+
+/** One side's entry for `key`, read by one pass over the records that makes no entry but that one (LazySnapshot's find). */
+function findEntry(records: PackedReader, n: number, key: string, side: 'base' | 'remote'): Entry | undefined {
+  const r = records.copy();
+  // eslint-disable-next-line no-control-regex
+  const ascii = !/[^\x00-\x7f]/.test(key);
+  let shared = 0;
+  for (let i = 0; i < n; i++) {
+    let order: number;
+    if (ascii) {
+      shared = r.skipPathAgainst(key, shared);
+      order = r.order;
+    } else {
+      const p = r.path();
+      order = p < key ? -1 : p > key ? 1 : 0;
+    }
+    const flags = r.u8();
+    // Records are in path order: past `key`, it is not there.
+    if (order > 0) return undefined;
+    if (order < 0) {
+      r.skip(entriesBytes(flags));
+      continue;
+    }
+    const p = key;
+    const baseNoHash = (flags & BASE_NO_HASH) !== 0;
+    if (side === 'base') return flags & IN_BASE ? readEntry(r, p, baseNoHash, (flags & BASE_EXEC) !== 0) : undefined;
+    if (!(flags & IN_REMOTE)) return undefined;
+    if (flags & REMOTE_IS_BASE) return readEntry(r, p, baseNoHash, (flags & BASE_EXEC) !== 0);
+    if (flags & IN_BASE) r.skip(entryBytes(baseNoHash));
+    return readEntry(r, p, (flags & REMOTE_NO_HASH) !== 0, (flags & REMOTE_EXEC) !== 0);
+  }
+  return undefined;
 }
 
 /** The base's records, for a scan to check its files against in place (ExpectedCursor). */
@@ -230,6 +263,18 @@ function baseCursor(records: PackedReader, n: number): ExpectedCursor {
     },
     get met() {
       return met;
+    },
+    peek() {
+      return atBase() ? r.copy().path() : null;
+    },
+    take() {
+      if (!atBase()) throw new Error('state file: no base record left to take');
+      const p = r.path();
+      const flags = r.u8();
+      const e = readEntry(r, p, (flags & BASE_NO_HASH) !== 0, (flags & BASE_EXEC) !== 0);
+      if (flags & IN_REMOTE && !(flags & REMOTE_IS_BASE)) r.skip(entryBytes((flags & REMOTE_NO_HASH) !== 0));
+      left--;
+      return e;
     },
   };
 }

@@ -6,14 +6,16 @@
  * deployment (a start.sh that no longer runs). An unknown bit is not a change: it equals
  * the base's, or on a first sync the remote's, and a new file is not executable.
  */
-import { LazySnapshot } from '../model/lazy-snapshot.js';
+import { knownEqual } from '../model/lazy-snapshot.js';
 import type { Snapshot } from '../model/types.js';
 import { toWireSnapshot } from '../local/names.js';
 import type { Platform } from '../local/platform.js';
 
 export function platformView(local: Snapshot, base: Snapshot | null, remote: Snapshot, platform: Platform | undefined): Snapshot {
   const wire = toWireSnapshot(local);
-  if (!platform?.noExec || wire instanceof LazySnapshot) return wire;
+  // Known equal to the base: every bit is the base's already. (A scan's delta over the base
+  // is not: there, every executable file of the base is a change of bit, taken back below.)
+  if (!platform?.noExec || knownEqual(wire, base)) return wire;
   let out: Snapshot | null = null;
   for (const [k, e] of wire) {
     const executable = base?.get(k)?.executable ?? remote.get(k)?.executable ?? false;

@@ -24,7 +24,7 @@
 import { comparePaths, sortedUnion } from '../model/paths.js';
 import { detectRenames } from './renames.js';
 import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from '../model/snapshot.js';
-import { knownEqual, LazySnapshot } from '../model/lazy-snapshot.js';
+import { deltaOver, knownEqual, LazySnapshot, withDelta, type DeltaItem } from '../model/lazy-snapshot.js';
 import type {
   Change,
   Conflict,
@@ -52,22 +52,36 @@ export function reconcile(
   // Nothing changed anywhere (a no-op status or watch poll): every path would take the
   // "L = R" branch below, with L = B, so nextBase is the base. Skips sorting 100k paths,
   // and when the scan and the state file already know it (knownEqual), making any entry.
-  if (base !== null && ((knownEqual(local, base) && knownEqual(remote, base)) || allEqual(base, local, remote))) {
+  // Only a few paths changed locally (the scan's delta over the base) and the remote is the
+  // base: every other path is L = B = R, which the loop below would carry over unchanged.
+  // Those paths alone are compared, and nextBase is the base with theirs changed.
+  const delta = base instanceof LazySnapshot && knownEqual(remote, base) && !(opts.elsewhere && opts.elsewhere.size > 0) ? deltaOver(local, base) : null;
+  if (base !== null && (delta?.size === 0 || (delta === null && allEqual(base, local, remote)))) {
     return { changes, conflicts, drift, remoteOnly, overridden, nextBase: base instanceof LazySnapshot ? base.copy() : new Map(base) };
   }
-  const nextBase: Snapshot = new Map();
+  let nextBase: Snapshot = new Map();
+  let nextDelta: Map<string, DeltaItem> | null = null;
+  let setNext = (path: string, e: Entry): void => void nextBase.set(path, e);
+  if (delta !== null) {
+    nextDelta = new Map();
+    const after = nextDelta;
+    setNext = (path, e) => void after.set(path, { local: e, base: after.get(path)!.base });
+  }
+  const paths: Iterable<string> = delta !== null ? delta.keys() : sortedUnion([local.keys(), remote.keys(), ...(base ? [base.keys()] : [])]);
 
-  for (const path of sortedUnion([local.keys(), remote.keys(), ...(base ? [base.keys()] : [])])) {
-    const l = local.get(path);
-    const b = base?.get(path);
-    const listed = remote.get(path);
+  for (const path of paths) {
+    const d = delta?.get(path);
+    const l = d ? (d.local ?? undefined) : local.get(path);
+    const b = d ? (d.base ?? undefined) : base?.get(path);
+    const listed = d ? b : remote.get(path);
+    if (d) nextDelta!.set(path, { local: null, base: b ?? null });
     const r = listed && resolveRemote(listed, b);
     const keepBase = (): void => {
-      if (b) nextBase.set(path, toBaseEntry(b));
+      if (b) setNext(path, toBaseEntry(b));
     };
     const push = (): void => {
       changes.push(localWins(path, l, r));
-      if (l) nextBase.set(path, toBaseEntry(l));
+      if (l) setNext(path, toBaseEntry(l));
     };
 
     if (r && !l && !b) {
@@ -78,7 +92,7 @@ export function reconcile(
       continue;
     }
     if (entriesEqual(l, r)) {
-      if (l) nextBase.set(path, toBaseEntry(l));
+      if (l) setNext(path, toBaseEntry(l));
       continue;
     }
     if (l && r && sameContent(l, r) && (!b || !sameContent(b, r) || l.executable !== b.executable)) {
@@ -140,8 +154,10 @@ export function reconcile(
     }
   }
 
+  if (nextDelta !== null) nextBase = withDelta(base as LazySnapshot, nextDelta);
   return { changes: detectRenames(changes, remote), conflicts, drift, ...(elsewhere.length > 0 ? { elsewhere } : {}), remoteOnly, overridden, nextBase };
 }
+
 
 /**
  * Local and remote hold exactly the base's paths, each entry equal to the base's (a

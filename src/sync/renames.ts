@@ -39,7 +39,9 @@ export function detectRenames(changes: Change[], remote: Snapshot): Change[] {
 
   const deleted = new Set(deletes.map((d) => d.path));
   const underCreates = new Set(creates.flatMap((w) => ancestors(w.path)));
-  const remoteDirs = new Set([...remote.keys()].flatMap(ancestors));
+  // Every remote folder, made only for a create that has a source to pair with (a delete
+  // and an unrelated create at 100k files would otherwise index 100k paths).
+  let remoteDirs: Set<string> | null = null;
 
   const key = (hash: string, size: number): string => `${hash}:${size}`;
   const sourcesByKey = new Map<string, string[]>();
@@ -55,10 +57,10 @@ export function detectRenames(changes: Change[], remote: Snapshot): Change[] {
 
   const targetFree = (path: string): boolean =>
     !remote.has(path) &&
-    !remoteDirs.has(path) &&
+    !(remoteDirs ??= new Set([...remote.keys()].flatMap(ancestors))).has(path) &&
     ancestors(path).every((dir) => !remote.has(dir) || deleted.has(dir));
   const targets = creates
-    .filter((w) => w.entry.hash !== null && w.entry.size > 0 && targetFree(w.path))
+    .filter((w) => w.entry.hash !== null && w.entry.size > 0 && sourcesByKey.has(key(w.entry.hash, w.entry.size)) && targetFree(w.path))
     .sort((a, b) => comparePaths(a.path, b.path));
 
   const used = new Set<string>();

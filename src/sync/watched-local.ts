@@ -1,7 +1,8 @@
 /**
  * The local side of `status` and `diff` from a running watch's answer (watch/query-*.ts)
  * instead of a walk: the base on disk, with only the paths the watch names read again.
- * O(changes) in reads; the base is copied once, not re-hashed.
+ * O(changes) in reads; the base is passed over once and none of its entries is kept but
+ * those of the named paths (the result is a delta over it, as a scan's is).
  *
  * Invariant: the result equals what a scan would find, given the watch's promise (every
  * other path is as the base holds it). It is used only when the answer is about this
@@ -10,10 +11,12 @@
  * reason, and the caller scans.
  */
 import { rescanPaths } from '../local/scan.js';
-import { LazySnapshot } from '../model/lazy-snapshot.js';
+import { LazySnapshot, withDelta, type DeltaItem } from '../model/lazy-snapshot.js';
+import { comparePaths } from '../model/paths.js';
+import { entriesEqual } from '../model/snapshot.js';
 import { relPathProblem } from '../model/safe-path.js';
 import { TreeSnapshot } from '../model/tree-snapshot.js';
-import type { Snapshot } from '../model/types.js';
+import type { Entry, Snapshot } from '../model/types.js';
 import type { Session } from './session.js';
 
 /** What a watch answered (watch/query-protocol.ts), as this layer needs it. */
@@ -50,7 +53,42 @@ export async function localFromWatch(session: Session, answer: WatchedChanges, v
     // Known equal to the base without making an entry (LazySnapshot), as a scan of an unchanged tree is.
     return { local: base instanceof LazySnapshot ? base.copy() : new Map(base), skipped, warnings: [], state: answer.state, read: 0 };
   }
-  const local = new TreeSnapshot(base);
-  const scanned = await rescanPaths({ root: session.config.root, matcher: session.matcher, cache: session.cache }, local, touched, { inPlace: true });
-  return { local, skipped: [...skipped, ...scanned.skipped], warnings: [...scanned.warnings], state: answer.state, read: touched.length };
+  if (!(base instanceof LazySnapshot)) {
+    const local = new TreeSnapshot(base);
+    const scanned = await rescanPaths(scanOptions(session), local, touched, { inPlace: true });
+    return { local, skipped: [...skipped, ...scanned.skipped], warnings: [...scanned.warnings], state: answer.state, read: touched.length };
+  }
+  // The base's entries at or under the named paths (one pass over its records, none kept
+  // but these), read again as they are now: the difference is a delta over the base, which
+  // reconcile compares path by path without making the other 100k entries.
+  const region = regionOf(base.entriesNow()(), touched);
+  const now = new Map(region);
+  const scanned = await rescanPaths(scanOptions(session), now, touched, { inPlace: true });
+  const delta = new Map<string, DeltaItem>();
+  for (const p of [...new Set([...region.keys(), ...now.keys()])].sort(comparePaths)) {
+    const local = now.get(p) ?? null;
+    const was = region.get(p) ?? null;
+    if (!entriesEqual(local ?? undefined, was ?? undefined)) delta.set(p, { local, base: was });
+  }
+  return { local: withDelta(base, delta), skipped: [...skipped, ...scanned.skipped], warnings: [...scanned.warnings], state: answer.state, read: touched.length };
+}
+
+const scanOptions = (session: Session) => ({ root: session.config.root, matcher: session.matcher, cache: session.cache });
+
+/** The entries at or below any of `paths`: each entry's path and its folders looked up in a set, O(depth) apiece. */
+function regionOf(entries: Iterable<Entry>, paths: readonly string[]): Map<string, Entry> {
+  const named = new Set(paths);
+  const out = new Map<string, Entry>();
+  for (const e of entries) {
+    for (let p = e.path; ; ) {
+      if (named.has(p)) {
+        out.set(e.path, e);
+        break;
+      }
+      const slash = p.lastIndexOf('/');
+      if (slash < 0) break;
+      p = p.slice(0, slash);
+    }
+  }
+  return out;
 }

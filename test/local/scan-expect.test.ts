@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import { scanTree } from '../../src/local/scan.js';
 import { StatCache } from '../../src/local/statcache.js';
-import { knownEqual, LazySnapshot } from '../../src/model/lazy-snapshot.js';
+import { deltaOver, knownEqual, LazySnapshot } from '../../src/model/lazy-snapshot.js';
 import { toBaseEntry } from '../../src/model/snapshot.js';
 import type { Snapshot } from '../../src/model/types.js';
 import { StateStore } from '../../src/state/store.js';
@@ -39,7 +39,7 @@ async function settle(...rels: string[]): Promise<void> {
 }
 
 /** A warm stat cache, and a state file whose base (and remote) is `base` (default: the tree as scanned). */
-async function synced(edit?: (base: Snapshot) => void): Promise<{ base: Snapshot; plain: Snapshot }> {
+async function synced(edit?: (base: Snapshot) => void): Promise<{ base: Snapshot; plain: Snapshot; plainBase: Snapshot }> {
   const cache = await StatCache.load(cacheFile);
   const cold = await scanTree({ root, matcher, cache });
   await cache.save();
@@ -48,7 +48,7 @@ async function synced(edit?: (base: Snapshot) => void): Promise<{ base: Snapshot
   const dir = path.join(root, '.hostsync', 'd1');
   await new StateStore(dir, 'd1').save({ base, remote: { digest: 'd', requestKey: 'k', snapshot: base, symlinks: [], leftovers: [] } });
   // As another process loads it (the saving store remembers the Maps it saved).
-  return { base: (await new StateStore(dir, 'd1').load()).base!, plain: cold.snapshot };
+  return { base: (await new StateStore(dir, 'd1').load()).base!, plain: cold.snapshot, plainBase: base };
 }
 
 /** The scan as it was before ScanOptions.expect (a plain Map), for comparison. */
@@ -103,16 +103,48 @@ describe('scanTree against an expected tree (ScanOptions.expect)', () => {
   // Each change as the first difference met in place, and after a file read first.
   const changeCases = changes.flatMap(([what, change, edit]) => [false, true].map((readFirst) => [readFirst ? `${what}, after a file read first` : what, change, edit, readFirst] as const));
 
-  it.each(changeCases)('%s: entries are made, exactly as a plain scan makes them', async (_what, change, edit, readFirst) => {
-    const { base } = await synced(edit);
+  /**
+   * The scan's snapshot holds what a plain scan finds, in its order; unless it is a plain Map
+   * (the .npmrc), it is a delta over the base naming exactly the paths whose entries differ,
+   * with their entries on both sides, and the base's entries are still unmade (and the
+   * scan's own, when every file the stat cache holds is still there: `unmade`).
+   */
+  const sameAsPlainWithDelta = (scan: Snapshot, base: Snapshot, expected: Snapshot, plainBase: Snapshot, unmade: boolean): void => {
+    expect(knownEqual(scan, base)).toBe(false);
+    const delta = deltaOver(scan, base);
+    if (delta !== null) {
+      expect((base as LazySnapshot).lazy).toBe(true);
+      if (unmade) expect((scan as LazySnapshot).lazy).toBe(true);
+      const differ = [...new Set([...expected.keys(), ...plainBase.keys()])].filter((p) => {
+        const [l, b] = [expected.get(p), plainBase.get(p)];
+        return !l || !b || l.hash !== b.hash || l.size !== b.size || l.executable !== b.executable;
+      });
+      expect([...delta.keys()]).toEqual(differ.sort());
+      for (const [p, d] of delta) {
+        expect(d.local).toEqual(expected.get(p) ?? null);
+        expect(d.base).toEqual(plainBase.get(p) ?? null);
+      }
+    }
+    expect(new Map(scan)).toEqual(expected);
+    expect([...scan.keys()]).toEqual([...expected.keys()]);
+  };
+
+  it.each(changeCases)('%s: the entries a plain scan makes (a delta over the base when it can be)', async (_what, change, edit, readFirst) => {
+    const { base, plainBase } = await synced(edit);
     await change();
     if (readFirst) await firstMissed();
     const expected = await plainScan();
     const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
-    expect(knownEqual(scan.snapshot, base)).toBe(false);
-    expect(scan.snapshot).not.toBeInstanceOf(LazySnapshot);
-    expect(scan.snapshot).toEqual(expected);
-    expect([...scan.snapshot.keys()]).toEqual([...expected.keys()]);
+    sameAsPlainWithDelta(scan.snapshot, base, expected, plainBase, true);
+  });
+
+  it.each(changes.filter(([what]) => !what.includes('.npmrc')))('%s: carried as a delta over the base, whose entries stay unmade', async (_what, change, edit) => {
+    const { base } = await synced(edit);
+    await change();
+    const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
+    expect(scan.snapshot).toBeInstanceOf(LazySnapshot);
+    expect(deltaOver(scan.snapshot, base)?.size).toBeGreaterThan(0);
+    expect((base as LazySnapshot).lazy).toBe(true);
   });
 
   it('a cold cache (every file read) finding an unchanged tree: a LazySnapshot known equal to the base, with the read entries', async () => {
@@ -128,13 +160,11 @@ describe('scanTree against an expected tree (ScanOptions.expect)', () => {
 
   // (An .npmrc holding a token is left out of the snapshot, which then is the base: not a difference.)
   it.each(changes.filter(([what]) => !what.includes('.npmrc')))('%s, cache cold: not known equal, entries as a plain scan makes them', async (_what, change, edit) => {
-    const { base } = await synced(edit);
+    const { base, plainBase } = await synced(edit);
     await change();
     const expected = await plainScan();
     const scan = await scanTree({ root, matcher, cache: StatCache.inMemory(), expect: base });
-    expect(knownEqual(scan.snapshot, base)).toBe(false);
-    expect(scan.snapshot).not.toBeInstanceOf(LazySnapshot);
-    expect(scan.snapshot).toEqual(expected);
+    sameAsPlainWithDelta(scan.snapshot, base, expected, plainBase, false);
   });
 
   it('a file read first, cache hits after it, an unchanged tree: known equal to the base, the cache keeps every file', async () => {
@@ -165,7 +195,7 @@ describe('scanTree against an expected tree (ScanOptions.expect)', () => {
 
   it('a base that was read already (entries made) is compared the plain way', async () => {
     const { base, plain } = await synced();
-    base.get('a.txt');
+    void [...base.keys()];
     const scan = await scanTree({ root, matcher, cache: await StatCache.load(cacheFile), expect: base });
     expect(scan.snapshot).not.toBeInstanceOf(LazySnapshot);
     expect(scan.snapshot).toEqual(plain);

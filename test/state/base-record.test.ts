@@ -9,6 +9,7 @@ import {
   type BatchHeader,
 } from '../../src/state/base-record.js';
 import { file, snap } from '../sync/fixtures.js';
+import { LazySnapshot } from '../../src/model/lazy-snapshot.js';
 
 const H = (id: string, kind: BatchHeader['kind'] = 'push'): BatchHeader => ({ t: '2026-01-01T00:00:00.000Z', id, kind, host: 'laptop', dir: 'site', v: '0.1.0' });
 const NONCE1 = 'a'.repeat(32);
@@ -68,6 +69,14 @@ describe('base record format', () => {
   ];
   it.each(damaged)('refuses a damaged record: %s', (_name, bad) => {
     expect(() => parseRecord(bad)).toThrow(RecordFormatError);
+  });
+
+  it('diffBases: a next base known equal to the base (a no-op) is no batch, and neither tree is made', () => {
+    const entries = [...snap(file('a', '1'), file('b/c', '2')).values()];
+    const base = new LazySnapshot(entries.length, () => entries);
+    const next = base.copy();
+    expect(diffBases(base, next)).toEqual([]);
+    expect(base.lazy && next.lazy).toBe(true);
   });
 
   it('diffBases: a null before records every path as added', () => {

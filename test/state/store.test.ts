@@ -79,6 +79,21 @@ describe('StateStore', () => {
     expect(plain(await new StateStore(dir, 'd1').load())).toMatchObject({ base: null, remote: cache });
   });
 
+  it('answers a few lookups of base and remote without making their entries, as the Maps saved would', async () => {
+    const b = snap(file('a/b.txt', 's'), file('a/c.txt', 'old'), file('a.txt', 'b', { x: true }), file('é/x', 'e'), file('z', 'z'));
+    b.set('big.bin', { path: 'big.bin', hash: null, size: 5e9, executable: false });
+    const r = snap(file('a/b.txt', 's'), file('a/c.txt', 'new', { x: true }), file('a/d.txt', 'r'), file('é/x', 'e'), file('z', 'z'));
+    r.set('big.bin', { path: 'big.bin', hash: null, size: 5e9, executable: false });
+    await new StateStore(dir, 'd1').save({ base: b, remote: { digest: 'd', requestKey: 'k', snapshot: r, symlinks: [], leftovers: [] } });
+    const keys = ['a/b.txt', 'a/c.txt', 'a/d.txt', 'a.txt', 'a', 'a/', 'a/b', 'a/b.txt0', 'big.bin', 'é/x', 'é', 'z', 'zz', '', '0'];
+    for (const key of keys) {
+      const loaded = await new StateStore(dir, 'd1').load();
+      const [lb, lr] = [loaded.base as LazySnapshot, loaded.remote!.snapshot as LazySnapshot];
+      expect([lb.get(key), lb.has(key), lr.get(key), lr.has(key)], key).toEqual([b.get(key), b.has(key), r.get(key), r.has(key)]);
+      expect(lb.lazy && lr.lazy, key).toBe(true);
+    }
+  });
+
   it('loads base and remote without making their entries, and knows when the cached remote equals the base', async () => {
     const b = snap(file('a.txt', 'a'), file('bin/run', 'x', { x: true }), file('c.txt', 'c'));
     await new StateStore(dir, 'd1').save({ base: b, remote: { digest: 'd', requestKey: 'k', snapshot: new Map(b), symlinks: [], leftovers: [] } });

@@ -224,6 +224,40 @@ describe('reconcile: what it reports', () => {
     expect(reconcile(base, changed, remote, none).changes.map(show)).toEqual(['write b']);
   });
 
+  it('a local tree known as a delta over the base, the remote being the base: what the full comparison gives, from the delta alone', () => {
+    const entries = [R('a', '1'), R('a/b', '2', true), R('b', '3'), R('c', '4'), R('d.sh', '5')];
+    // Each: the local tree's changes, as a delta (path -> local entry or null for deleted).
+    const cases: [string, [string, Entry | null][]][] = [
+      ['one file modified', [['b', L('b', 'x')]]],
+      ['added, deleted and modified', [['a/a', L('a/a', 'new')], ['b', null], ['c', L('c', '9')], ['e', L('e', 'n')]]],
+      ['executable bit only', [['d.sh', L('d.sh', '5', true)]]],
+      ['a rename (delete + create, same content)', [['b', null], ['b2', L('b2', '3')]]],
+      ['the same entry (text flag alone)', [['a', L('a', '1')]]],
+    ];
+    for (const [name, changes] of cases) {
+      let made = 0;
+      const base = new LazySnapshot(entries.length, () => (made++, entries.map((x) => ({ ...x }))));
+      const remote = new LazySnapshot(entries.length, () => entries.map((x) => ({ ...x })));
+      remote.markEqual(base);
+      const plainLocal = new Map(entries.map((x) => [x.path, { ...x, text: true }] as [string, Entry]));
+      for (const [p, e] of changes) {
+        if (e === null) plainLocal.delete(p);
+        else plainLocal.set(p, e);
+      }
+      const sorted = new Map([...plainLocal].sort(([a], [b]) => (a < b ? -1 : 1)));
+      const local = new LazySnapshot(sorted.size, () => sorted.values());
+      const byPath = new Map(entries.map((x) => [x.path, x]));
+      local.markDelta(base, new Map(changes.map(([p, e]) => [p, { local: e, base: byPath.get(p) ?? null }])));
+      const rec = reconcile(base, local, remote, none);
+      expect(base.lazy && local.lazy, name).toBe(true);
+      const full = reconcile(new Map(entries.map((x) => [x.path, x])), sorted, new Map(entries.map((x) => [x.path, x])), none);
+      expect({ ...rec, nextBase: new Map(rec.nextBase) }, name).toEqual(full);
+      expect([...rec.nextBase.keys()], name).toEqual([...full.nextBase.keys()]);
+      // Only reading the next base made the base's entries, once.
+      expect(made, name).toBe(1);
+    }
+  });
+
   it('is independent of map insertion order', () => {
     const entries = [L('b', '1'), L('a/c', '2'), L('a', '3'), L('é', '4'), L('A', '5')];
     const one = reconcile(null, snap(...entries), snap(R('z', 'q')), mirror);

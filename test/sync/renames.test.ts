@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { detectRenames } from '../../src/sync/renames.js';
 import type { Change, Entry } from '../../src/model/types.js';
 import { file, show, snap } from './fixtures.js';
+import { LazySnapshot } from '../../src/model/lazy-snapshot.js';
 
 const del = (e: Entry): Change => ({ kind: 'delete', path: e.path, base: e });
 const create = (e: Entry): Change => ({ kind: 'write', path: e.path, entry: { ...e, text: true }, create: true });
@@ -136,6 +137,14 @@ const rows: Row[] = [
 describe('detectRenames', () => {
   it.each(rows)('$name', ({ remote, changes, expected }) => {
     expect(detectRenames(changes, snap(...remote)).map(show)).toEqual(expected);
+  });
+
+  it('a delete and a create of other content pair with nothing, and the remote tree is not read', () => {
+    const entries = [file('a/x.txt', 'x'), file('b/y.txt', 'y')];
+    const remote = new LazySnapshot(entries.length, () => entries);
+    const out = detectRenames([del(entries[0]!), create(file('c/z.txt', 'z'))], remote);
+    expect(out.map(show)).toEqual(['delete a/x.txt', 'write c/z.txt (new)']);
+    expect(remote.lazy).toBe(true);
   });
 
   it('a rename carries the local entry of its target', () => {
