@@ -281,6 +281,11 @@ describe('against the emulator', () => {
 
     it('push removes them too, under its lock', async () => {
       await writeTree(root, { 'app.js': 'app\n', 'sub/.x.txt.hostsync-abcdef01.tmp': 'half\n', 'sub/y.bin.hostsync-abcdef01.part': 'half\n' });
+      // Left by a process killed a minute ago: a temp is removed only when it is older than
+      // every live lock, and a file written the same instant the push takes its lock can
+      // carry the same coarse file-system timestamp (seen on an idle machine).
+      const killedAt = new Date(Date.now() - 60_000);
+      for (const t of ['sub/.x.txt.hostsync-abcdef01.tmp', 'sub/y.bin.hostsync-abcdef01.part']) await utimes(path.join(root, t), killedAt, killedAt);
       const p = await push({ dir: root, env: env(), apply: false });
       expect(p.error ?? '').toBe('');
       expect(p.exitCode ?? 0).toBe(0);
