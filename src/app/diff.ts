@@ -1,7 +1,7 @@
 import { diff as diffCore, type DiffItem, type DiffReport } from '../sync/diff.js';
 import type { Session } from '../sync/session.js';
 import { readWatchStatus } from '../state/watch-status.js';
-import { localFromRunningWatch, SCANNED, type LocalSource } from './watch-answer.js';
+import { SCANNED, withLocalSide, type LocalSource } from './watch-answer.js';
 import { deploymentRef, type DeploymentRef } from './options.js';
 import { requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { runOnSession, scopesOf, type PathOptions } from './session-command.js';
@@ -38,18 +38,12 @@ export function runDiff(opts: DiffOptions = {}): Promise<{ result: Outcome<DiffR
   );
 }
 
-/** As status's compare: a whole-tree diff takes the running watch's answer when it can (app/watch-answer.ts). */
+/** A whole-tree diff takes the running watch's answer when it gives one, as status does (watch-answer.ts). */
 async function compare(session: Session, scopes: string[] | null, scan: boolean): Promise<{ report: DiffReport; local: LocalSource }> {
   if (scopes !== null) return { report: await diffCore(session, scopes), local: SCANNED };
-  const watch = await readWatchStatus(session.stateDir);
-  const watched = scan ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
-  let why = 'reason' in watched ? watched.reason : null;
-  if ('local' in watched) {
-    const report = await diffCore(session, null, { snapshot: watched.local, skipped: watched.skipped, warnings: watched.warnings });
-    if ((await session.store.identity()) === watched.state) return { report, local: { source: 'watch', read: watched.read, why: null } };
-    why = 'the base changed during the comparison';
-  }
-  return { report: await diffCore(session, null), local: { ...SCANNED, why } };
+  return withLocalSide(session, await readWatchStatus(session.stateDir), scan, (known) =>
+    diffCore(session, null, known && { snapshot: known.local, skipped: known.skipped, warnings: known.warnings }),
+  );
 }
 
 export async function diff(opts: DiffOptions = {}): Promise<DiffResult> {

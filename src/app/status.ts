@@ -10,7 +10,7 @@ import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { crlfOnlyNotes } from '../sync/line-endings.js';
 import { pushReadsSettings, settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
 import { withSettings } from './push.js';
-import { localFromRunningWatch, SCANNED, type LocalSource } from './watch-answer.js';
+import { SCANNED, withLocalSide, type LocalSource } from './watch-answer.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
 export const REMOTE_ONLY_LISTED = 200;
@@ -144,24 +144,13 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
   );
 }
 
-/**
- * The dry-run push, its local side from the running watch when it can answer
- * (app/watch-answer.ts), else from a scan. A base that changed on disk while the answer
- * was used (a watch cycle saved meanwhile) makes it a scan after all.
- */
-async function compare(session: Session, watch: WatchStatus | null, scan: boolean): Promise<{ report: PushReport; local: LocalSource }> {
-  const dry = { dryRun: true, allowMassDelete: true } as const;
-  const watched = scan ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
-  let why = 'reason' in watched ? watched.reason : null;
-  if ('local' in watched) {
-    const report = await pushCore(session, { ...dry, local: watched.local, skipped: watched.skipped });
-    if ((await session.store.identity()) === watched.state) {
-      report.warnings.unshift(...watched.warnings);
-      return { report, local: { source: 'watch', read: watched.read, why: null } };
-    }
-    why = 'the base changed during the comparison';
-  }
-  return { report: await pushCore(session, dry), local: { ...SCANNED, why } };
+/** The dry-run push; the running watch's answer, when it gives one, replaces the scan (watch-answer.ts). */
+function compare(session: Session, watch: WatchStatus | null, scan: boolean): Promise<{ report: PushReport; local: LocalSource }> {
+  return withLocalSide(session, watch, scan, async (known) => {
+    const report = await pushCore(session, { dryRun: true, allowMassDelete: true, ...(known ? { local: known.local, skipped: known.skipped } : {}) });
+    if (known) report.warnings.unshift(...known.warnings);
+    return report;
+  });
 }
 
 export async function status(opts: StatusOptions = {}): Promise<StatusResult> {

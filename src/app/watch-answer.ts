@@ -32,3 +32,24 @@ export async function localFromRunningWatch(session: Session, watch: WatchStatus
   const { config, matcher } = session;
   return localFromWatch(session, answer, viewKey({ root: config.root, matcherKey: matcher.key, fs: config.fs }));
 }
+
+/**
+ * A comparison (`run`) with its local side from the running watch when it can answer,
+ * else from a scan (`run()` with nothing), and which it was. A base that changed on disk
+ * while the answer was used (a watch cycle saved meanwhile) makes it a scan after all.
+ */
+export async function withLocalSide<T>(
+  session: Session,
+  watch: WatchStatus | null,
+  scan: boolean,
+  run: (known?: WatchedLocal) => Promise<T>,
+): Promise<{ report: T; local: LocalSource }> {
+  const watched = scan ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
+  let why = 'reason' in watched ? watched.reason : null;
+  if ('local' in watched) {
+    const report = await run(watched);
+    if ((await session.store.identity()) === watched.state) return { report, local: { source: 'watch', read: watched.read, why: null } };
+    why = 'the base changed during the comparison';
+  }
+  return { report: await run(), local: { ...SCANNED, why } };
+}
