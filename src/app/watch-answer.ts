@@ -23,7 +23,7 @@ export interface LocalSource {
 
 export const SCANNED: LocalSource = { source: 'scan', read: null, why: null };
 
-export async function localFromRunningWatch(session: Session, watch: WatchStatus | null): Promise<WatchedLocal | { reason: string | null }> {
+async function localFromRunningWatch(session: Session, watch: WatchStatus | null): Promise<WatchedLocal | { reason: string | null }> {
   if (watch === null || !watch.running) return { reason: null };
   if (watch.host !== hostname()) return { reason: 'the watch runs on another host' };
   if (session.matcher.key === undefined) return { reason: 'the ignore rules have no key to compare' };

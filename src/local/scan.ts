@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { entriesEqual } from '../model/snapshot.js';
 import { countBelow } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
-import { LazySnapshot, type DeltaItem, type ExpectedCursor } from '../model/lazy-snapshot.js';
+import { LazySnapshot, withDelta, type DeltaItem, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS, HASH_WORKERS_MIN_FILES, SCAN_DELTA_MAX_PATHS, SCAN_READS_IN_PLACE_MAX } from './tunables.js';
 import { FAILED, GONE, HashPool, LARGE, NOT_DONE, READ_UNSTABLE as POOL_READ_UNSTABLE, hashWorkersFor } from './hash-pool.js';
@@ -391,33 +391,15 @@ function sameAsExpected(expect: LazySnapshot, expected: () => Iterable<Entry>, t
 }
 
 /**
- * The local tree as `expect` with the paths of `delta` changed (each in path order; `text`
- * the flags of expect's records, placeholders where the delta replaced them): entries made
- * when first read, and known to be that delta over `expect` (LazySnapshot.markDelta).
+ * The local tree as `expect` with the paths of `delta` changed (`text`: the flags of
+ * expect's records, placeholders where the delta replaced them): entries made when first
+ * read, and known to be that delta over `expect` (model/lazy-snapshot.ts withDelta).
  */
 function overDelta(expect: LazySnapshot, expected: () => Iterable<Entry>, text: Uint8Array, delta: ReadonlyMap<string, DeltaItem>): LazySnapshot {
-  let count = expect.size;
-  for (const d of delta.values()) count += (d.local !== null ? 1 : 0) - (d.base !== null ? 1 : 0);
-  const order = [...delta.keys()];
-  const local = new LazySnapshot(count, function* () {
+  return withDelta(expect, delta, function* () {
     let i = 0;
-    let k = 0;
-    for (const e of expected()) {
-      const t = text[i++] === 1;
-      while (k < order.length && order[k]! <= e.path) {
-        const d = delta.get(order[k++]!)!;
-        if (d.local !== null) yield d.local;
-      }
-      if (delta.has(e.path)) continue;
-      yield { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: t };
-    }
-    while (k < order.length) {
-      const d = delta.get(order[k++]!)!;
-      if (d.local !== null) yield d.local;
-    }
+    for (const e of expected()) yield { path: e.path, hash: e.hash, size: e.size, executable: e.executable, text: text[i++] === 1 };
   });
-  local.markDelta(expect, delta);
-  return local;
 }
 
 /** A file to read: a walked one, or one the walk did not lstat (WalkOptions.statNow). */

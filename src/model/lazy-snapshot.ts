@@ -211,12 +211,12 @@ export function knownEqual(a: Map<string, Entry> | null, b: Map<string, Entry> |
 /**
  * `base` with the paths of `delta` set to their `local` entries (null: absent), in path
  * order, entries made when first read; known to be that delta over `base`. `delta` is in
- * path order.
+ * path order. `entries` yields base's entries (default: as they are now); a scan passes
+ * them with the text flags it read.
  */
-export function withDelta(base: LazySnapshot, delta: ReadonlyMap<string, DeltaItem>): LazySnapshot {
+export function withDelta(base: LazySnapshot, delta: ReadonlyMap<string, DeltaItem>, entries: () => Iterable<Entry> = base.entriesNow()): LazySnapshot {
   let count = base.size;
   for (const d of delta.values()) count += (d.local !== null ? 1 : 0) - (d.base !== null ? 1 : 0);
-  const entries = base.entriesNow();
   const order = [...delta.keys()];
   const next = new LazySnapshot(count, function* () {
     let k = 0;

@@ -15,7 +15,6 @@ import { LazySnapshot, withDelta, type DeltaItem } from '../model/lazy-snapshot.
 import { comparePaths } from '../model/paths.js';
 import { entriesEqual } from '../model/snapshot.js';
 import { relPathProblem } from '../model/safe-path.js';
-import { TreeSnapshot } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
 import type { Session } from './session.js';
 
@@ -45,25 +44,20 @@ export async function localFromWatch(session: Session, answer: WatchedChanges, v
   if ((await store.identity()) !== answer.state) return { reason: 'the base changed since the watch answered' };
   const { base } = await store.load();
   if (base === null) return { reason: 'there is no base yet' };
+  // The state file's base is always lazy; anything else is not what the watch compared with.
+  if (!(base instanceof LazySnapshot)) return { reason: 'the base is not as the state file gives it' };
   if ((await store.identity()) !== answer.state) return { reason: 'the base changed while it was read' };
   const touched = answer.changed;
   // Unreadable paths the watch knows of, but not under a path read again here (that read decides).
-  const skipped = answer.skipped.filter((s) => !touched.some((t) => s === t || s.startsWith(`${t}/`) || s === `${t}/`));
-  if (touched.length === 0) {
-    // Known equal to the base without making an entry (LazySnapshot), as a scan of an unchanged tree is.
-    return { local: base instanceof LazySnapshot ? base.copy() : new Map(base), skipped, warnings: [], state: answer.state, read: 0 };
-  }
-  if (!(base instanceof LazySnapshot)) {
-    const local = new TreeSnapshot(base);
-    const scanned = await rescanPaths(scanOptions(session), local, touched, { inPlace: true });
-    return { local, skipped: [...skipped, ...scanned.skipped], warnings: [...scanned.warnings], state: answer.state, read: touched.length };
-  }
+  const skipped = answer.skipped.filter((s) => !touched.some((t) => s === t || s.startsWith(`${t}/`)));
+  // None: known equal to the base without making an entry, as a scan of an unchanged tree is.
+  if (touched.length === 0) return { local: base.copy(), skipped, warnings: [], state: answer.state, read: 0 };
   // The base's entries at or under the named paths (one pass over its records, none kept
   // but these), read again as they are now: the difference is a delta over the base, which
   // reconcile compares path by path without making the other 100k entries.
   const region = regionOf(base.entriesNow()(), touched);
   const now = new Map(region);
-  const scanned = await rescanPaths(scanOptions(session), now, touched, { inPlace: true });
+  const scanned = await rescanPaths({ root: session.config.root, matcher: session.matcher, cache: session.cache }, now, touched, { inPlace: true });
   const delta = new Map<string, DeltaItem>();
   for (const p of [...new Set([...region.keys(), ...now.keys()])].sort(comparePaths)) {
     const local = now.get(p) ?? null;
@@ -72,8 +66,6 @@ export async function localFromWatch(session: Session, answer: WatchedChanges, v
   }
   return { local: withDelta(base, delta), skipped: [...skipped, ...scanned.skipped], warnings: [...scanned.warnings], state: answer.state, read: touched.length };
 }
-
-const scanOptions = (session: Session) => ({ root: session.config.root, matcher: session.matcher, cache: session.cache });
 
 /** The entries at or below any of `paths`: each entry's path and its folders looked up in a set, O(depth) apiece. */
 function regionOf(entries: Iterable<Entry>, paths: readonly string[]): Map<string, Entry> {
