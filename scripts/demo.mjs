@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
-const cli = path.join(repo, 'dist', 'cli', 'main.js');
+const cli = path.join(repo, 'dist', 'bin', 'hostsync.js');
 const project = path.join(repo, 'examples', 'hello');
 const bot = path.join(repo, 'examples', 'discord-bot');
 

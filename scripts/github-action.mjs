@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(here, '../dist/cli/main.js');
+const CLI = path.resolve(here, '../dist/bin/hostsync.js');
 /** Conflicts and log lines shown before "+N more": a summary is read, not searched. */
 const SHOWN = 20;
 

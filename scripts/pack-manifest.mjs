@@ -20,6 +20,8 @@ if (mode === 'prepack') {
   rmSync(path.join(root, 'dist'), { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
+  // The CLI users run (package.json "bin"): the bundle of what tsc just wrote.
+  execFileSync(process.execPath, [path.join(root, 'scripts/bundle.mjs')], { stdio: 'inherit' });
   // A saved copy means an earlier pack died before postpack: that copy is the original.
   if (!existsSync(saved)) writeFileSync(saved, readFileSync(manifest));
   const pkg = JSON.parse(readFileSync(saved, 'utf8'));

@@ -20,6 +20,9 @@ if (dists.length === 0) {
   console.error('usage: node bench/push/multipart.mjs [--cap 2000] DIST [DIST...]');
   process.exit(2);
 }
+/** A build's CLI: its bundle, or tsc's cli/main.js for a build from before the CLI was bundled. */
+const cliOf = (dist) => (fs.existsSync(path.resolve(dist, 'bin/hostsync.js')) ? path.resolve(dist, 'bin/hostsync.js') : path.resolve(dist, 'cli/main.js'));
+
 for (const dist of dists) {
   const { startEmulator } = await import(path.resolve(dist, 'emulator/index.js'));
   const work = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'hostsync-multipart-'));
@@ -34,7 +37,7 @@ for (const dist of dists) {
     const t0 = performance.now();
     let out;
     try {
-      out = (await promisify(execFile)(process.execPath, [path.resolve(dist, 'cli/main.js'), 'push', '--no-apply', '--json'], { cwd: tree, env, maxBuffer: 1 << 28 })).stdout;
+      out = (await promisify(execFile)(process.execPath, [cliOf(dist), 'push', '--no-apply', '--json'], { cwd: tree, env, maxBuffer: 1 << 28 })).stdout;
     } catch (e) {
       out = e.stdout;
     }

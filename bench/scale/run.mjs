@@ -64,7 +64,7 @@ if (!Number.isInteger(FILES) || FILES < 1 || !Number.isInteger(RUNS) || RUNS < 1
 }
 requireTime();
 const CORES = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../../dist/bin/hostsync.js', import.meta.url).pathname;
 const work = fs.mkdtempSync(path.join(args.dir, 'hostsync-scale-'));
 const tree = path.join(work, 'tree');
 
@@ -166,7 +166,9 @@ async function statusRows(env) {
   let before = null;
   const compareTree = `${tree}-compare`;
   if (args.compare) {
-    const compareCli = path.resolve(args.compare, 'cli/main.js');
+    // Its bundle, or tsc's cli/main.js for a build from before the CLI was bundled.
+    const bundled = path.resolve(args.compare, 'bin/hostsync.js');
+    const compareCli = fs.existsSync(bundled) ? bundled : path.resolve(args.compare, 'cli/main.js');
     fs.cpSync(tree, compareTree, { recursive: true, filter: (src) => !src.includes(`${path.sep}.hostsync`) });
     const dep = await emu.createDeployment({ name: 'compare' });
     const compareEnv = { ...env, HOSTSYNC_DEPLOYMENT: dep.id };

@@ -43,7 +43,7 @@ const FILES = Number(args.files);
 const WINDOW_S = Number(args.window);
 const LATENCY_MS = Number(args.latency);
 const log = (msg) => process.stderr.write(`${msg}\n`);
-const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../../dist/bin/hostsync.js', import.meta.url).pathname;
 const NAIVE = new URL('./naive.mjs', import.meta.url).pathname;
 requireTime();
 

@@ -54,7 +54,7 @@ import { generateTree } from '../scan/tree.mjs';
 const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
 const { loadConfig } = await import(dist('config/config.js'));
 const { HostingClient } = await import(dist('remote/client.js'));
-const CLI = fileURL('../../dist/cli/main.js');
+const CLI = fileURL('../../dist/bin/hostsync.js');
 /** The watch daemon of one build: this one, or --before's. */
 async function build(distDir, label) {
   const at = (p) => (distDir ? pathToFileURL(path.resolve(distDir, p)).href : dist(p));

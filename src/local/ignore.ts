@@ -9,7 +9,6 @@
  * not uploading, unlike git on Linux (case-sensitive).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -236,8 +235,8 @@ let ignoreVersion: string | undefined;
  */
 function matcherKey(patterns: readonly string[]): string {
   if (ignoreVersion === undefined) {
-    const main = require.resolve('ignore');
-    ignoreVersion = String((JSON.parse(readFileSync(path.join(path.dirname(main), 'package.json'), 'utf8')) as { version?: unknown }).version);
+    // A require, not a path beside require.resolve('ignore'): in the CLI bundle it names the copy the bundle holds.
+    ignoreVersion = String((require('ignore/package.json') as { version?: unknown }).version);
   }
   return createHash('sha256').update(JSON.stringify([ignoreVersion, patterns])).digest('hex').slice(0, 32);
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 /** The CLI's user config directory (`hostsync trust` records) in tests: never the real ~/.config. */
 export const TEST_CONFIG_HOME = mkdtempSync(path.join(tmpdir(), 'hostsync-test-xdg-'));
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/bin/hostsync.js');
 
 export interface CliResult {
   code: number;

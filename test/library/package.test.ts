@@ -77,7 +77,7 @@ describe('the published package', () => {
       const work = path.join(dir, 'site');
       await cp(path.join(REPO, 'examples/hello'), work, { recursive: true });
       const env = { ...cleanEnv, HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId };
-      const cli = await run(process.execPath, ['node_modules/hostsync/dist/cli/main.js', 'push', '--no-apply', '--json', '--dir', work], { cwd: dir, env });
+      const cli = await run(process.execPath, ['node_modules/.bin/hostsync', 'push', '--no-apply', '--json', '--dir', work], { cwd: dir, env });
       const printed = JSON.parse(cli.stdout);
       const script = "import { push } from 'hostsync'; process.stdout.write(JSON.stringify(await push({ dir: process.argv[1], apply: false })));";
       const lib = await run(process.execPath, ['--input-type=module', '-e', script, work], { cwd: dir, env });
