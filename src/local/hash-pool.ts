@@ -182,7 +182,8 @@ export function hashRange(c: PoolColumns, start: number, end: number, xx: XXHash
   }
 }
 
-function makeColumns(files: readonly { abs: string; stat: FileStat | undefined }[]): PoolColumns {
+/** The shared columns for `files`, every outcome NOT_DONE (tests hand them to a worker directly). */
+export function makeColumns(files: readonly { abs: string; stat: FileStat | undefined }[]): PoolColumns {
   const n = files.length;
   const f64 = (): Float64Array => new Float64Array(new SharedArrayBuffer(8 * n));
   const u32 = (): Uint32Array => new Uint32Array(new SharedArrayBuffer(4 * n));
