@@ -36,7 +36,10 @@ function tar(): typeof Tar {
  * first upload, so a command that uploads nothing does not pay for it.
  */
 async function newForm(): Promise<FormData> {
-  const { FormData } = await import('undici');
+  const undici = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
+  // Node's loader names a CommonJS package's exports; in the CLI bundle (esbuild, code
+  // splitting) an import() of one has only `default`, the module's exports (evanw/esbuild#3245).
+  const { FormData } = undici.FormData === undefined ? undici.default! : undici;
   return new FormData();
 }
 

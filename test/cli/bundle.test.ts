@@ -100,21 +100,22 @@ describe('the bundled CLI', () => {
       }
     };
 
-    it('names the package root\'s README and docs in --help, writes .syncignore from its template, pushes and reports', async () => {
+    it('names the package root\'s README and docs in --help, writes .syncignore from its template, pushes (a multipart upload too) and reports', async () => {
       const help = await hostsync(['--help'], work.dir);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain(`The README (${path.join(pkg, 'README.md')})`);
       expect(help.stdout).toContain(`the pages in ${path.join(pkg, 'docs')}${path.sep}`);
 
       const site = path.join(work.dir, 'site');
-      await writeTree(site, { 'index.html': '<title>hi</title>\n', 'app.css': 'body {}\n' });
+      // logo.png goes by files.upload, a multipart form: undici's FormData, from its own chunk.
+      await writeTree(site, { 'index.html': '<title>hi</title>\n', 'app.css': 'body {}\n', 'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]) });
       const init = await hostsync(['init'], site);
       expect(init.code).toBe(0);
       expect(await readFile(path.join(site, '.syncignore'), 'utf8')).toBe(await readFile(path.join(REPO, '.syncignore.example'), 'utf8'));
 
       const pushed = await hostsync(['push', '--json'], site);
       expect(pushed.stderr).toBe('');
-      expect(JSON.parse(pushed.stdout)).toMatchObject({ ok: true, changes: { written: 4 } });
+      expect(JSON.parse(pushed.stdout)).toMatchObject({ ok: true, changes: { written: 5 }, requests: { byOperation: { 'files.upload': 1 } } });
       await writeFile(path.join(site, 'app.css'), 'body { margin: 0 }\n');
       const status = await hostsync(['status', '--json'], site);
       expect(status.code).toBe(0);
