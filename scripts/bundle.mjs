@@ -93,6 +93,17 @@ if (result.warnings.length > 0) {
   console.error('bundle.mjs: esbuild warned (see above); the bundle is not to be trusted');
   process.exitCode = 1;
 }
+// An import() of a CommonJS module resolves to { default: module.exports } here, where
+// Node's loader also names its exports (evanw/esbuild#3245, code splitting): each such
+// import must read `default` when the name is missing (remote/upload.ts does). A new one
+// fails the build until it is checked and listed.
+const CHECKED_COMMONJS_IMPORTS = new Set(['node_modules/undici/index.js']);
+for (const output of Object.values(result.metafile.outputs)) {
+  const entry = output.entryPoint;
+  if (entry === undefined || result.metafile.inputs[entry]?.format !== 'cjs' || CHECKED_COMMONJS_IMPORTS.has(entry)) continue;
+  console.error(`bundle.mjs: import() of the CommonJS module ${entry}: only its default export reaches the code (see CHECKED_COMMONJS_IMPORTS)`);
+  process.exitCode = 1;
+}
 if (process.argv.includes('--report')) {
   const sizes = Object.entries(result.metafile.outputs)
     .filter(([f]) => f.endsWith('.js'))
