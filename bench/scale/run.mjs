@@ -18,7 +18,8 @@
  * runs in this process; every contender is a child process, so their figures are their own.
  * --dir puts the tree and the emulator's volumes elsewhere than the temp folder: on a
  * shared disk, writing 100k files twice dominates everything, so a tmpfs is kinder.
- * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed).
+ * --cpu-prof DIR writes a V8 CPU profile of one more warm `status` into DIR (not timed), and
+ * one of the watch of the watch-running row (its answers are the profile's last seconds).
  * --push-only measures the initial push row alone; --status-only the status rows alone (the
  * tree is then pushed once, untimed, to make them). Rows carry the 1-minute load average.
  * --compare DIST also times the status rows with another build's dist/ (an older commit's),
@@ -227,7 +228,9 @@ async function statusRows(env) {
  * printed beside it, so nothing the answer costs is hidden in the daemon.
  */
 async function watchRunningRow(env, gitRow) {
-  const daemon = spawn(process.execPath, [CLI, 'watch', '--no-apply', '--watcher', 'native'], { cwd: tree, env: { PATH: process.env.PATH, HOME: os.homedir(), ...env }, stdio: 'ignore' });
+  // With --cpu-prof the watch is profiled too (written when it stops): its answers are the profile's last seconds.
+  const prof = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.join(path.resolve(args['cpu-prof']), 'watch-daemon')] : [];
+  const daemon = spawn(process.execPath, [...prof, CLI, 'watch', '--no-apply', '--watcher', 'native'], { cwd: tree, env: { PATH: process.env.PATH, HOME: os.homedir(), ...env }, stdio: 'ignore' });
   const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
   const daemonCpu = () => {
     const f = fs.readFileSync(`/proc/${daemon.pid}/stat`, 'utf8').split(') ')[1].split(' ');

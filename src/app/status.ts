@@ -88,8 +88,12 @@ export function emptyStatusResult(): StatusResult {
   };
 }
 
-/** `hostsync status` as a function: a dry run of push. Never rejects; see runPush. */
-export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Outcome<StatusResult>; thrown: boolean }> {
+/**
+ * `hostsync status` as a function: a dry run of push. Never rejects; see runPush. `by`
+ * 'watch': the running watch works it out for a command that asked (status-for-watch.ts),
+ * from its own answer of what changed or not at all (never a scan in the watch's process).
+ */
+export async function runStatus(opts: StatusOptions = {}, by: 'command' | 'watch' = 'command'): Promise<{ result: Outcome<StatusResult>; thrown: boolean }> {
   let session: Session | null = null;
   let watch: WatchStatus | null = null;
   return runCommand(
@@ -104,7 +108,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
       session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS);
       watch = await readWatchStatus(session.stateDir);
       try {
-        const { report, local } = await compare(session, watch, opts.scan ?? false);
+        const { report, local } = await compare(session, watch, by === 'watch' ? 'watchOnly' : (opts.scan ?? false));
         report.warnings.push(...(await lineEndingNotes(session, report)));
         const reads = session.client.stats().total;
         // Read after the comparison, so `reads` counts only what a push would read too.
@@ -145,7 +149,7 @@ export async function runStatus(opts: StatusOptions = {}): Promise<{ result: Out
 }
 
 /** The dry-run push; the running watch's answer, when it gives one, replaces the scan (watch-answer.ts). */
-function compare(session: Session, watch: WatchStatus | null, scan: boolean): Promise<{ report: PushReport; local: LocalSource }> {
+function compare(session: Session, watch: WatchStatus | null, scan: boolean | 'watchOnly'): Promise<{ report: PushReport; local: LocalSource }> {
   return withLocalSide(session, watch, scan, async (known) => {
     const report = await pushCore(session, { dryRun: true, allowMassDelete: true, ...(known ? { local: known.local, skipped: known.skipped } : {}) });
     if (known) report.warnings.unshift(...known.warnings);

@@ -19,9 +19,14 @@ export interface LocalSource {
   read: number | null;
   /** With 'scan' while a watch runs here: why its answer was not used. */
   why: string | null;
+  /** 'watch': the running watch worked out the whole result and this command printed it; 'command': this command did. */
+  by: 'watch' | 'command';
 }
 
-export const SCANNED: LocalSource = { source: 'scan', read: null, why: null };
+export const SCANNED: LocalSource = { source: 'scan', read: null, why: null, by: 'command' };
+
+/** Thrown by withLocalSide with `watchOnly` when the watch cannot say what changed: the asker then works it out itself. */
+export class NoWatchAnswer extends Error {}
 
 async function localFromRunningWatch(session: Session, watch: WatchStatus | null): Promise<WatchedLocal | { reason: string | null }> {
   if (watch === null || !watch.running) return { reason: null };
@@ -37,19 +42,22 @@ async function localFromRunningWatch(session: Session, watch: WatchStatus | null
  * A comparison (`run`) with its local side from the running watch when it can answer,
  * else from a scan (`run()` with nothing), and which it was. A base that changed on disk
  * while the answer was used (a watch cycle saved meanwhile) makes it a scan after all.
+ * With `watchOnly` (the watch working out a status for a command) there is no scan:
+ * NoWatchAnswer says why, and the command scans in its own process.
  */
 export async function withLocalSide<T>(
   session: Session,
   watch: WatchStatus | null,
-  scan: boolean,
+  scan: boolean | 'watchOnly',
   run: (known?: WatchedLocal) => Promise<T>,
 ): Promise<{ report: T; local: LocalSource }> {
-  const watched = scan ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
+  const watched = scan === true ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
   let why = 'reason' in watched ? watched.reason : null;
   if ('local' in watched) {
     const report = await run(watched);
-    if ((await session.store.identity()) === watched.state) return { report, local: { source: 'watch', read: watched.read, why: null } };
+    if ((await session.store.identity()) === watched.state) return { report, local: { source: 'watch', read: watched.read, why: null, by: 'command' } };
     why = 'the base changed during the comparison';
   }
+  if (scan === 'watchOnly') throw new NoWatchAnswer(why ?? 'no watch is running');
   return { report: await run(), local: { ...SCANNED, why } };
 }

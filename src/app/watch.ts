@@ -16,6 +16,7 @@ import { startWatch, type CycleEvent, type WatchDaemon, type WatchEvent as Daemo
 import type { StopResult } from '../watch/scheduler.js';
 import type { WatcherBackend } from '../watch/watcher-backend.js';
 import { connect, type ConnectionOptions } from './options.js';
+import { statusAnswerer } from './status-for-watch.js';
 import { changeItem, conflictItem, driftItem, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failure, type FailureFields } from './result.js';
 
@@ -144,7 +145,7 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
     try {
       session = await connect(opts, 'watch and push to', null);
       hooks.onConfig?.(session.config);
-      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent });
+      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts) });
     } catch (err) {
       await session?.close().catch(() => undefined);
       return fail(err);

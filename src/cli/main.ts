@@ -249,6 +249,11 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // A running watch may answer a status whole: then nothing below is loaded (status-from-watch.ts).
+  if (argv.includes('status')) {
+    const answered = await (await import('./status-from-watch.js')).statusFromWatch(argv);
+    if (answered !== null) return answered;
+  }
   let code: number = EXIT.ok;
   let command: string | undefined;
   const program = buildProgram(

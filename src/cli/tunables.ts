@@ -14,3 +14,11 @@
  * `--trace-wasm-compilation-times`), and a long push or watch still optimises llhttp.
  */
 export const WASM_TIERING_BUDGET = 100_000_000;
+
+/**
+ * How long `status` waits for a running watch to work out its whole answer before it works
+ * it out itself. The watch answers in tens of milliseconds (its two or three requests
+ * included); one that has said nothing for this long is stopped or stuck, or the service
+ * is slow, and then the command's own try costs no more than the wait it saves.
+ */
+export const WATCH_STATUS_WAIT_MS = 15_000;

@@ -20,7 +20,8 @@ export function watchStatusLines(w: WatchStatus, local?: LocalSource): string[] 
   const budget = `budget ${w.budget.remaining} of ${w.budget.limit} left per ${Math.round(w.budget.windowMs / 1000)} s`;
   const lines = [`${head} · ${pendingText(w.pending)} · ${budget}`];
   lines.push(`  last cycle: ${w.lastCycle ? cycleText(w.lastCycle) : 'none yet'}`);
-  if (local?.source === 'watch') lines.push(`  asked the watch what changed: ${plural(local.read ?? 0, 'path')} read, no scan`);
+  if (local?.source === 'watch' && local.by === 'watch') lines.push(`  answered by the watch: ${plural(local.read ?? 0, 'path')} read, no scan`);
+  else if (local?.source === 'watch') lines.push(`  asked the watch what changed: ${plural(local.read ?? 0, 'path')} read, no scan`);
   else if (local?.why) lines.push(pc.dim(`  scanned every file: ${local.why}`));
   return lines;
 }

@@ -5,12 +5,15 @@
  * finds nothing under a file, where a plain Map meant a pass over all 100k paths per cycle.
  *
  * It is a Snapshot (a Map): every other reader is unaffected. Invariant: `below(d)` is the
- * number of keys that start with `d/`, kept by set, delete and clear.
+ * number of keys that start with `d/`, kept by set, delete and clear; `version` changes
+ * with every set, delete and clear (entries are never changed in place), so a result
+ * computed from it holds while the version does.
  */
 import type { Entry, Snapshot } from './types.js';
 
 export class TreeSnapshot extends Map<string, Entry> {
   private counts!: Map<string, number>;
+  version = 0;
 
   constructor(entries?: Iterable<readonly [string, Entry]>) {
     // Map's constructor would call set() before `counts` exists: fill it afterwards.
@@ -20,17 +23,20 @@ export class TreeSnapshot extends Map<string, Entry> {
   }
 
   override set(p: string, e: Entry): this {
+    this.version++;
     if (!super.has(p)) this.count(p, 1);
     return super.set(p, e);
   }
 
   override delete(p: string): boolean {
     if (!super.delete(p)) return false;
+    this.version++;
     this.count(p, -1);
     return true;
   }
 
   override clear(): void {
+    this.version++;
     super.clear();
     this.counts.clear();
   }

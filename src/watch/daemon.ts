@@ -26,7 +26,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS } from './tunables.js';
 import { watchCookieName } from '../local/temp-names.js';
-import { queryEndpoint, viewKey, WATCH_QUERY_VERSION, type WatchAnswer } from './query-protocol.js';
+import { queryEndpoint, viewKey, WATCH_QUERY_VERSION, type WatchAnswer, type WatchStatusAnswer } from './query-protocol.js';
 import { startQueryServer, type QueryServer } from './query-server.js';
 import type { ExitCode } from '../errors.js';
 import type { Watcher } from '../local/watcher.js';
@@ -137,6 +137,12 @@ export interface WatchOptions {
   tunables?: Partial<WatchTunables>;
   onEvent?: (event: WatchEvent) => void;
   clock?: Clock;
+  /**
+   * Works out a whole `status` for a command that asks over the query socket (the app layer
+   * provides it: it is a command's work, not the daemon's); without it the daemon answers
+   * only which paths changed.
+   */
+  answerStatus?: (config: string) => Promise<WatchStatusAnswer>;
 }
 
 export interface WatchEnd {
@@ -329,7 +335,8 @@ class Daemon implements WatchDaemon {
   private async listen(): Promise<void> {
     const endpoint = queryEndpoint(this.session.stateDir);
     if (endpoint === null) return;
-    this.query = await startQueryServer(endpoint, () => this.answerQuery()).catch(() => null);
+    const { answerStatus } = this.opts;
+    this.query = await startQueryServer(endpoint, { changes: () => this.answerQuery(), ...(answerStatus ? { status: answerStatus } : {}) }).catch(() => null);
   }
 
   /**

@@ -3,6 +3,9 @@
  * where (git's fsmonitor protocol is the anchor): one request, one answer, one line of
  * JSON each, over a Unix socket in the deployment's state folder (a named pipe on
  * Windows). Shared by the daemon (query-server.ts) and the commands (query-client.ts).
+ * Two questions: `changes` (which paths may differ from the base: the asker works out the
+ * rest) and `status` (the whole status, worked out by the watch, which has everything
+ * loaded: the asker only prints it).
  *
  * The answer is trusted only when it is about the same view of the same base the asking
  * process holds: `view` (root, ignore rules, file system kind) and `state` (state.bin's
@@ -14,11 +17,16 @@ import path from 'node:path';
 
 export const WATCH_QUERY_VERSION = 1;
 
-/** The request: "what differs from the base, now". */
-export interface WatchQuery {
-  v: typeof WATCH_QUERY_VERSION;
-  op: 'changes';
-}
+/**
+ * The requests: "what differs from the base, now", and "the status, now" from a command
+ * whose resolved configuration has the digest `config` (config/config-digest.ts): the
+ * watch answers only when its own configuration, resolved again as it answers, has the
+ * same one, so the answer is the one the asker would have worked out itself.
+ */
+export type WatchQuery = { v: typeof WATCH_QUERY_VERSION; op: 'changes' } | { v: typeof WATCH_QUERY_VERSION; op: 'status'; config: string };
+
+/** The answer to `status`: the command's result as its --json would print it, or why not. */
+export type WatchStatusAnswer = { v: typeof WATCH_QUERY_VERSION; ok: true; result: unknown } | { v: typeof WATCH_QUERY_VERSION; ok: false; reason: string };
 
 export type WatchAnswer =
   | {

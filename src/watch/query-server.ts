@@ -5,7 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
-import { WATCH_QUERY_VERSION, type WatchAnswer } from './query-protocol.js';
+import { WATCH_QUERY_VERSION, type WatchAnswer, type WatchStatusAnswer } from './query-protocol.js';
 
 /** A request is a few dozen bytes: anything longer is not ours. */
 const MAX_REQUEST_BYTES = 4096;
@@ -14,8 +14,14 @@ export interface QueryServer {
   close(): Promise<void>;
 }
 
-/** Listens on `endpoint`; `answer` is called per well-formed request, and never throws through. */
-export async function startQueryServer(endpoint: string, answer: () => Promise<WatchAnswer>): Promise<QueryServer> {
+/** What the daemon answers with; without `status`, that question is answered "no" (the asker works it out). */
+export interface QueryHandlers {
+  changes(): Promise<WatchAnswer>;
+  status?: (config: string) => Promise<WatchStatusAnswer>;
+}
+
+/** Listens on `endpoint`; a handler is called per well-formed request, and never throws through. */
+export async function startQueryServer(endpoint: string, handlers: QueryHandlers): Promise<QueryServer> {
   if (!endpoint.startsWith('\\\\')) await rm(endpoint, { force: true });
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -34,10 +40,14 @@ export async function startQueryServer(endpoint: string, answer: () => Promise<W
     });
   });
   const reply = async (line: string): Promise<string> => {
-    let out: WatchAnswer;
+    let out: WatchAnswer | WatchStatusAnswer;
+    const no = (reason: string): WatchStatusAnswer => ({ v: WATCH_QUERY_VERSION, ok: false, reason });
     try {
-      const req = JSON.parse(line) as { v?: unknown; op?: unknown };
-      out = req.v === WATCH_QUERY_VERSION && req.op === 'changes' ? await answer() : { v: WATCH_QUERY_VERSION, ok: false, reason: 'unknown request' };
+      const req = JSON.parse(line) as { v?: unknown; op?: unknown; config?: unknown };
+      if (req.v !== WATCH_QUERY_VERSION) out = no('unknown request');
+      else if (req.op === 'changes') out = await handlers.changes();
+      else if (req.op === 'status' && typeof req.config === 'string') out = handlers.status ? await handlers.status(req.config) : no('this watch does not work out a status');
+      else out = no('unknown request');
     } catch (err) {
       out = { v: WATCH_QUERY_VERSION, ok: false, reason: err instanceof SyntaxError ? 'unreadable request' : `the watch could not answer: ${(err as Error).message}` };
     }

@@ -110,10 +110,21 @@ export class WatchProcess {
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  async waitFor(pred: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  /**
+   * Resolves once an event matching `pred` has come. Bounded below the test timeout, and
+   * ended by the child's exit: a test that times out in a wait never reaches the `finally`
+   * that kills the child, which then outlives the run.
+   */
+  async waitFor(pred: (e: Record<string, unknown>) => boolean, boundMs = 45_000): Promise<Record<string, unknown>> {
+    const until = Date.now() + boundMs;
     for (;;) {
       const hit = this.events.find(pred);
       if (hit) return hit;
+      if (this.child.exitCode !== null || this.child.signalCode !== null) throw new Error(`hostsync watch exited (${this.child.exitCode ?? this.child.signalCode}) before the event: ${this.stderr.slice(-500)}`);
+      if (Date.now() > until) {
+        this.child.kill('SIGKILL');
+        throw new Error(`no such event from hostsync watch within ${boundMs} ms: ${this.stderr.slice(-500)}`);
+      }
       await sleep(20);
     }
   }

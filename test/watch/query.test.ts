@@ -9,6 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { loadNativeWatcher } from '../../src/watch/native-watcher.js';
+import { statusAnswerer } from '../../src/app/status-for-watch.js';
+import { statusFromWatch } from '../../src/cli/status-from-watch.js';
 import { startWatch } from '../../src/watch/daemon.js';
 import type { Clock } from '../../src/watch/scheduler.js';
 import type { WatcherBackend } from '../../src/watch/watcher-backend.js';
@@ -53,7 +55,7 @@ interface StatusJson {
   drift: { path: string }[];
   elsewhere: { path: string }[];
   remoteOnly: number;
-  local: { source: string; read: number | null; why: string | null };
+  local: { source: string; read: number | null; why: string | null; by: string };
 }
 
 /** What a status answers, without how it found the local side. */
@@ -132,8 +134,9 @@ describe.each(backends)('status with a running watch (%s watcher)', (backend) =>
     const session = await watchSession(emu, root, dep.id);
     const rec = new Recorder();
     const clock = new GatedClock();
-    const daemon = await startWatch(session, { noApply: true, backend, onEvent: rec.onEvent, clock });
     const env = cliEnv(emu, dep.id);
+    // As `hostsync watch` runs it: able to work out a whole status for a command that asks.
+    const daemon = await startWatch(session, { noApply: true, backend, onEvent: rec.onEvent, clock, answerStatus: statusAnswerer({ dir: root, env }) });
     const status = async (...flags: string[]): Promise<StatusJson> => {
       const r = await runCli(['status', '--json', ...flags], env, { cwd: root });
       expect([0, 3], r.stderr).toContain(r.code);
@@ -154,17 +157,20 @@ describe.each(backends)('status with a running watch (%s watcher)', (backend) =>
         await writeFile(path.join(dep.volume, remote[round]!), `remote edit ${round}\n`);
         const asked = await status();
         const scanned = await status('--scan');
-        expect(scanned.local).toEqual({ source: 'scan', read: null, why: '--scan' });
+        expect(scanned.local).toEqual({ source: 'scan', read: null, why: '--scan', by: 'command' });
         expect(answerOf(asked), done.join('; ')).toEqual(answerOf(scanned));
         expect(asked.changes.length).toBeGreaterThan(0);
         if (backend === 'native') {
           expect(asked.local.source, `${asked.local.why} ${JSON.stringify(rec.events.filter((e) => e.type === 'rescan'))} ${done.join('; ')}`).toBe('watch');
+          // The watch worked out the whole status; the command only printed it.
+          expect(asked.local.by).toBe('watch');
           // Only what changed was read, not the tree.
           expect(asked.local.read).toBeLessThan(Object.keys(files).length);
         } else {
           // chokidar's events are not in order across folders: it never answers.
           expect(asked.local.source).toBe('scan');
           expect(asked.local.why).toContain('chokidar');
+          expect(asked.local.by).toBe('command');
         }
         if (round === 0) {
           // A whole-tree diff asks the same way, and shows the same files.
@@ -187,6 +193,7 @@ describe.each(backends)('status with a running watch (%s watcher)', (backend) =>
         clock.held = true;
         const settled = await status();
         expect(settled.local.source, settled.local.why ?? '').toBe(backend === 'native' ? 'watch' : 'scan');
+        expect(settled.local.by).toBe(backend === 'native' ? 'watch' : 'command');
         expect(answerOf(settled)).toEqual(answerOf(await status('--scan')));
       }
     } finally {
@@ -205,8 +212,8 @@ describe('status falls back to a scan, and says why', () => {
     const dep = await emu.createDeployment({ runtime: 'static' });
     const session = await watchSession(emu, root, dep.id);
     const rec = new Recorder();
-    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent });
     const env = cliEnv(emu, dep.id);
+    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, answerStatus: statusAnswerer({ dir: root, env }) });
     try {
       await rec.waitFor((e) => e.type === 'ready');
       await converged(daemon, root, dep.volume);
@@ -214,15 +221,38 @@ describe('status falls back to a scan, and says why', () => {
       const s = JSON.parse(other.stdout) as StatusJson;
       expect(s.local.source).toBe('scan');
       expect(s.local.why).toContain('HOSTSYNC_FS');
+      // Another configuration: the watch does not work the status out for it.
+      expect(s.local.by).toBe('command');
       const text = await runCli(['status'], env, { cwd: root });
-      expect(text.stdout).toContain('asked the watch what changed: 0 paths read, no scan');
+      expect(text.stdout).toContain('answered by the watch: 0 paths read, no scan');
+      // What the command would have asked for itself: the watch's answer would not do.
+      const changesOnly = await runCli(['status', '--log-level', 'info'], env, { cwd: root });
+      expect(changesOnly.stdout).toContain('asked the watch what changed: 0 paths read, no scan');
+      // In this process too (the library's main() and the fast path it starts with): only a
+      // plain status is answered; a flag it does not know, or diagnostics, leave it to the command.
+      const printed: string[] = [];
+      const write = process.stdout.write;
+      process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+      try {
+        const argv = (...a: string[]) => ['node', 'hostsync', 'status', '--dir', root, ...a];
+        expect(await statusFromWatch(argv('--json'), env)).toBe(0);
+        expect(JSON.parse(printed.join('')).local).toEqual({ source: 'watch', read: 0, why: null, by: 'watch' });
+        expect(await statusFromWatch(argv('--scan'), env)).toBeNull();
+        expect(await statusFromWatch(argv('--log-level', 'debug'), env)).toBeNull();
+        expect(await statusFromWatch(argv(), { ...env, HOSTSYNC_LOG_LEVEL: 'debug' })).toBeNull();
+        expect(await statusFromWatch(argv('extra'), env)).toBeNull();
+        expect(await statusFromWatch(argv('--deployment', 'dep_other'), env)).toBeNull();
+        expect(printed).toHaveLength(1);
+      } finally {
+        process.stdout.write = write;
+      }
     } finally {
       await daemon.stop();
       await session.close();
     }
     // The watch has stopped: its socket is gone and status scans, with nothing to explain.
     const alone = JSON.parse((await runCli(['status', '--json'], env, { cwd: root })).stdout) as StatusJson;
-    expect(alone.local).toEqual({ source: 'scan', read: null, why: null });
+    expect(alone.local).toEqual({ source: 'scan', read: null, why: null, by: 'command' });
     await cleanup();
   });
 });

@@ -281,7 +281,12 @@ describe('scoped cycles', () => {
       // A later read (the idle verification, or the next cycle's) verifies the write and puts
       // it into the base on disk: kill as soon as it is there.
       const hash = await xxh64Bytes(text);
-      while ((await new StateStore(stateDir, p.dep.id).load()).base?.get(rel)?.hash !== hash) await sleep(20);
+      // Bounded below the test's timeout, so that `finally` kills the child if it never comes.
+      const until = Date.now() + 40_000;
+      while ((await new StateStore(stateDir, p.dep.id).load()).base?.get(rel)?.hash !== hash) {
+        if (Date.now() > until) throw new Error(`the watch never verified ${rel} into the base on disk`);
+        await sleep(20);
+      }
       w.child.kill('SIGKILL');
       await w.exited;
     } finally {
