@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The CLI as users run it: dist/bin/hostsync.js, an esbuild bundle of what `tsc` wrote to
 // dist/ (run after it: `npm run build`, `prepare`, `npm test`, `prepack`). Node's module
-// loader cost about half of a small `status`'s CPU (resolving and reading ~200 files);
-// the bundle reads a few dozen. docs/decisions.md, "Start-up: the CLI is a bundle".
+// loader cost about half of a small `status`'s CPU (resolving and reading ~210 files);
+// the bundle reads 26. docs/decisions.md, "Start-up: the CLI is a bundle".
 //
 // Invariants:
 // - Lazy loading holds: each command's module is a dynamic import, so esbuild splits it
@@ -12,7 +12,8 @@
 //   .syncignore.example) resolve the same from any chunk. Hence no chunk subfolder.
 // - hash-worker.js is an entry beside the chunks: local/hash-pool.ts starts
 //   `./hash-worker.js` relative to itself.
-// - The library (dist/index.js and its types) is tsc's output, untouched.
+// - The library (dist/index.js and its types) is tsc's output, untouched. dist/bin/ is
+//   this script's alone (emptied first): there is no src/bin/ for tsc to write there.
 import { build } from 'esbuild';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
