@@ -22,6 +22,8 @@ export default defineConfig({
     maxWorkers: 3,
     // Clients share a rate-budget ledger under the user's cache folder: tests keep theirs apart.
     // The user's config folder (trusted hosts, the env digest key) likewise: never the real ~/.config.
+    // HOSTSYNC_TEST_CPU_LOG=FILE: one line of CPU seconds per test file (test/helpers/cpu-log.ts).
+    setupFiles: process.env.HOSTSYNC_TEST_CPU_LOG ? ['test/helpers/cpu-log.ts'] : [],
     env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`), XDG_CONFIG_HOME: join(tmpdir(), `hostsync-test-config-${process.pid}`) },
     projects: [
       { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_MODULES, isolate: false } },

@@ -1,4 +1,4 @@
-import { cp, readdir, readFile, rm, writeFile, chmod, mkdir } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, writeFile, chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -52,7 +52,7 @@ describe('push of a real-world tree', () => {
     await chmod(path.join(work.dir, 'bin/run.sh'), 0o755);
     const local = await fileDigests(work.dir, ignoredLocally);
     expect(local.size).toBeGreaterThan(1000);
-    const sizes = await Promise.all([...local.keys()].map(async (p) => (await readFile(path.join(work.dir, p))).length));
+    const sizes = await Promise.all([...local.keys()].map(async (p) => (await stat(path.join(work.dir, p))).size));
     expect(Math.max(...sizes)).toBeGreaterThan(5 * 1024 * 1024);
     expect([...local.keys()].some((p) => p.endsWith('.wasm'))).toBe(true);
 
