@@ -4,6 +4,7 @@ import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } fr
 import { EXIT } from '../errors.js';
 import { readWatchStatus, type WatchStatus } from '../state/watch-status.js';
 import type { PushReport } from '../sync/push.js';
+import type { Deployment } from '../api/types.js';
 import { changeItem, conflictItem, driftItem, elsewhereItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem, type ElsewhereItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
@@ -108,11 +109,18 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | 'watch
       session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS);
       watch = await readWatchStatus(session.stateDir);
       try {
-        const { report, local } = await compare(session, watch, by === 'watch' ? 'watchOnly' : (opts.scan ?? false));
+        // The deployment's record does not depend on the comparison: asked as the comparison
+        // starts (not before: a comparison that cannot start must not cost a request), a
+        // status waits on the service for one round trip instead of two.
+        let recordAsked: Promise<Deployment | null> | null = null;
+        const opened = session;
+        const askRecord = (): Promise<Deployment | null> => (recordAsked ??= opened.client.deployments.get().catch(() => null));
+        const { report, local } = await compare(session, watch, by === 'watch' ? 'watchOnly' : (opts.scan ?? false), askRecord);
         report.warnings.push(...(await lineEndingNotes(session, report)));
-        const reads = session.client.stats().total;
-        // Read after the comparison, so `reads` counts only what a push would read too.
-        const record = await session.client.deployments.get().catch(() => null);
+        // What a push would read too: everything but the record.
+        const seen = session.client.stats();
+        const reads = seen.total - (seen.byOperation['deployments.get'] ?? 0);
+        const record = await askRecord();
         const appState = record?.state ?? null;
         const settings = record ? await settingsPreview(session, record) : null;
         const result: StatusResult = {
@@ -149,8 +157,9 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | 'watch
 }
 
 /** The dry-run push; the running watch's answer, when it gives one, replaces the scan (watch-answer.ts). */
-function compare(session: Session, watch: WatchStatus | null, scan: boolean | 'watchOnly'): Promise<{ report: PushReport; local: LocalSource }> {
+function compare(session: Session, watch: WatchStatus | null, scan: boolean | 'watchOnly', starting: () => void): Promise<{ report: PushReport; local: LocalSource }> {
   return withLocalSide(session, watch, scan, async (known) => {
+    starting();
     const report = await pushCore(session, { dryRun: true, allowMassDelete: true, ...(known ? { local: known.local, skipped: known.skipped } : {}) });
     if (known) report.warnings.unshift(...known.warnings);
     return report;
