@@ -78,7 +78,10 @@ describe('a service that accepts and never answers (review 12)', () => {
     expect(result.error).toBe(
       "files.index: gave up when the command's deadline of 0.5 s passed; the service answers too slowly: try again later (HOSTSYNC_DEADLINE=<seconds> allows longer)",
     );
-    expect(service.seen).toHaveLength(1);
+    // The index once, not repeated past the deadline; beside it, once, the deployment's
+    // record, which status asks for as its comparison starts.
+    expect(service.seen.filter((s) => s.path.endsWith('/files/index'))).toHaveLength(1);
+    expect(service.seen.filter((s) => !s.path.endsWith('/files/index')).map((s) => s.method)).toEqual(['GET']);
   });
 
   it('a bad HOSTSYNC_TIMEOUT is a usage error naming it', async () => {
