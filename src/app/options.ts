@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { loadConfig, type Config, type LogLevel } from '../config/config.js';
+import { configFlags, loadConfig, type Config, type LogLevel } from '../config/config.js';
 import { openSession, type Session } from '../sync/session.js';
 import { usageError } from '../errors.js';
 import { COMMAND_DEADLINE_MS } from './tunables.js';
@@ -44,13 +44,7 @@ export interface ConnectionOptions {
 
 export async function resolveConfig(opts: ConnectionOptions, requireRemote = true, requireDeployment = true): Promise<Config> {
   return loadConfig({
-    flags: {
-      ...(opts.dir !== undefined ? { dir: opts.dir } : {}),
-      ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
-      ...(opts.deployment !== undefined ? { deployment: opts.deployment } : {}),
-      ...(opts.logLevel !== undefined ? { logLevel: opts.logLevel } : {}),
-      ...(opts.target !== undefined ? { target: opts.target } : {}),
-    },
+    flags: configFlags(opts),
     requireRemote,
     requireDeployment,
     ...(opts.env ? { env: opts.env } : {}),

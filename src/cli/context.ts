@@ -3,6 +3,7 @@ import type { ConfigFlags, LogLevel } from '../config/config.js';
 import type { ConnectionOptions } from '../app/options.js';
 import { createLogger } from './logger.js';
 import { askYesNo, canPrompt } from './prompt.js';
+import { noteDevEmulator } from './dev-emulator-note.js';
 
 /** Global flags every command accepts (declared once on the program). */
 export interface GlobalFlags extends ConfigFlags {
@@ -30,8 +31,7 @@ export function connectionFlags(cmd: Command): ConnectionOptions {
     // Validated by the configuration loader, which names the bad value.
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel as LogLevel } : {}),
     logger: (config) => {
-      // One line, so nobody mistakes the dev emulator for the real service.
-      if (config.devEmulator && !flags.quiet) process.stderr.write(`hostsync: using the running \`hostsync dev\` emulator at ${config.devEmulator} (deployment ${config.deploymentId})\n`);
+      if (!flags.quiet) noteDevEmulator(config);
       return createLogger(config.logLevel, { json: flags.json ?? false });
     },
   };

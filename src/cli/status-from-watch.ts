@@ -10,13 +10,14 @@
  * the command runs as ever, which asks the watch what changed or scans, and says why.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig, projectRootOf } from '../config/config.js';
+import { configFlags, loadConfig, projectRootOf } from '../config/config.js';
 import { configDigest } from '../config/config-digest.js';
 import { deploymentStateDir } from '../state/paths.js';
 import { askWatchStatus } from '../watch/query-client.js';
 import type { Outcome } from '../app/result.js';
 import type { StatusResult } from '../app/status.js';
 import { WATCH_STATUS_WAIT_MS } from './tunables.js';
+import { noteDevEmulator } from './dev-emulator-note.js';
 
 /** Levels at which the command itself would print diagnostics a watch's answer cannot carry. */
 const CHATTY = new Set(['info', 'debug', 'trace']);
@@ -46,15 +47,7 @@ export async function statusFromWatch(argv: string[], env: NodeJS.ProcessEnv = p
   }
   let config;
   try {
-    config = await loadConfig({
-      flags: {
-        ...(values.dir !== undefined ? { dir: values.dir } : {}),
-        ...(values.deployment !== undefined ? { deployment: values.deployment } : {}),
-        ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-        ...(values.target !== undefined ? { target: values.target } : {}),
-      },
-      env,
-    });
+    config = await loadConfig({ flags: configFlags({ ...values, baseUrl: values['base-url'] }), env });
   } catch {
     return null;
   }
@@ -65,8 +58,7 @@ export async function statusFromWatch(argv: string[], env: NodeJS.ProcessEnv = p
   const [{ emitResult }, { renderStatus, statusSummary }] = await Promise.all([import('./output.js'), import('./render.js')]);
   const json = values.json ?? false;
   const quiet = values.quiet ?? false;
-  // As the command's own logger says it (cli/context.ts), so nobody mistakes the dev emulator for the service.
-  if (config.devEmulator && !quiet) process.stderr.write(`hostsync: using the running \`hostsync dev\` emulator at ${config.devEmulator} (deployment ${config.deploymentId})\n`);
+  if (!quiet) noteDevEmulator(config);
   return emitResult({ result: answer.result, thrown: false }, json, renderStatus, { quiet, summary: statusSummary });
 }
 

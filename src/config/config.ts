@@ -123,6 +123,16 @@ export interface ConfigFlags {
   target?: string;
 }
 
+/** The flags a command was given, as loadConfig takes them: only those set (an option left out is not an empty one). */
+export function configFlags(given: { dir?: string | undefined; deployment?: string | undefined; baseUrl?: string | undefined; logLevel?: string | undefined; target?: string | undefined }): ConfigFlags {
+  const flags: ConfigFlags = {};
+  for (const k of ['dir', 'deployment', 'baseUrl', 'logLevel', 'target'] as const) {
+    const v = given[k];
+    if (v !== undefined) flags[k] = v;
+  }
+  return flags;
+}
+
 /** Target names are used in messages and flags: keep them to one shell word. */
 export const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
