@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { HostingClient } from '../remote/client.js';
 import { configFlags, loadConfig, type Config, type LogLevel } from '../config/config.js';
 import { openSession, type Session } from '../sync/session.js';
 import { usageError } from '../errors.js';
@@ -71,7 +72,7 @@ export async function confirmTarget(config: Config, opts: Pick<ConnectionOptions
  * changes the deployment), a target marked `"confirm": true` is confirmed first.
  */
 /** `deadlineMs`: the command's own overall deadline (app/tunables.ts); null for none (watch). */
-export async function connect(opts: ConnectionOptions, action?: string, deadlineMs: number | null = COMMAND_DEADLINE_MS): Promise<Session> {
+export async function connect(opts: ConnectionOptions, action?: string, deadlineMs: number | null = COMMAND_DEADLINE_MS, connectionsOf?: HostingClient): Promise<Session> {
   const resolved = await resolveConfig(opts);
   const config = {
     ...resolved,
@@ -80,7 +81,7 @@ export async function connect(opts: ConnectionOptions, action?: string, deadline
   };
   if (action !== undefined) await confirmTarget(config, opts, action);
   const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-  return openSession(config, logger, deadlineMs === null ? {} : { deadlineMs });
+  return openSession(config, logger, { ...(deadlineMs === null ? {} : { deadlineMs }), ...(connectionsOf ? { connectionsOf } : {}) });
 }
 
 /** The deployment a command worked on, as results name it. */

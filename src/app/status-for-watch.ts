@@ -10,21 +10,22 @@
  * told why, and works it out in its own process.
  */
 import { configDigest } from '../config/config-digest.js';
+import type { OwnAnswers } from '../watch/daemon.js';
 import { WATCH_QUERY_VERSION, type WatchStatusAnswer } from '../watch/query-protocol.js';
 import { resolveConfig, type ConnectionOptions } from './options.js';
 import { runStatus } from './status.js';
 
-export function statusAnswerer(opts: ConnectionOptions): (config: string) => Promise<WatchStatusAnswer> {
+export function statusAnswerer(opts: ConnectionOptions): (config: string, own: OwnAnswers) => Promise<WatchStatusAnswer> {
   // The watch's own diagnostics stay about the watch: a status it answers logs nothing.
   const { logger: _watchLog, ...quiet } = opts;
   const no = (reason: string): WatchStatusAnswer => ({ v: WATCH_QUERY_VERSION, ok: false, reason });
-  return async (asked) => {
+  return async (asked, own) => {
     try {
       if (configDigest(await resolveConfig(quiet)) !== asked) return no('the watch runs with another configuration');
     } catch (err) {
       return no(`the watch could not resolve its configuration again (${(err as Error).message})`);
     }
-    const { result, thrown } = await runStatus(quiet, 'watch');
+    const { result, thrown } = await runStatus(quiet, { watchOnly: own.changed, connections: own.connections });
     if (thrown) return no(result.error ?? 'the watch could not work out the status');
     return { v: WATCH_QUERY_VERSION, ok: true, result: { ...result, local: { ...result.local, by: 'watch' } } };
   };

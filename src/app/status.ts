@@ -11,7 +11,7 @@ import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { crlfOnlyNotes } from '../sync/line-endings.js';
 import { pushReadsSettings, settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
 import { withSettings } from './push.js';
-import { SCANNED, withLocalSide, type LocalSource } from './watch-answer.js';
+import { SCANNED, withLocalSide, type LocalSource, type WatchOnly } from './watch-answer.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
 export const REMOTE_ONLY_LISTED = 200;
@@ -90,11 +90,11 @@ export function emptyStatusResult(): StatusResult {
 }
 
 /**
- * `hostsync status` as a function: a dry run of push. Never rejects; see runPush. `by`
- * 'watch': the running watch works it out for a command that asked (status-for-watch.ts),
+ * `hostsync status` as a function: a dry run of push. Never rejects; see runPush. `by` a
+ * WatchOnly: the running watch works it out for a command that asked (status-for-watch.ts),
  * from its own answer of what changed or not at all (never a scan in the watch's process).
  */
-export async function runStatus(opts: StatusOptions = {}, by: 'command' | 'watch' = 'command'): Promise<{ result: Outcome<StatusResult>; thrown: boolean }> {
+export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchOnly = 'command'): Promise<{ result: Outcome<StatusResult>; thrown: boolean }> {
   let session: Session | null = null;
   let watch: WatchStatus | null = null;
   return runCommand(
@@ -106,7 +106,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | 'watch
       watch,
     }),
     async () => {
-      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS);
+      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS, by === 'command' ? undefined : by.connections);
       watch = await readWatchStatus(session.stateDir);
       try {
         // The deployment's record does not depend on the comparison: asked as the comparison
@@ -115,7 +115,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | 'watch
         let recordAsked: Promise<Deployment | null> | null = null;
         const opened = session;
         const askRecord = (): Promise<Deployment | null> => (recordAsked ??= opened.client.deployments.get().catch(() => null));
-        const { report, local } = await compare(session, watch, by === 'watch' ? 'watchOnly' : (opts.scan ?? false), askRecord);
+        const { report, local } = await compare(session, watch, by === 'command' ? (opts.scan ?? false) : by, askRecord);
         report.warnings.push(...(await lineEndingNotes(session, report)));
         // What a push would read too: everything but the record.
         const seen = session.client.stats();
@@ -157,7 +157,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | 'watch
 }
 
 /** The dry-run push; the running watch's answer, when it gives one, replaces the scan (watch-answer.ts). */
-function compare(session: Session, watch: WatchStatus | null, scan: boolean | 'watchOnly', starting: () => void): Promise<{ report: PushReport; local: LocalSource }> {
+function compare(session: Session, watch: WatchStatus | null, scan: boolean | WatchOnly, starting: () => void): Promise<{ report: PushReport; local: LocalSource }> {
   return withLocalSide(session, watch, scan, async (known) => {
     starting();
     const report = await pushCore(session, { dryRun: true, allowMassDelete: true, ...(known ? { local: known.local, skipped: known.skipped } : {}) });

@@ -5,11 +5,12 @@
  * time, an answer about another view or another base, or `--scan`.
  */
 import { hostname } from 'node:os';
+import type { HostingClient } from '../remote/client.js';
 import type { WatchStatus } from '../state/watch-status.js';
 import type { Session } from '../sync/session.js';
 import { localFromWatch, type WatchedLocal } from '../sync/watched-local.js';
 import { askWatch } from '../watch/query-client.js';
-import { viewKey } from '../watch/query-protocol.js';
+import { viewKey, type WatchAnswer } from '../watch/query-protocol.js';
 
 /** How the local side of a command was found; `--json` prints it. */
 export interface LocalSource {
@@ -28,11 +29,17 @@ export const SCANNED: LocalSource = { source: 'scan', read: null, why: null, by:
 /** Thrown by withLocalSide with `watchOnly` when the watch cannot say what changed: the asker then works it out itself. */
 export class NoWatchAnswer extends Error {}
 
-async function localFromRunningWatch(session: Session, watch: WatchStatus | null): Promise<WatchedLocal | { reason: string | null }> {
-  if (watch === null || !watch.running) return { reason: null };
-  if (watch.host !== hostname()) return { reason: 'the watch runs on another host' };
+/** The running watch working out a status itself: its own answer of what changed, asked in-process, and its client's warm connections. */
+export interface WatchOnly {
+  watchOnly: () => Promise<WatchAnswer>;
+  connections: HostingClient;
+}
+
+async function localFromRunningWatch(session: Session, watch: WatchStatus | null, own?: WatchOnly): Promise<WatchedLocal | { reason: string | null }> {
+  if (own === undefined && (watch === null || !watch.running)) return { reason: null };
+  if (own === undefined && watch?.host !== hostname()) return { reason: 'the watch runs on another host' };
   if (session.matcher.key === undefined) return { reason: 'the ignore rules have no key to compare' };
-  const answer = await askWatch(session.stateDir);
+  const answer = await (own ? own.watchOnly() : askWatch(session.stateDir));
   if (!answer.ok) return { reason: answer.reason };
   const { config, matcher } = session;
   return localFromWatch(session, answer, viewKey({ root: config.root, matcherKey: matcher.key, fs: config.fs }));
@@ -48,16 +55,17 @@ async function localFromRunningWatch(session: Session, watch: WatchStatus | null
 export async function withLocalSide<T>(
   session: Session,
   watch: WatchStatus | null,
-  scan: boolean | 'watchOnly',
+  scan: boolean | WatchOnly,
   run: (known?: WatchedLocal) => Promise<T>,
 ): Promise<{ report: T; local: LocalSource }> {
-  const watched = scan === true ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch);
+  const own = typeof scan === 'object' ? scan : undefined;
+  const watched = scan === true ? { reason: watch?.running ? '--scan' : null } : await localFromRunningWatch(session, watch, own);
   let why = 'reason' in watched ? watched.reason : null;
   if ('local' in watched) {
     const report = await run(watched);
     if ((await session.store.identity()) === watched.state) return { report, local: { source: 'watch', read: watched.read, why: null, by: 'command' } };
     why = 'the base changed during the comparison';
   }
-  if (scan === 'watchOnly') throw new NoWatchAnswer(why ?? 'no watch is running');
+  if (own) throw new NoWatchAnswer(why ?? 'no watch is running');
   return { report: await run(), local: { ...SCANNED, why } };
 }

@@ -70,7 +70,7 @@ import { BudgetLedger, describeWait, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
 import { SlidingWindow, retryAfterDelay, type Slot } from './ratelimit.js';
-import { Redactor, redactingLogger } from './redact.js';
+import { REDACTED, Redactor, redactingLogger } from './redact.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 import { StatsCounter, type ClientStats } from './stats.js';
 import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
@@ -135,6 +135,13 @@ export interface ClientOptions {
   logger?: Logger;
   /** Overrides of the retry policy (tests, benchmarks). */
   retry?: Partial<RetryPolicy>;
+  /**
+   * Another client's connections to use (same service, same key): a status the watch works
+   * out for a command goes over the watch's warm connections, with no TCP or TLS handshake.
+   * Everything else is this client's own (budget window, deadline, counts); closing it leaves
+   * the connections to their owner.
+   */
+  connectionsOf?: HostingClient;
 }
 
 interface CallInit<T = unknown> {
@@ -266,6 +273,8 @@ export class HostingClient {
   private readonly deploymentId: string;
   private readonly redactor: Redactor;
   private readonly transport: Transport;
+  /** False when the connections are another client's (connectionsOf): that client closes them. */
+  private readonly ownsTransport: boolean;
   private readonly queue: RequestQueue;
   /** The budget shared with other processes using this service; undefined when disabled. */
   private readonly ledger: BudgetLedger | undefined;
@@ -332,7 +341,12 @@ export class HostingClient {
       onUnavailable: (err) => logger.warn(`${err.message}; pacing on this process alone`),
       onWait: (w) => logger.warn(describeWait(w, Date.now())),
     });
-    this.transport = new Transport({
+    const lender = opts.connectionsOf;
+    if (lender && (lender.apiBase.href !== this.apiBase.href || lender.redactor.text(opts.apiKey) !== REDACTED)) {
+      throw new Error('hosting client: connections can be shared only with a client of the same service and key');
+    }
+    this.ownsTransport = lender === undefined;
+    this.transport = lender ? lender.transport : new Transport({
       apiKey: opts.apiKey,
       redactor: this.redactor,
       logger,
@@ -485,7 +499,7 @@ export class HostingClient {
     // Running requests finish (p-queue's onIdle) before the connections close under them;
     // a destroy() meanwhile has dropped the connections already.
     await this.queue.idle();
-    if (!this.abort.signal.aborted) await this.transport.close();
+    if (!this.abort.signal.aborted && this.ownsTransport) await this.transport.close();
     await this.ledger?.flush();
   }
 
@@ -501,7 +515,8 @@ export class HostingClient {
     clearTimeout(this.deadlineTimer);
     if (!this.abort.signal.aborted) this.abort.abort(cancelledError('client'));
     this.queue.close((operation) => cancelledError(operation));
-    await this.transport.destroy();
+    // A borrower's running requests end with its own abort signal; the lender's go on.
+    if (this.ownsTransport) await this.transport.destroy();
   }
 
   // ---- the one path every call takes ----

@@ -67,7 +67,7 @@ export const answerTimeout = (config: Pick<Config, 'timeoutSeconds'>): { timeout
  * `deadlineMs`: the command's overall budget (HostingClient's deadlineMs); HOSTSYNC_DEADLINE
  * (config.deadlineSeconds) replaces it, 0 meaning none.
  */
-export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number } = {}): Promise<Session> {
+export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number; connectionsOf?: HostingClient } = {}): Promise<Session> {
   const platform = platformFrom(config.fs);
   // State lives in the project root even when a build's output folder is synced ("dir"):
   // a build that empties that folder loses nothing of it.
@@ -81,6 +81,7 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     ...(logger ? { logger } : {}),
     ...answerTimeout(config),
     ...(deadlineMs ? { deadlineMs } : {}),
+    ...(opts.connectionsOf ? { connectionsOf: opts.connectionsOf } : {}),
   });
   const gitignore = config.gitignore === true ? ((await loadGitignore(config.root)) ?? []) : [];
   const matcher = await loadIgnoreMatcher(stateRoot, config.ignore, {}, gitignore, { sendSecrets: config.sendSecrets, neverSync: config.envFiles });

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS } from './tunables.js';
 import { watchCookieName } from '../local/temp-names.js';
+import type { HostingClient } from '../remote/client.js';
 import { queryEndpoint, viewKey, WATCH_QUERY_VERSION, type WatchAnswer, type WatchStatusAnswer } from './query-protocol.js';
 import { startQueryServer, type QueryServer } from './query-server.js';
 import type { ExitCode } from '../errors.js';
@@ -140,9 +141,17 @@ export interface WatchOptions {
   /**
    * Works out a whole `status` for a command that asks over the query socket (the app layer
    * provides it: it is a command's work, not the daemon's); without it the daemon answers
-   * only which paths changed.
+   * only which paths changed. `own.changed` is the daemon's own answer of what changed, for
+   * the status's local side (asked in-process: no socket, no second probe); `own.connections`
+   * the client whose warm connections the status's requests take.
    */
-  answerStatus?: (config: string) => Promise<WatchStatusAnswer>;
+  answerStatus?: (config: string, own: OwnAnswers) => Promise<WatchStatusAnswer>;
+}
+
+/** What the daemon lends a status it works out for a command. */
+export interface OwnAnswers {
+  changed: () => Promise<WatchAnswer>;
+  connections: HostingClient;
 }
 
 export interface WatchEnd {
@@ -255,6 +264,8 @@ class Daemon implements WatchDaemon {
   private query: QueryServer | null = null;
   /** Probe files written for a query, each resolved when the watcher reports it. */
   private readonly cookies = new Map<string, () => void>();
+  /** Bumped by every report of the watcher but a probe's: a status answered meanwhile is worked out again. */
+  private watcherReports = 0;
 
   constructor(
     private readonly session: Session,
@@ -297,14 +308,17 @@ class Daemon implements WatchDaemon {
           root: this.session.config.root,
           matcher: this.session.matcher,
           onEvents: (paths) => {
+            this.watcherReports++;
             this.scheduler.touch(paths);
             this.status.update();
           },
           onError: (err) => {
+            this.watcherReports++;
             this.emit({ type: 'rescan', reason: `watcher error: ${err.message}` });
             this.scheduler.rescanAll();
           },
           onRescan: (reason) => {
+            this.watcherReports++;
             this.emit({ type: 'rescan', reason });
             this.scheduler.rescanAll();
           },
@@ -335,8 +349,29 @@ class Daemon implements WatchDaemon {
   private async listen(): Promise<void> {
     const endpoint = queryEndpoint(this.session.stateDir);
     if (endpoint === null) return;
-    const { answerStatus } = this.opts;
-    this.query = await startQueryServer(endpoint, { changes: () => this.answerQuery(), ...(answerStatus ? { status: answerStatus } : {}) }).catch(() => null);
+    const status = this.opts.answerStatus ? (config: string) => this.answerStatus(config) : undefined;
+    this.query = await startQueryServer(endpoint, { changes: () => this.answerQuery(), ...(status ? { status } : {}) }).catch(() => null);
+  }
+
+  /**
+   * A whole `status` for a command, worked out beside the probe rather than after it: the
+   * probe's round trip through the watcher (about 50 ms: @parcel/watcher batches its
+   * events) and the status's own work (the service's answer, the base) take turns otherwise.
+   * Invariant: the answer given is one worked out from everything reported before the
+   * probe. If the watcher reported anything else before the probe came back, the first
+   * answer may predate it and is worked out again, now that the probe is in.
+   */
+  private async answerStatus(config: string): Promise<WatchStatusAnswer> {
+    const answer = this.opts.answerStatus!;
+    // Only the native watcher answers (answerQuery says why): no probe file for the others.
+    const connections = this.session.client;
+    if (this.watcher === null || this.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections });
+    const reports = this.watcherReports;
+    const probed = this.probeWatcher();
+    const first = await answer(config, { changed: () => this.answerQuery('under way'), connections });
+    if (!(await probed)) return { v: WATCH_QUERY_VERSION, ok: false, reason: `its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms` };
+    if (this.watcherReports === reports) return first;
+    return answer(config, { changed: () => this.answerQuery('reported'), connections });
   }
 
   /**
@@ -346,8 +381,11 @@ class Daemon implements WatchDaemon {
    * base entries not yet on disk and the writes not yet verified. No answer while anything
    * could make that incomplete: before the first sync, during a cycle, with a full rescan
    * owed (a watcher error, an event storm, a dropped event) or a watcher repairing itself.
+   * `probe`: 'write' (a command asked) writes the probe file and waits for it; with a status
+   * the watch works out itself, the probe is 'under way' (answerStatus checks it after) or
+   * already 'reported'.
    */
-  private async answerQuery(): Promise<WatchAnswer> {
+  private async answerQuery(probe: 'write' | 'under way' | 'reported' = 'write'): Promise<WatchAnswer> {
     const no = (reason: string): WatchAnswer => ({ v: WATCH_QUERY_VERSION, ok: false, reason });
     if (this.stopping !== null || this.vanished || this.watcher === null) return no('the watch is starting or stopping');
     // chokidar reads each folder's change asynchronously, so its events are not in order
@@ -356,7 +394,7 @@ class Daemon implements WatchDaemon {
     if (this.backend !== 'native') return no('its chokidar watcher cannot vouch for the order of its events');
     // A status typed right after a save meets that save's cycle: wait for it (bounded) rather than scan.
     if (this.runningBatch !== null) await Promise.race([this.scheduler.settled(), delay(WATCH_QUERY_COOKIE_TIMEOUT_MS, undefined, { ref: false })]);
-    if (!(await this.probeWatcher())) return no(`its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms`);
+    if (probe === 'write' && !(await this.probeWatcher())) return no(`its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms`);
     const state = await this.session.store.identity();
     // From here on, nothing awaits: no cycle can change the tree or the base meanwhile.
     const { tree, scoped } = this;

@@ -59,6 +59,25 @@ describe('base URL rules', () => {
   });
 });
 
+describe('a client on another client\'s connections (connectionsOf)', () => {
+  it('counts its own requests, leaves the connections open when it closes, and takes only the same service and key', async () => {
+    const { service, client: lender } = await setup(() => ({ json: WELL_FORMED }));
+    const borrower = new HostingClient({ baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1', connectionsOf: lender });
+    await borrower.deployments.get();
+    await borrower.files.index({});
+    expect(borrower.stats().total).toBe(2);
+    expect(lender.stats().total).toBe(0);
+    await borrower.close();
+    // The lender's connections are still open: its next call goes through.
+    await lender.deployments.get();
+    await borrower.destroy();
+    await lender.deployments.get();
+    expect(lender.stats().total).toBe(2);
+    expect(() => new HostingClient({ baseUrl: service.baseUrl, apiKey: `${KEY}x`, deploymentId: 'dep-1', connectionsOf: lender })).toThrow(/same service and key/);
+    expect(() => new HostingClient({ baseUrl: 'http://127.0.0.1:1', apiKey: KEY, deploymentId: 'dep-1', connectionsOf: lender })).toThrow(/same service and key/);
+  });
+});
+
 describe('endpoints', () => {
   it('map to the documented method, path, query and body, with the Bearer key', async () => {
     const { service, client } = await setup((r) => ({ json: { ...WELL_FORMED, echo: r.path }, headers: { 'x-ratelimit-remaining': '100' } }));

@@ -5,6 +5,7 @@
  * comes from the watch's answer and the probe file, not from a synced tree.
  */
 import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -18,11 +19,21 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { cliEnv, converged, Recorder, watchSession } from './harness.js';
 
-/** Real time, except that timers coming due while `held` wait for release(): the daemon's cycles stop, its watcher does not. */
+/**
+ * Real time, except while `held`: time stands still (an event coming in after the
+ * debounce would otherwise start a cycle at once) and timers coming due wait for
+ * release(). The daemon's cycles stop, its watcher does not.
+ */
 class GatedClock implements Clock {
-  held = false;
+  private heldAt: number | null = null;
   private due: (() => void)[] = [];
-  now = (): number => performance.now();
+  get held(): boolean {
+    return this.heldAt !== null;
+  }
+  set held(on: boolean) {
+    this.heldAt = on ? (this.heldAt ?? performance.now()) : null;
+  }
+  now = (): number => this.heldAt ?? performance.now();
   setTimeout = (fn: () => void, ms: number): unknown => {
     const h = { fn, live: true, t: undefined as NodeJS.Timeout | undefined };
     h.t = setTimeout(() => (this.held ? this.due.push(() => h.live && fn()) : fn()), ms);
@@ -254,6 +265,96 @@ describe('status falls back to a scan, and says why', () => {
     const alone = JSON.parse((await runCli(['status', '--json'], env, { cwd: root })).stdout) as StatusJson;
     expect(alone.local).toEqual({ source: 'scan', read: null, why: null, by: 'command' });
     await cleanup();
+  });
+});
+
+describe('a status asked the moment a file is saved', () => {
+  // The watch works the answer out beside its probe file's round trip through the watcher
+  // (daemon.ts answerStatus): a save the watcher has not reported yet when the question
+  // arrives is reported before the probe, and the answer is worked out again with it.
+  it.runIf(backends.includes('native'))('names that file, though the watcher reported it only after the question arrived', async () => {
+    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-race-');
+    await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
+    // An emulator and key of its own: the rounds above spent most of the shared key's client-side budget.
+    const emu = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+    const dep = await emu.createDeployment({ runtime: 'static' });
+    const session = await watchSession(emu, root, dep.id);
+    const rec = new Recorder();
+    const clock = new GatedClock();
+    const env = cliEnv(emu, dep.id);
+    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, clock, answerStatus: statusAnswerer({ dir: root, env }) });
+    const printed: string[] = [];
+    const write = process.stdout.write;
+    try {
+      await rec.waitFor((e) => e.type === 'ready');
+      await converged(daemon, root, dep.volume);
+      // Held: the saves stay pending in the daemon (no cycle syncs them meanwhile).
+      clock.held = true;
+      process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+      for (let i = 0; i < 5; i++) {
+        await writeFile(path.join(root, `saved-${i}.txt`), `saved ${i}\n`);
+        printed.length = 0;
+        // In this process, at once: the question reaches the watch within the watcher's batching of the save.
+        expect(await statusFromWatch(['node', 'hostsync', 'status', '--json', '--dir', root], env)).toBe(0);
+        const s = JSON.parse(printed.join('')) as StatusJson;
+        expect(s.local.by).toBe('watch');
+        expect(s.changes.map((c) => c.path).sort(), `save ${i}: ${JSON.stringify(s.local)}`).toEqual(Array.from({ length: i + 1 }, (_, k) => `saved-${k}.txt`));
+      }
+    } finally {
+      process.stdout.write = write;
+      clock.release();
+      await daemon.stop();
+      await session.close();
+      await emu.close();
+      await cleanup();
+    }
+  });
+});
+
+describe('a status the watch works out', () => {
+  it.runIf(backends.includes('native'))("goes over the watch's warm connections: no new connection per status", async () => {
+    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-conn-');
+    await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
+    const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+    const dep = await own.createDeployment({ runtime: 'static' });
+    // Every connection to the service goes through this proxy, which counts them.
+    let connections = 0;
+    const upstream = new URL(own.baseUrl);
+    const proxy = net.createServer((c) => {
+      connections++;
+      const u = net.connect(Number(upstream.port), upstream.hostname);
+      c.pipe(u).pipe(c);
+      c.on('error', () => u.destroy());
+      u.on('error', () => c.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const emu = { ...own, baseUrl: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}` } as RunningEmulator;
+    const session = await watchSession(emu, root, dep.id);
+    const rec = new Recorder();
+    const env = cliEnv(emu, dep.id);
+    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, answerStatus: statusAnswerer({ dir: root, env }) });
+    const printed: string[] = [];
+    const write = process.stdout.write;
+    try {
+      await rec.waitFor((e) => e.type === 'ready');
+      await converged(daemon, root, dep.volume);
+      const before = connections;
+      process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+      for (let i = 0; i < 4; i++) expect(await statusFromWatch(['node', 'hostsync', 'status', '--json', '--dir', root], env)).toBe(0);
+      process.stdout.write = write;
+      const answers = printed.map((line) => JSON.parse(line) as StatusJson & { requests: { total: number } });
+      expect(answers.map((a) => [a.local.by, a.requests.total])).toEqual(Array(4).fill(['watch', 2]));
+      // Each status asks two things at once: at most two connections more than the watch had,
+      // however many statuses (a client of its own per status would open two each).
+      expect(connections - before).toBeLessThanOrEqual(2);
+    } finally {
+      process.stdout.write = write;
+      await daemon.stop();
+      await session.close();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await own.close();
+      await cleanup();
+    }
   });
 });
 
