@@ -23,7 +23,9 @@ export default defineConfig({
     // Clients share a rate-budget ledger under the user's cache folder: tests keep theirs apart.
     // The user's config folder (trusted hosts, the env digest key) likewise: never the real ~/.config.
     // HOSTSYNC_TEST_CPU_LOG=FILE: one line of CPU seconds per test file (test/helpers/cpu-log.ts).
-    setupFiles: process.env.HOSTSYNC_TEST_CPU_LOG ? ['test/helpers/cpu-log.ts'] : [],
+    // Every file: its CLI host (test/helpers/cli-host.ts) ends with it. The CPU log's afterAll
+    // is registered first, so it runs after the host has ended and been reaped.
+    setupFiles: [...(process.env.HOSTSYNC_TEST_CPU_LOG ? ['test/helpers/cpu-log.ts'] : []), 'test/helpers/cli-host-setup.ts'],
     env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`), XDG_CONFIG_HOME: join(tmpdir(), `hostsync-test-config-${process.pid}`) },
     projects: [
       { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_MODULES, isolate: false } },
