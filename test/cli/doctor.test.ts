@@ -56,7 +56,8 @@ describe('hostsync doctor', () => {
     expect(out.requests.total).toBe(byOp);
     expect(out.requests.total).toBeLessThanOrEqual(10);
 
-    const text = await runCli(['doctor', '--dir', work.dir], env(id));
+    // A real process (not the CLI host): exit 1 when a check fails is the process's own.
+    const text = await runCli(['doctor', '--dir', work.dir], env(id), { process: true });
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/✗ RAM/);
     expect(text.stdout).toMatch(/fix: resize the deployment to at least 512 MB/);

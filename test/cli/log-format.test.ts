@@ -47,14 +47,15 @@ describe('diagnostics on stderr', () => {
     try {
       await writeTree(work.dir, { 'a.txt': 'a\n' });
       const env = envFor(emu);
-      const piped = await runCli(['status', '--json', '--log-level', 'debug', '--dir', work.dir], env);
+      // Real processes (not the CLI host): pino writes the process's fd 2 itself.
+      const piped = await runCli(['status', '--json', '--log-level', 'debug', '--dir', work.dir], env, { process: true });
       expect(piped.code).toBe(0);
       const records = piped.stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(records.length).toBeGreaterThan(0);
       expect(records[0]).toMatchObject({ level: 20, msg: 'request' });
       expect(JSON.parse(piped.stdout)).toMatchObject({ ok: true });
 
-      const pretty = await runCli(['status', '--json', '--log-level', 'debug', '--dir', work.dir], { ...env, HOSTSYNC_LOG_FORMAT: 'pretty' });
+      const pretty = await runCli(['status', '--json', '--log-level', 'debug', '--dir', work.dir], { ...env, HOSTSYNC_LOG_FORMAT: 'pretty' }, { process: true });
       expect(pretty.stderr).toMatch(/^\d\d:\d\d:\d\d\.\d{3} DEBUG request .*op=files\.index/m);
       expect(pretty.stderr).not.toContain('{"level"');
       expect(JSON.parse(pretty.stdout)).toMatchObject({ ok: true });

@@ -61,12 +61,14 @@ export function whyNotHosted(args: readonly string[]): string | null {
 
 interface Pending {
   id: number;
+  args: string[];
   code: number | null;
   resolve: (r: HostResult) => void;
 }
 
 class CliHost {
   readonly file: string;
+  readonly cli: string;
   busy = false;
   dead = false;
   private readonly child: ChildProcess;
@@ -79,6 +81,7 @@ class CliHost {
 
   constructor(file: string, cli: string, env: Record<string, string>) {
     this.file = file;
+    this.cli = cli;
     this.child = fork(CHILD, [cli, process.env.HOSTSYNC_TEST_CLI_HOST_DEBUG ? 'debug' : ''], { env, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
     this.child.stdout!.setEncoding('utf8');
     this.child.stderr!.setEncoding('utf8');
@@ -98,7 +101,7 @@ class CliHost {
         this.pending.code = m.code ?? 1;
         if (m.restart) {
           this.dead = true;
-          log(this.file, 'restart', m.why ?? '', []);
+          log(this.file, 'restart', m.why ?? '', this.pending.args);
         }
         this.settle();
       }
@@ -125,7 +128,7 @@ class CliHost {
     try {
       if (!(await this.ready) || this.dead) return null;
       const id = this.nextId++;
-      const result = new Promise<HostResult>((resolve) => (this.pending = { id, code: null, resolve }));
+      const result = new Promise<HostResult>((resolve) => (this.pending = { id, args, code: null, resolve }));
       this.child.send({ id, args, env, cwd });
       return await result;
     } finally {
@@ -169,7 +172,7 @@ export async function runInHost(args: string[], env: Record<string, string>, cwd
   const file = currentFile();
   // No await before the host is claimed (run() marks it busy at once): a call racing this
   // one sees it busy and runs a real process.
-  if (host && (host.file !== file || (host.dead && !host.busy))) {
+  if (host && (host.file !== file || host.cli !== cli || (host.dead && !host.busy))) {
     void host.close();
     host = null;
   }

@@ -16,6 +16,8 @@ export interface CliResult {
   stderr: string;
   /** Killed by `killAfterMs`: the command did not end by itself. */
   killed: boolean;
+  /** Ran in the test file's CLI host (cli-host.ts), not as a process of its own. */
+  hosted: boolean;
 }
 
 export interface CliOptions {
@@ -42,7 +44,7 @@ export async function runCli(args: string[], env: Record<string, string | undefi
   const why = opts.process ? 'opted out' : opts.killAfterMs !== undefined ? 'killAfterMs' : whyNotHosted(args);
   if (why === null) {
     const hosted = await runInHost(args, clean, cwd, CLI, cleanEnv({}));
-    if (hosted) return { ...hosted, killed: false };
+    if (hosted) return { ...hosted, killed: false, hosted: true };
   } else log(currentFile(), 'process', why, args);
   return runProcess(args, clean, cwd, opts.killAfterMs);
 }
@@ -70,7 +72,7 @@ function runProcess(args: string[], clean: Record<string, string>, cwd: string, 
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       if (safety) clearTimeout(safety);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr, killed });
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr, killed, hosted: false });
     });
   });
 }

@@ -20,7 +20,8 @@ afterAll(async () => {
 describe('hostsync exec', () => {
   it('prints the output and exits with the command exit code', async () => {
     await writeFile(path.join(emu.volume, 'data.txt'), 'from the deployment\n');
-    const r = await runCli(['exec', '--', 'sh', '-c', 'cat data.txt; exit 5'], envFor(emu), { cwd: work.dir });
+    // A real process (not the CLI host): its own exit code is the remote command's.
+    const r = await runCli(['exec', '--', 'sh', '-c', 'cat data.txt; exit 5'], envFor(emu), { cwd: work.dir, process: true });
     expect(r.stdout).toBe('from the deployment\n');
     expect(r.code).toBe(5);
   });

@@ -126,8 +126,10 @@ describe('--json when the command never ran', () => {
         // `env push`: the command words first, then the flags, then the rest.
         const words = name.split(' ');
         const rest = args.slice(words.length);
+        // Every command once as a real process (not the CLI host: test/helpers/cli-host.ts):
+        // its module loads from the bundle and the process exits 2 with its JSON.
         const [bad, usage] = await Promise.all([
-          runCli([...words, '--json', '--dir', broken.dir, ...rest], env),
+          runCli([...words, '--json', '--dir', broken.dir, ...rest], env, { process: true }),
           runCli([...words, '--json', '--no-such-flag', '--dir', broken.dir, ...rest], env),
         ]);
         expect(bad.code, `${name}: ${bad.stdout}${bad.stderr}`).toBe(2);

@@ -228,7 +228,8 @@ describe('init', () => {
 describe('apply and health', () => {
   it('pushes a node app, applies it and exits 0 with the page title; a crashing app exits 4 with its error', async () => {
     await cp(path.resolve('examples/hello'), work.dir, { recursive: true });
-    const ok = await runCli(['push', '--json', '--dir', work.dir], cliEnv());
+    // Real processes (not the CLI host): the exit codes are the process's own.
+    const ok = await runCli(['push', '--json', '--dir', work.dir], cliEnv(), { process: true });
     const out = JSON.parse(ok.stdout);
     expect(out.healthy).toBe(true);
     expect(out.apply.state).toBe('running');
@@ -236,7 +237,7 @@ describe('apply and health', () => {
     expect(ok.code).toBe(0);
 
     await writeFile(path.join(work.dir, 'index.js'), "throw new Error('boom at startup');\n");
-    const bad = await runCli(['push', '--dir', work.dir], cliEnv());
+    const bad = await runCli(['push', '--dir', work.dir], cliEnv(), { process: true });
     expect(bad.code).toBe(4);
     expect(bad.stdout).toMatch(/boom at startup/);
   });
