@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 
 const CLI = process.argv[2];
-const DEBUG = process.argv[3] === "debug";
+const DEBUG = process.argv[3] === 'debug';
 // As the entry point does (main.ts), before any wasm module is made: the same tunable, from
 // tsc's copy beside the bundle (dist/cli/tunables.js, a module of constants).
 // (The host's own test runs a stand-in CLI with no tunables beside it: no flag then.)

@@ -106,11 +106,14 @@ class CliHost {
         this.settle();
       }
     });
+    this.child.on('exit', () => {
+      this.dead = true;
+      onReady(false);
+    });
+    // 'close': exited and both pipes read to their end, so a call's last output is in.
     this.exited = new Promise((resolve) => {
-      this.child.on('exit', (code, signal) => {
-        this.dead = true;
-        onReady(false);
-        // Died inside a call without answering: that call ends as the process did.
+      this.child.on('close', (code, signal) => {
+        // Died inside a call without answering it: that call ends as the process did.
         if (this.pending) {
           const p = this.pending;
           this.pending = null;
