@@ -12,9 +12,13 @@
 // 1. start-up, each in a fresh process: cold scan (hash everything) vs the native and the
 //    chokidar watcher: time to ready and RSS growth;
 // 2. `hostsync watch` (the daemon, in this process) after its initial sync: --edits edits,
-//    one file each, one every --gap ms (a developer's saves; the default leaves the budget
-//    pacer out of the figures and lets each edit's idle verification run), or 150 ms after
-//    the previous one landed with --gap 0 (back to back: the pacer then spaces them).
+//    one file each, one every --gap ms (a developer's saves), or 150 ms after the previous
+//    one landed with --gap 0 (back to back: the pacer then spaces them). The default 2.5 s
+//    is 96 requests a minute (4 per change cycle), past the 84 the pacer's bucket refills
+//    at: after 35-45 edits the bucket is dry and each save waits for it, up to ~2.7 s,
+//    which is the p95 of 50 edits (docs/decisions.md, "The pacer budgets a change cycle
+//    at 4 requests"). --gap 3500 or more keeps the pacer out of the figures and lets every
+//    edit's idle verification run (at 3000 a few saves wait ~15 ms for the bucket).
 //    Per edit: save -> apply answered, save -> bytes on the volume (p50, p95), requests,
 //    and this process's CPU (daemon + the measuring loop). Then, per build:
 //    - a branch switch: --switch files rewritten, 5 added and 5 deleted at once, in as

@@ -85,6 +85,18 @@ export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
   paceBurstShare: WATCH_PACE_BURST_SHARE,
 };
 
+/**
+ * Requests a one-file change cycle sends (scoped-sync.ts): its scoped read, the base
+ * record's batch (one files.edit compare-and-swap), its write, and the apply unless
+ * --no-apply. The pacer starts a cycle only when its bucket and the key's window hold this
+ * many (pacer.ts); an estimate short of the real count overdraws the bucket and lets a
+ * cycle start without room in the window for its last request, which then waits in the
+ * client's queue mid-cycle. test/watch/scoped.test.ts holds it to what a cycle sends.
+ */
+export function changeCycleCost(noApply: boolean): number {
+  return noApply ? 3 : 4;
+}
+
 /** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
 export type CycleTrigger = 'start' | 'change' | 'rescan' | 'poll' | 'verify';
 
@@ -291,8 +303,7 @@ class Daemon implements WatchDaemon {
       onCrash: (err) => this.emit({ type: 'error', message: classifyFailure(err, this.session.config.apiKey).message, retryInMs: this.t.retryMaxMs }),
       ...(opts.clock ? { clock: opts.clock } : {}),
       budget: () => session.client.budget(),
-      // A change cycle: its scoped read and its write, and the apply unless --no-apply.
-      cycleCost: opts.noApply ? 2 : 3,
+      cycleCost: changeCycleCost(opts.noApply ?? false),
       pace: { rateShare: this.t.paceRateShare, burstShare: this.t.paceBurstShare },
     });
   }

@@ -9,7 +9,7 @@
  *   the bucket, so saves find tokens first). A bucket of capacity B refilling at r never
  *   puts more than B + r * window requests in any window, so with rateShare + burstShare
  *   below 1 continuous saving never fills the key's window: it settles at one cycle
- *   every cost / r (2.1 s for 3-request cycles at 120/min) instead of spending the window
+ *   every cost / r (2.9 s for 4-request cycles at 120/min) instead of spending the window
  *   in seconds and waiting out the rest of it. The pending batch keeps growing meanwhile:
  *   a low budget means longer coalescing.
  * - The window itself (ours plus foreign use from X-RateLimit-Remaining, and a 429's

@@ -103,15 +103,16 @@ export const WATCH_VERIFY_IDLE_MS = 1_000;
 
 /**
  * Watch mode, budget pacing (pacer.ts): the bucket refills at this share of the key's
- * sustained rate. 0.7 of 120/min is a 3-request cycle every 2.1 s under continuous saving:
- * the last save lands within 3 s of the last keystroke, and with the burst below the
+ * sustained rate. 0.7 of 120/min is a 4-request cycle every 2.9 s under continuous saving:
+ * the last save lands within about 3 s of the last keystroke, and with the burst below the
  * window never holds more than 95% of the limit, so a `push` from another terminal
  * still has room.
  */
 export const WATCH_PACE_RATE_SHARE = 0.7;
 /**
  * Watch mode, budget pacing: the bucket holds this share of the key's limit. A quarter
- * (30 of 120) lets ten edits in a row through at debounce speed before pacing starts.
+ * (30 of 120) lets seven edits in a row (4 requests each) through at debounce speed
+ * before pacing starts.
  */
 export const WATCH_PACE_BURST_SHARE = 0.25;
 

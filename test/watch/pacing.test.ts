@@ -8,6 +8,7 @@ import type { BudgetView } from '../../src/remote/client.js';
 import { Pacer } from '../../src/watch/pacer.js';
 import type { Batch } from '../../src/watch/schedule.js';
 import { CycleScheduler } from '../../src/watch/scheduler.js';
+import { changeCycleCost } from '../../src/watch/daemon.js';
 import { FakeClock } from './fake-clock.js';
 
 const T = { rateShare: 0.7, burstShare: 0.25 };
@@ -130,7 +131,11 @@ describe('Pacer', () => {
   });
 });
 
-function paced(cycleMs = 50) {
+/**
+ * `cost`: what the scheduler budgets a change cycle at; `sends`: what one sends (both 3 in
+ * the generic tests; the daemon's real cycle sends CHANGE_CYCLE_SENDS).
+ */
+function paced(cycleMs = 50, { cost = 3, sends = 3 } = {}) {
   const clock = new FakeClock();
   const budget = new FakeBudget(() => clock.now());
   const runs: { at: number; batch: Batch; used: number }[] = [];
@@ -140,11 +145,11 @@ function paced(cycleMs = 50) {
     crashRetryMs: 5_000,
     clock,
     budget: budget.view,
-    cycleCost: 3,
+    cycleCost: cost,
     pace: T,
     run: async (batch) => {
       runs.push({ at: clock.now(), batch, used: budget.used() });
-      budget.send(batch.verify ? 1 : 3);
+      budget.send(batch.verify ? 1 : sends);
       await new Promise<void>((resolve) => clock.setTimeout(resolve, cycleMs));
       // A change cycle leaves its writes to verify; the verification leaves none.
       if (batch.verify || batch.poll) return { kind: 'done', reachedService: !!batch.poll };
@@ -229,5 +234,28 @@ describe('CycleScheduler with a budget', () => {
     await h.clock.advance(200);
     expect(h.kinds()).toEqual(['a,b']);
     expect(h.runs[0]!.at).toBe(5_000);
+  });
+});
+
+/**
+ * What a one-file change cycle of the daemon sends with apply: the scoped read, the base
+ * record's batch (files.edit), the write, the apply (test/watch/scoped.test.ts counts them
+ * against the emulator).
+ */
+const CHANGE_CYCLE_SENDS = 4;
+
+describe("the daemon's change cycle, as the pacer budgets it", () => {
+  it('another process left room for three requests: the four-request cycle waits until all four fit, never stalling before its apply', async () => {
+    const h = paced(50, { cost: changeCycleCost(false), sends: CHANGE_CYCLE_SENDS });
+    // 117 of 120 spent by another process, one request a second from t = -59 s: the oldest leaves the window at 1 s.
+    h.budget.foreign = Array.from({ length: 117 }, (_, i) => -59_000 + i * 1_000);
+    h.s.start();
+    h.s.touch(['a.js']);
+    await h.clock.advance(5_000);
+    expect(h.kinds()[0]).toBe('a.js');
+    // Budgeted at 3 (before the base record's batch was counted) it started at once with
+    // 117 + 4 > 120: its fourth request, the apply, would have waited in the client's queue.
+    expect(h.runs[0]!.used + CHANGE_CYCLE_SENDS).toBeLessThanOrEqual(LIMIT);
+    expect(h.runs[0]!.at).toBe(1_000);
   });
 });

@@ -16,7 +16,7 @@ import { xxh64Bytes } from '../../src/local/hash.js';
 import { deploymentStateDir } from '../../src/state/paths.js';
 import { DriftStore } from '../../src/state/drift.js';
 import { StateStore } from '../../src/state/store.js';
-import { startWatch, type CycleEvent, type WatchDaemon } from '../../src/watch/daemon.js';
+import { changeCycleCost, startWatch, type CycleEvent, type WatchDaemon } from '../../src/watch/daemon.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { converged, Recorder, WatchProcess, watchSession } from './harness.js';
 
@@ -98,6 +98,8 @@ describe('scoped cycles', () => {
         // The read, the base record's batch (issue 27: one compare-and-swap), the write.
         expect(change.byOperation).toEqual({ 'files.index': 1, 'files.edit': 1, 'files.writeMany': 1 });
         expect(change.requests).toBe(3);
+        // What the pacer budgets a change cycle at (a short estimate overdraws its bucket).
+        expect(changeCycleCost(true)).toBe(change.requests);
         // Sent, not yet verified: the record a restart would re-check.
         expect(existsSync(path.join(stateDir, 'unverified.json'))).toBe(true);
         const verify = (await rec.waitFor(isCycle('verify'), mark)) as CycleEvent;
@@ -173,6 +175,10 @@ describe('scoped cycles', () => {
       }
       const changes = rec.cyclesSince(mark).filter((c) => c.trigger === 'change');
       for (const c of changes) expect(c.byOperation).toEqual({ 'files.index': 1, 'files.edit': 1, 'files.writeMany': 1, 'deployments.apply': 1 });
+      // What the pacer budgets a change cycle at: 3 before the base record's batch, which
+      // overdrew its bucket by one request per save (a save every 2.5 s waited ~2.7 s once
+      // the bucket ran dry: docs/decisions.md, "The pacer counts the base record's batch").
+      for (const c of changes) expect(c.requests).toBe(changeCycleCost(false));
       expect(rec.cyclesSince(mark).some((c) => c.trigger === 'verify')).toBe(false);
       await converged(daemon, p.root, p.dep.volume);
     } finally {
