@@ -4,7 +4,7 @@
  * does after main returns), process.exit() and uncaught errors as exit codes, and a fresh
  * host after a command leaves what it cannot reset. Then the real CLI: host and process agree.
  */
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,19 @@ describe('the CLI host', () => {
     expect(second).toBe(first);
     await run('listen');
     expect(await pid()).not.toBe(second);
+  });
+
+  it('a file-backed Blob read to its end leaves the host in use (Node pools the finished read request)', async () => {
+    const first = await pid();
+    expect(await run('blob', FIXTURE)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^[1-9]\d*\n$/) });
+    expect(await run('blob', FIXTURE)).toMatchObject({ code: 0 });
+    expect(await pid()).toBe(first);
+  });
+
+  it.runIf(existsSync('/proc/self/fd'))('a file left open means a fresh host', async () => {
+    const first = await pid();
+    await run('keep-open', FIXTURE);
+    expect(await pid()).not.toBe(first);
   });
 
   it('a call made while the host is busy runs elsewhere (null: the caller starts a process)', async () => {

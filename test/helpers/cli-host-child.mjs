@@ -6,7 +6,7 @@
 // the parent reads), followed by a sentinel per stream that ends the call's output there.
 // Writing through the fds, not intercepting process.stdout.write, also catches what bypasses
 // the streams: pino's destination(2) writes fd 2 with fs.write (sonic-boom), asynchronously.
-import { readdirSync, readFileSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { pathToFileURL } from 'node:url';
@@ -70,13 +70,53 @@ process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
 let idleResources = null;
+let idleFiles = null;
 
-/** Resources keeping the loop alive (sockets, timers, fs requests), by type, beyond those of an idle host. */
+/**
+ * Not counted: finished FileHandle reads that Node keeps for reuse. FileHandle::ReadStart
+ * (node_file.cc, Node 20 to 24) puts each finished read request on a per-process freelist
+ * of up to 100, and getActiveResourcesInfo() lists every request object that exists, busy
+ * or not, so after the first file-backed Blob is read (fs.openAsBlob: an upload of a file)
+ * 'FileHandleReadWrap' stays listed for the life of the process, though nothing is read,
+ * no fd is open, and a real process exits past it (an idle one holds no loop reference).
+ * A read that really is in flight holds its file open: openFiles() sees that instead.
+ */
+const POOLED = new Set(['FileHandleReadWrap']);
+
+/** What a real process would still be busy with (sockets, timers, fs requests) or hold (open files), beyond an idle host. */
 function extraResources() {
   const counts = new Map();
-  for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1);
+  for (const r of process.getActiveResourcesInfo()) if (!POOLED.has(r)) counts.set(r, (counts.get(r) ?? 0) + 1);
   for (const [r, n] of idleResources) counts.set(r, (counts.get(r) ?? 0) - n);
-  return [...counts].filter(([, n]) => n > 0).map(([r, n]) => `${r}x${n}`);
+  const extra = [...counts].filter(([, n]) => n > 0).map(([r, n]) => `${r}x${n}`);
+  const files = openFiles().filter((f) => !idleFiles.has(f));
+  if (files.length) extra.push(`open ${files.map((f) => f.replace(/^\d+->/, '')).join(', ')}`);
+  return extra;
+}
+
+/**
+ * Files (and directories) this process has open, as 'fd->path', from /proc/self/fd: pipes,
+ * sockets and event fds are left to getActiveResourcesInfo(). A command that leaves one open
+ * would pile them up in a long-lived `hostsync watch`. Empty where there is no /proc.
+ */
+function openFiles() {
+  let fds;
+  try {
+    fds = readdirSync('/proc/self/fd');
+  } catch {
+    return [];
+  }
+  const files = [];
+  for (const fd of fds) {
+    let to;
+    try {
+      to = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // the fd readdir itself used, closed since
+    }
+    if (to.startsWith('/')) files.push(`${fd}->${to}`);
+  }
+  return files;
 }
 
 /**
@@ -148,7 +188,8 @@ async function run({ id, args, env, cwd }) {
   const cli = await cliLoaded;
   if (idleResources === null) {
     idleResources = new Map();
-    for (const r of process.getActiveResourcesInfo()) idleResources.set(r, (idleResources.get(r) ?? 0) + 1);
+    for (const r of process.getActiveResourcesInfo()) if (!POOLED.has(r)) idleResources.set(r, (idleResources.get(r) ?? 0) + 1);
+    idleFiles = new Set(openFiles());
   }
   setEnv(env);
   process.chdir(cwd);

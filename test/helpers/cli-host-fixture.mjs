@@ -1,6 +1,6 @@
 // A stand-in CLI for the CLI host's own test (test/cli/cli-host.test.ts): each command does
 // one thing a real command might, that the host must answer as a real process would.
-import { write } from 'node:fs';
+import { openAsBlob, openSync, write } from 'node:fs';
 
 export async function main(argv) {
   const [command, arg] = argv.slice(2);
@@ -30,6 +30,17 @@ export async function main(argv) {
     case 'listen':
       // A signal listener a command adds and never removes.
       process.on('SIGINT', () => undefined);
+      return 0;
+    case 'blob': {
+      // As an upload sends a file: a file-backed Blob, read to its end (Node keeps the finished read request for reuse).
+      let bytes = 0;
+      for await (const chunk of (await openAsBlob(arg)).stream()) bytes += chunk.length;
+      process.stdout.write(`${bytes}\n`);
+      return 0;
+    }
+    case 'keep-open':
+      // A file opened and never closed: a real process closes it by exiting.
+      openSync(arg, 'r');
       return 0;
     case 'pid':
       process.stdout.write(`${process.pid}\n`);
