@@ -74,7 +74,7 @@ import { REDACTED, Redactor, redactingLogger } from './redact.js';
 import { withRetry, type RetryPolicy } from './retry.js';
 import { StatsCounter, type ClientStats } from './stats.js';
 import { Transport, assertSecureUrl, hostOf, type RequestBody, type TransportResponse } from './transport.js';
-import { filesForm, streamForm, tarGzPart, tarGzStream, type ArchivePart, type ArchiveStream, type PartBudget, type UploadFile } from './upload.js';
+import { filesForm, streamForm, tarGzPart, tarGzStream, type ArchivePart, type ArchiveStream, type FilesForm, type PartBudget, type UploadFile } from './upload.js';
 
 // CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
 const require = createRequire(import.meta.url);
@@ -662,13 +662,24 @@ export class HostingClient {
     if (files.length === 0) return;
     const target = await this.files.uploadUrl(dir);
     const total = files.reduce((s, f) => s + f.size, 0);
-    await this.call<unknown>(OPERATIONS.filesUpload, {
-      url: this.signedUrl(target.url, 'upload URL'),
-      body: () => filesForm(target.field || 'files', files),
-      bytesOut: () => total,
-      sizeHint: total,
-      anyBody: true,
-    });
+    let form: FilesForm | undefined;
+    try {
+      await this.call<unknown>(OPERATIONS.filesUpload, {
+        url: this.signedUrl(target.url, 'upload URL'),
+        body: async () => {
+          // A repeat starts a fresh form; the old one must close its files.
+          await form?.close();
+          form = await filesForm(target.field || 'files', files);
+          return form.form;
+        },
+        bytesOut: () => total,
+        sizeHint: total,
+        anyBody: true,
+      });
+    } finally {
+      // A dead upload leaves a part's file open where its read stopped.
+      await form?.close();
+    }
   }
 
   private async uploadArchive(

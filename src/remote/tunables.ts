@@ -101,6 +101,12 @@ export const CONNECT_TIMEOUT_MS = 15_000;
 export const ARCHIVE_READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
+ * Read size for a file sent as a part of a multipart upload (upload.ts, DiskFile): 64 KiB,
+ * what a file-backed Blob read per chunk before it, so memory per file in flight stays as it was.
+ */
+export const ARCHIVE_FILE_READ_BYTES = 64 * 1024;
+
+/**
  * An archive part about to be flushed waits for tar to hand gzip every admitted byte; it
  * is woken by tar's and gzip's events, and also looks again this often, so a missed
  * event costs one poll. Near the limit a part waits this way a dozen times or so.

@@ -1,12 +1,14 @@
 /**
  * Multipart bodies for the signed upload URL, streamed from disk.
  *
- * Invariant: no file is ever held whole in memory. Files become file-backed Blobs
- * (fs.openAsBlob) and a tar.gz is produced as a stream while it is sent; undici's
+ * Invariant: no file is ever held whole in memory. Files are read in chunks as they are
+ * sent (DiskFile) and a tar.gz is produced as a stream while it is sent; undici's
  * own multipart encoder frames both (it sends parts of unknown size chunked).
+ * Invariant: an upload that ends, sent or not, leaves none of its files open.
  */
 
-import { openAsBlob, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { availableParallelism } from 'node:os';
@@ -14,7 +16,7 @@ import type { FormData } from 'undici';
 import { createRequire } from 'node:module';
 import type * as Tar from 'tar';
 import { GzipMembers } from './gzip-members.js';
-import { ARCHIVE_GZIP_MAX_JOBS, ARCHIVE_GZIP_MEMBER_BYTES, ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
+import { ARCHIVE_FILE_READ_BYTES, ARCHIVE_GZIP_MAX_JOBS, ARCHIVE_GZIP_MEMBER_BYTES, ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
 
 export interface UploadFile {
   /** Remote name: only the basename is used; the URL fixes the directory. */
@@ -43,14 +45,80 @@ async function newForm(): Promise<FormData> {
   return new FormData();
 }
 
+export interface FilesForm {
+  form: FormData;
+  /** Closes every file the form's parts opened; the upload calls it when it ends, sent or not. Idempotent. */
+  close(): Promise<void>;
+}
+
 /** A multipart form with one `field` part per file, each read lazily from disk. Build it fresh per attempt. */
-export async function filesForm(field: string, files: UploadFile[]): Promise<FormData> {
+export async function filesForm(field: string, files: UploadFile[]): Promise<FilesForm> {
   const form = await newForm();
+  const parts: DiskFile[] = [];
   for (const f of files) {
-    const blob = await openAsBlob(f.localPath);
-    form.append(field, blob, basename(f.name));
+    const part = new DiskFile(f.localPath, basename(f.name), await stat(f.localPath, { bigint: true }));
+    parts.push(part);
+    form.append(field, part);
   }
-  return form;
+  return { form, close: async () => void (await Promise.all(parts.map((p) => p.close()))) };
+}
+
+/**
+ * A file part of a multipart upload, read from disk in chunks through a handle this module
+ * opens and closes. A file-backed Blob (fs.openAsBlob) did this before, but when its stream
+ * is left unfinished (the connection dropped mid-body, a timeout) its file stays open until
+ * garbage collection, as cancelling the stream does not close it (Node 20 to 24): a
+ * `watch` whose uploads kept failing held a descriptor per file for as long as no
+ * collection came. Like that Blob, it sends the size stat found when the form was built
+ * (undici's Content-Length) and fails with ELOCALCHANGED when the file's size or mtime is
+ * no longer that, before or while it is read.
+ */
+class DiskFile extends File {
+  private handle: FileHandle | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly localPath: string,
+    name: string,
+    private readonly expected: { size: bigint; mtimeNs: bigint },
+  ) {
+    super([], name);
+    // Own properties shadow Blob's prototype getters; undici reads exactly these two.
+    Object.defineProperty(this, 'size', { value: Number(expected.size) });
+    Object.defineProperty(this, 'stream', { value: () => this.read() });
+  }
+
+  private async *read(): AsyncGenerator<Uint8Array> {
+    if (this.closed || this.handle) throw new Error(`upload part ${this.name}: read after it was closed, or twice`);
+    const fh = (this.handle = await open(this.localPath, 'r'));
+    try {
+      const size = Number(this.expected.size);
+      await this.unchanged(fh);
+      let sent = 0;
+      while (sent < size) {
+        const buf = Buffer.allocUnsafe(Math.min(ARCHIVE_FILE_READ_BYTES, size - sent));
+        const { bytesRead } = await fh.read(buf, 0, buf.length, sent);
+        await this.unchanged(fh, bytesRead === 0);
+        sent += bytesRead;
+        yield buf.subarray(0, bytesRead);
+      }
+    } finally {
+      await this.close();
+    }
+  }
+
+  private async unchanged(fh: FileHandle, shortRead = false): Promise<void> {
+    const now = await fh.stat({ bigint: true });
+    if (!shortRead && now.size === this.expected.size && now.mtimeNs === this.expected.mtimeNs) return;
+    throw Object.assign(new Error(`${this.localPath} changed while it was being sent`), { code: 'ELOCALCHANGED' });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const fh = this.handle;
+    this.handle = null;
+    await fh?.close();
+  }
 }
 
 /**

@@ -1,15 +1,15 @@
 /**
- * A failed archive upload must not leave the archive's source files open or tar/gzip
- * running: a daemon that retries pushes for hours would otherwise run out of file handles.
+ * A failed upload must not leave its source files open (nor tar/gzip running, for an
+ * archive): a daemon that retries pushes for hours would otherwise run out of file handles.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostingClient } from '../../src/remote/client.js';
 import { OutcomeUnknownError } from '../../src/remote/errors.js';
-import { tarGzStream } from '../../src/remote/upload.js';
+import { filesForm, tarGzStream } from '../../src/remote/upload.js';
 import { startFakeService, WELL_FORMED, type FakeService } from './fake-service.js';
 import { testKey } from '../helpers/keys.js';
 
@@ -63,6 +63,45 @@ describe.runIf(linux)('archive upload cleanup', () => {
     }
     // Closing is asynchronous (an fs.read in flight finishes first); it must reach zero.
     await vi.waitFor(async () => expect(await openUnder(dir)).toEqual([]), { timeout: 10_000, interval: 20 });
+  });
+
+  it('leaves no file open after multipart file uploads that died mid-body', async () => {
+    const { dir, rel } = await sourceTree();
+    service = await startFakeService(
+      (r) => (r.path.endsWith('/upload-url') ? { json: { url: `/__node/upload/t${r.n}`, field: 'files', expiresAt: '' } } : { json: {} }),
+      { onHead: (_m, path) => (path.startsWith('/__node/upload/') ? 'drop' : undefined) },
+    );
+    const client = new HostingClient({ baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1' });
+    cleanups.push(() => client.destroy());
+    const files = rel.map((name) => ({ name, localPath: join(dir, name), size: 2 * 1024 * 1024 }));
+    for (let i = 0; i < 4; i++) {
+      const e = await client.files.upload('', files).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(OutcomeUnknownError);
+      // Not left to a garbage collection: the upload has closed what it opened when it ends.
+      expect(await openUnder(dir)).toEqual([]);
+    }
+  });
+
+  it('a file part sends the size found when the form was built, and fails with ELOCALCHANGED once the file changed', async () => {
+    const { dir, rel } = await sourceTree();
+    const file = join(dir, rel[0]!);
+    const read = async (stream: AsyncIterable<Uint8Array>) => {
+      let n = 0;
+      for await (const chunk of stream) n += chunk.length;
+      return n;
+    };
+    const same = await filesForm('files', [{ name: rel[0]!, localPath: file, size: 2 * 1024 * 1024 }]);
+    const part = same.form.get('files') as File;
+    expect(part.size).toBe(2 * 1024 * 1024);
+    expect(await read(part.stream() as unknown as AsyncIterable<Uint8Array>)).toBe(2 * 1024 * 1024);
+    expect(await openUnder(dir)).toEqual([]);
+
+    const changed = await filesForm('files', [{ name: rel[0]!, localPath: file, size: 2 * 1024 * 1024 }]);
+    await appendFile(file, 'more');
+    const e = await read((changed.form.get('files') as File).stream() as unknown as AsyncIterable<Uint8Array>).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'ELOCALCHANGED' });
+    await changed.close();
+    expect(await openUnder(dir)).toEqual([]);
   });
 
   it('destroy() on an archive nobody reads closes its files and stops producing', async () => {
