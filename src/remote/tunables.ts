@@ -104,7 +104,7 @@ export const ARCHIVE_READ_CHUNK_BYTES = 1024 * 1024;
  * Read size for a file sent as a part of a multipart upload (upload.ts, DiskFile): 64 KiB,
  * what a file-backed Blob read per chunk before it, so memory per file in flight stays as it was.
  */
-export const ARCHIVE_FILE_READ_BYTES = 64 * 1024;
+export const UPLOAD_FILE_READ_BYTES = 64 * 1024;
 
 /**
  * An archive part about to be flushed waits for tar to hand gzip every admitted byte; it

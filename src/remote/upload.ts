@@ -16,7 +16,7 @@ import type { FormData } from 'undici';
 import { createRequire } from 'node:module';
 import type * as Tar from 'tar';
 import { GzipMembers } from './gzip-members.js';
-import { ARCHIVE_FILE_READ_BYTES, ARCHIVE_GZIP_MAX_JOBS, ARCHIVE_GZIP_MEMBER_BYTES, ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
+import { UPLOAD_FILE_READ_BYTES, ARCHIVE_GZIP_MAX_JOBS, ARCHIVE_GZIP_MEMBER_BYTES, ARCHIVE_GZIP_QUEUE_PIECES, ARCHIVE_GZIP_WRITE_BYTES, ARCHIVE_PART_WAIT_POLL_MS, ARCHIVE_READ_CHUNK_BYTES, ARCHIVE_SYNC_MAX_FILE_BYTES } from './tunables.js';
 
 export interface UploadFile {
   /** Remote name: only the basename is used; the URL fixes the directory. */
@@ -96,7 +96,7 @@ class DiskFile extends File {
       await this.unchanged(fh);
       let sent = 0;
       while (sent < size) {
-        const buf = Buffer.allocUnsafe(Math.min(ARCHIVE_FILE_READ_BYTES, size - sent));
+        const buf = Buffer.allocUnsafe(Math.min(UPLOAD_FILE_READ_BYTES, size - sent));
         const { bytesRead } = await fh.read(buf, 0, buf.length, sent);
         await this.unchanged(fh, bytesRead === 0);
         sent += bytesRead;

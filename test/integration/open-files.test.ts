@@ -1,7 +1,7 @@
 /**
  * A long-lived process (`hostsync watch`, a library user) runs push, diff and status again and
  * again: a file one of them leaves open piles up until EMFILE. These run each path that reads
- * files in different ways (a binary file sent as a file-backed Blob, a text file too large to
+ * files in different ways (a binary file sent alone as a multipart part, a text file too large to
  * diff and past the streaming hash threshold, the archive of a first push, a watch's cycles)
  * several times in this process, and check after each that no file of the project is open.
  * Linux only: the open files are read from /proc/self/fd.
@@ -62,13 +62,13 @@ afterEach(async () => {
 });
 
 describe.runIf(existsSync('/proc/self/fd'))('no file of the project stays open', () => {
-  it('after pushes (a Blob upload and a large file), diffs and statuses of a file too large to diff, run again and again', async () => {
+  it('after pushes (a multipart upload and a large file), diffs and statuses of a file too large to diff, run again and again', async () => {
     await writeTree(work.dir, { 'big.log': big(0), 'img.bin': randomBytes(64), 'small.txt': 'one\n' });
     expect((await push({ ...conn(), apply: false })).error).toBeUndefined();
     expect(openProjectFiles()).toEqual([]);
     let pooled = -1;
     for (let n = 1; n <= 4; n++) {
-      // One binary file alone goes as a multipart upload of a file-backed Blob.
+      // One binary file alone goes as a multipart upload (upload.ts, DiskFile).
       await writeTree(work.dir, { 'img.bin': randomBytes(64) });
       const pushed = await push({ ...conn(), apply: false });
       expect(pushed.error).toBeUndefined();
