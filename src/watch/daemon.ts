@@ -276,8 +276,6 @@ class Daemon implements WatchDaemon {
   private query: QueryServer | null = null;
   /** Probe files written for a query, each resolved when the watcher reports it. */
   private readonly cookies = new Map<string, () => void>();
-  /** Bumped by every report of the watcher but a probe's: a status answered meanwhile is worked out again. */
-  private watcherReports = 0;
 
   constructor(
     private readonly session: Session,
@@ -319,17 +317,14 @@ class Daemon implements WatchDaemon {
           root: this.session.config.root,
           matcher: this.session.matcher,
           onEvents: (paths) => {
-            this.watcherReports++;
             this.scheduler.touch(paths);
             this.status.update();
           },
           onError: (err) => {
-            this.watcherReports++;
             this.emit({ type: 'rescan', reason: `watcher error: ${err.message}` });
             this.scheduler.rescanAll();
           },
           onRescan: (reason) => {
-            this.watcherReports++;
             this.emit({ type: 'rescan', reason });
             this.scheduler.rescanAll();
           },
@@ -365,24 +360,27 @@ class Daemon implements WatchDaemon {
   }
 
   /**
-   * A whole `status` for a command, worked out beside the probe rather than after it: the
-   * probe's round trip through the watcher (about 50 ms: @parcel/watcher batches its
-   * events) and the status's own work (the service's answer, the base) take turns otherwise.
-   * Invariant: the answer given is one worked out from everything reported before the
-   * probe. If the watcher reported anything else before the probe came back, the first
-   * answer may predate it and is worked out again, now that the probe is in.
+   * A whole `status` for a command, its preparation (the configuration, the session, the
+   * ignore rules, the watch's record) done while the probe file makes its round trip
+   * through the watcher (about 50 ms: @parcel/watcher batches its events), not after it.
+   * Invariant: what changed is taken only once the probe is reported (every event before
+   * the question is then in), and before any request: a status costs its two requests,
+   * never a second set for an answer worked out too early.
    */
   private async answerStatus(config: string): Promise<WatchStatusAnswer> {
     const answer = this.opts.answerStatus!;
-    // Only the native watcher answers (answerQuery says why): no probe file for the others.
     const connections = this.session.client;
+    // Only the native watcher answers (answerQuery says why): no probe file for the others.
     if (this.watcher === null || this.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections });
-    const reports = this.watcherReports;
     const probed = this.probeWatcher();
-    const first = await answer(config, { changed: () => this.answerQuery('under way'), connections });
-    if (!(await probed)) return { v: WATCH_QUERY_VERSION, ok: false, reason: `its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms` };
-    if (this.watcherReports === reports) return first;
-    return answer(config, { changed: () => this.answerQuery('reported'), connections });
+    const changed = async (): Promise<WatchAnswer> =>
+      (await probed) ? this.answerQuery('reported') : { v: WATCH_QUERY_VERSION, ok: false, reason: `its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms` };
+    try {
+      return await answer(config, { changed, connections });
+    } finally {
+      // A status that ended before asking what changed (another configuration) leaves no probe behind.
+      await probed;
+    }
   }
 
   /**
@@ -392,11 +390,10 @@ class Daemon implements WatchDaemon {
    * base entries not yet on disk and the writes not yet verified. No answer while anything
    * could make that incomplete: before the first sync, during a cycle, with a full rescan
    * owed (a watcher error, an event storm, a dropped event) or a watcher repairing itself.
-   * `probe`: 'write' (a command asked) writes the probe file and waits for it; with a status
-   * the watch works out itself, the probe is 'under way' (answerStatus checks it after) or
-   * already 'reported'.
+   * `probe`: 'write' (a command asked) writes the probe file and waits for it; 'reported':
+   * a status the watch works out itself started the probe and saw it reported.
    */
-  private async answerQuery(probe: 'write' | 'under way' | 'reported' = 'write'): Promise<WatchAnswer> {
+  private async answerQuery(probe: 'write' | 'reported' = 'write'): Promise<WatchAnswer> {
     const no = (reason: string): WatchAnswer => ({ v: WATCH_QUERY_VERSION, ok: false, reason });
     if (this.stopping !== null || this.vanished || this.watcher === null) return no('the watch is starting or stopping');
     // chokidar reads each folder's change asynchronously, so its events are not in order

@@ -269,9 +269,9 @@ describe('status falls back to a scan, and says why', () => {
 });
 
 describe('a status asked the moment a file is saved', () => {
-  // The watch works the answer out beside its probe file's round trip through the watcher
-  // (daemon.ts answerStatus): a save the watcher has not reported yet when the question
-  // arrives is reported before the probe, and the answer is worked out again with it.
+  // The watch prepares the answer while its probe file makes its round trip through the
+  // watcher (daemon.ts answerStatus), and takes what changed only once the probe is in: a
+  // save the watcher had not reported yet when the question arrived is in the answer.
   it.runIf(backends.includes('native'))('names that file, though the watcher reported it only after the question arrived', async () => {
     const { dir: root, cleanup } = await tempDir('hostsync-watch-query-race-');
     await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
@@ -296,8 +296,10 @@ describe('a status asked the moment a file is saved', () => {
         printed.length = 0;
         // In this process, at once: the question reaches the watch within the watcher's batching of the save.
         expect(await statusFromWatch(['node', 'hostsync', 'status', '--json', '--dir', root], env)).toBe(0);
-        const s = JSON.parse(printed.join('')) as StatusJson;
+        const s = JSON.parse(printed.join('')) as StatusJson & { requests: { total: number } };
         expect(s.local.by).toBe('watch');
+        // Its two requests (the index and the record), once: what changed was known before either.
+        expect(s.requests.total).toBe(2);
         expect(s.changes.map((c) => c.path).sort(), `save ${i}: ${JSON.stringify(s.local)}`).toEqual(Array.from({ length: i + 1 }, (_, k) => `saved-${k}.txt`));
       }
     } finally {
