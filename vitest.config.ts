@@ -19,7 +19,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 5,
     // Clients share a rate-budget ledger under the user's cache folder: tests keep theirs apart.
     // The user's config folder (trusted hosts, the env digest key) likewise: never the real ~/.config.
     // HOSTSYNC_TEST_CPU_LOG=FILE: one line of CPU seconds per test file (test/helpers/cpu-log.ts).
