@@ -11,9 +11,11 @@ import { defineConfig } from 'vitest/config';
  */
 const OWN_MODULES = ['test/local/scan.test.ts'];
 
-// Integration tests start emulators and child processes and wait on them much of the time:
-// three workers keep the 2-core CI machine's cores busy meanwhile (same CPU as two, less wall;
-// docs/decisions.md). Room is generous, but no timing assertions live here.
+// Integration tests start emulators and child processes and wait on them much of the time,
+// the more since most CLI commands run in a host (test/helpers/cli-host.ts) rather than a Node
+// process each: five workers keep the 2-core CI machine's cores busy meanwhile (a whole run
+// 206-223 s of wall at three, 173 s at five, the same CPU; docs/decisions.md). Room is
+// generous, but no timing assertions live here.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
