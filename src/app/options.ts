@@ -71,7 +71,10 @@ export async function confirmTarget(config: Config, opts: Pick<ConnectionOptions
  * The validated configuration and an open session on it. With `action` (the command
  * changes the deployment), a target marked `"confirm": true` is confirmed first.
  */
-/** `deadlineMs`: the command's own overall deadline (app/tunables.ts); null for none (watch). */
+/**
+ * `deadlineMs`: the command's own overall deadline (app/tunables.ts); null for none (watch).
+ * `connectionsOf`: a client whose connections the session's client takes (ClientOptions).
+ */
 export async function connect(opts: ConnectionOptions, action?: string, deadlineMs: number | null = COMMAND_DEADLINE_MS, connectionsOf?: HostingClient): Promise<Session> {
   const resolved = await resolveConfig(opts);
   const config = {
