@@ -295,9 +295,13 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
-  // Before any wasm module is made (undici's llhttp, xxhash): see WASM_TIERING_BUDGET. The
-  // program's own process only; a library user's process keeps its flags.
+/**
+ * What the program's own process sets up before main(): the entry point below, and the tests'
+ * CLI host, which runs main() as that process would (test/helpers/cli-host.ts). A library
+ * user's process keeps its flags and streams: main() alone changes neither.
+ */
+export function prepareProcess(): void {
+  // Before any wasm module is made (undici's llhttp, xxhash): see WASM_TIERING_BUDGET.
   setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
   // A reader that went away (`hostsync status --json | head -c 300`) must not crash a
   // command with an unhandled EPIPE, least of all a push half done: what it writes after
@@ -307,6 +311,10 @@ if (isEntryPoint()) {
       if (err.code !== 'EPIPE') throw err;
     });
   }
+}
+
+if (isEntryPoint()) {
+  prepareProcess();
   // Long-lived commands (emulator, watch) return only when they are done.
   process.exitCode = await main(process.argv);
 }

@@ -93,13 +93,15 @@ class DiskFile extends File {
     const fh = (this.handle = await open(this.localPath, 'r'));
     try {
       const size = Number(this.expected.size);
+      // Checked before the first byte and again before the last chunk goes (a file cut short
+      // shows as a read of nothing): two stats per file, not one per chunk.
       await this.unchanged(fh);
       let sent = 0;
       while (sent < size) {
         const buf = Buffer.allocUnsafe(Math.min(UPLOAD_FILE_READ_BYTES, size - sent));
         const { bytesRead } = await fh.read(buf, 0, buf.length, sent);
-        await this.unchanged(fh, bytesRead === 0);
         sent += bytesRead;
+        if (bytesRead === 0 || sent === size) await this.unchanged(fh, bytesRead === 0);
         yield buf.subarray(0, bytesRead);
       }
     } finally {

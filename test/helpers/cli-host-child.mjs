@@ -8,22 +8,10 @@
 // the streams: pino's destination(2) writes fd 2 with fs.write (sonic-boom), asynchronously.
 import { readdirSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 
 const CLI = process.argv[2];
 const DEBUG = process.argv[3] === 'debug';
-// As the entry point does (main.ts), before any wasm module is made: the same tunable, from
-// tsc's copy beside the bundle (dist/cli/tunables.js, a module of constants).
-// (The host's own test runs a stand-in CLI with no tunables beside it: no flag then.)
-const tunables = await import(new URL('../cli/tunables.js', pathToFileURL(CLI)).href).catch(() => null);
-if (tunables) setFlagsFromString(`--wasm-tiering-budget=${tunables.WASM_TIERING_BUDGET}`);
-// As the entry point does: a reader that went away must not crash the command.
-for (const out of [process.stdout, process.stderr]) {
-  out.on('error', (err) => {
-    if (err.code !== 'EPIPE') throw err;
-  });
-}
 
 /**
  * Events whose listeners a command must not leave behind: in a real process they die with it.
@@ -38,7 +26,17 @@ const grownOnce = new Set();
 
 const realExit = process.exit.bind(process);
 const reallyExit = process.reallyExit.bind(process);
-const cliLoaded = import(pathToFileURL(CLI).href);
+// Loaded once, then set up as the entry point sets up its own process before main()
+// (main.ts prepareProcess: the wasm tiering flag, EPIPE on a closed stdout). The stand-in
+// CLI of the host's own test has no such function.
+const cliLoaded = import(pathToFileURL(CLI).href).then((cli) => {
+  cli.prepareProcess?.();
+  return cli;
+});
+// The stdout and stderr handles are made on first use: made here, they are in the idle
+// baseline below, not taken for what a command left behind.
+void process.stdout;
+void process.stderr;
 
 /** The call in progress: a crash or process.exit() inside it ends it. */
 let current = null;

@@ -47,16 +47,21 @@ async function sourceTree(): Promise<{ dir: string; rel: string[] }> {
 
 const linux = process.platform === 'linux';
 
+/** A client of a service whose upload node hangs up as soon as an upload's head arrives, while the client is still sending. */
+async function droppingUploads(): Promise<HostingClient> {
+  service = await startFakeService(
+    (r) => (r.path.endsWith('/upload-url') ? { json: { url: `/__node/upload/t${r.n}`, field: 'files', expiresAt: '' } } : { json: {} }),
+    { onHead: (_m, path) => (path.startsWith('/__node/upload/') ? 'drop' : undefined) },
+  );
+  const client = new HostingClient({ baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1' });
+  cleanups.push(() => client.destroy());
+  return client;
+}
+
 describe.runIf(linux)('archive upload cleanup', () => {
   it('leaves no source file open after uploads that died mid-body', async () => {
     const { dir, rel } = await sourceTree();
-    service = await startFakeService(
-      (r) => (r.path.endsWith('/upload-url') ? { json: { url: `/__node/upload/t${r.n}`, field: 'files', expiresAt: '' } } : { json: {} }),
-      // The node hangs up as soon as the upload's head arrives, while the client is still sending.
-      { onHead: (_m, path) => (path.startsWith('/__node/upload/') ? 'drop' : undefined) },
-    );
-    const client = new HostingClient({ baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1' });
-    cleanups.push(() => client.destroy());
+    const client = await droppingUploads();
     for (let i = 0; i < 4; i++) {
       const e = await client.files.uploadArchive(dir, rel, '', `a${i}.tar.gz`).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(OutcomeUnknownError);
@@ -67,12 +72,7 @@ describe.runIf(linux)('archive upload cleanup', () => {
 
   it('leaves no file open after multipart file uploads that died mid-body', async () => {
     const { dir, rel } = await sourceTree();
-    service = await startFakeService(
-      (r) => (r.path.endsWith('/upload-url') ? { json: { url: `/__node/upload/t${r.n}`, field: 'files', expiresAt: '' } } : { json: {} }),
-      { onHead: (_m, path) => (path.startsWith('/__node/upload/') ? 'drop' : undefined) },
-    );
-    const client = new HostingClient({ baseUrl: service.baseUrl, apiKey: KEY, deploymentId: 'dep-1' });
-    cleanups.push(() => client.destroy());
+    const client = await droppingUploads();
     const files = rel.map((name) => ({ name, localPath: join(dir, name), size: 2 * 1024 * 1024 }));
     for (let i = 0; i < 4; i++) {
       const e = await client.files.upload('', files).catch((x: unknown) => x);

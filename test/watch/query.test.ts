@@ -216,18 +216,55 @@ describe.each(backends)('status with a running watch (%s watcher)', (backend) =>
   });
 });
 
+/**
+ * A native-watcher watch on a two-file tree, able to work out a status for a command (as
+ * `hostsync watch` runs it), started and synced. stop() ends the watch; cleanup() removes the tree.
+ */
+async function answeringWatch(on: RunningEmulator, name: string, clock?: Clock) {
+  const { dir: root, cleanup } = await tempDir(`hostsync-watch-query-${name}-`);
+  await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
+  const dep = await on.createDeployment({ runtime: 'static' });
+  const session = await watchSession(on, root, dep.id);
+  const rec = new Recorder();
+  const env = cliEnv(on, dep.id);
+  const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, ...(clock ? { clock } : {}), answerStatus: statusAnswerer({ dir: root, env }) });
+  const stop = async (): Promise<void> => {
+    await daemon.stop();
+    await session.close();
+  };
+  try {
+    await rec.waitFor((e) => e.type === 'ready');
+    await converged(daemon, root, dep.volume);
+  } catch (err) {
+    await stop();
+    await cleanup();
+    throw err;
+  }
+  return { root, env, stop, cleanup };
+}
+
+/** What this process writes to stdout while `fn` runs, a write each: how the status short path prints. */
+async function printedBy(fn: (printed: string[]) => Promise<void>): Promise<string[]> {
+  const printed: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+  try {
+    await fn(printed);
+  } finally {
+    process.stdout.write = write;
+  }
+  return printed;
+}
+
+/** `hostsync status --dir root ...flags` through the short path, in this process. */
+const askedInProcess = (root: string, env: Record<string, string>, ...flags: string[]) => statusFromWatch(['node', 'hostsync', 'status', '--dir', root, ...flags], env);
+
+type StatusWithRequests = StatusJson & { requests: { total: number } };
+
 describe('status falls back to a scan, and says why', () => {
   it.runIf(backends.includes('native'))('when the status process sees the tree through another HOSTSYNC_FS than the watch; with no watch, it scans without a reason', async () => {
-    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-view-');
-    await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
-    const dep = await emu.createDeployment({ runtime: 'static' });
-    const session = await watchSession(emu, root, dep.id);
-    const rec = new Recorder();
-    const env = cliEnv(emu, dep.id);
-    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, answerStatus: statusAnswerer({ dir: root, env }) });
+    const { root, env, stop, cleanup } = await answeringWatch(emu, 'view');
     try {
-      await rec.waitFor((e) => e.type === 'ready');
-      await converged(daemon, root, dep.volume);
       const other = await runCli(['status', '--json'], { ...env, HOSTSYNC_FS: 'no-exec' }, { cwd: root });
       const s = JSON.parse(other.stdout) as StatusJson;
       expect(s.local.source).toBe('scan');
@@ -241,25 +278,18 @@ describe('status falls back to a scan, and says why', () => {
       expect(changesOnly.stdout).toContain('asked the watch what changed: 0 paths read, no scan');
       // In this process too (the library's main() and the fast path it starts with): only a
       // plain status is answered; a flag it does not know, or diagnostics, leave it to the command.
-      const printed: string[] = [];
-      const write = process.stdout.write;
-      process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
-      try {
-        const argv = (...a: string[]) => ['node', 'hostsync', 'status', '--dir', root, ...a];
-        expect(await statusFromWatch(argv('--json'), env)).toBe(0);
-        expect(JSON.parse(printed.join('')).local).toEqual({ source: 'watch', read: 0, why: null, by: 'watch' });
-        expect(await statusFromWatch(argv('--scan'), env)).toBeNull();
-        expect(await statusFromWatch(argv('--log-level', 'debug'), env)).toBeNull();
-        expect(await statusFromWatch(argv(), { ...env, HOSTSYNC_LOG_LEVEL: 'debug' })).toBeNull();
-        expect(await statusFromWatch(argv('extra'), env)).toBeNull();
-        expect(await statusFromWatch(argv('--deployment', 'dep_other'), env)).toBeNull();
-        expect(printed).toHaveLength(1);
-      } finally {
-        process.stdout.write = write;
-      }
+      const printed = await printedBy(async (out) => {
+        expect(await askedInProcess(root, env, '--json')).toBe(0);
+        expect(JSON.parse(out.join('')).local).toEqual({ source: 'watch', read: 0, why: null, by: 'watch' });
+        expect(await askedInProcess(root, env, '--scan')).toBeNull();
+        expect(await askedInProcess(root, env, '--log-level', 'debug')).toBeNull();
+        expect(await askedInProcess(root, { ...env, HOSTSYNC_LOG_LEVEL: 'debug' })).toBeNull();
+        expect(await askedInProcess(root, env, 'extra')).toBeNull();
+        expect(await askedInProcess(root, env, '--deployment', 'dep_other')).toBeNull();
+      });
+      expect(printed).toHaveLength(1);
     } finally {
-      await daemon.stop();
-      await session.close();
+      await stop();
     }
     // The watch has stopped: its socket is gone and status scans, with nothing to explain.
     const alone = JSON.parse((await runCli(['status', '--json'], env, { cwd: root })).stdout) as StatusJson;
@@ -273,41 +303,27 @@ describe('a status asked the moment a file is saved', () => {
   // watcher (daemon.ts answerStatus), and takes what changed only once the probe is in: a
   // save the watcher had not reported yet when the question arrived is in the answer.
   it.runIf(backends.includes('native'))('names that file, though the watcher reported it only after the question arrived', async () => {
-    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-race-');
-    await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
     // An emulator and key of its own: the rounds above spent most of the shared key's client-side budget.
-    const emu = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
-    const dep = await emu.createDeployment({ runtime: 'static' });
-    const session = await watchSession(emu, root, dep.id);
-    const rec = new Recorder();
+    const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
     const clock = new GatedClock();
-    const env = cliEnv(emu, dep.id);
-    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, clock, answerStatus: statusAnswerer({ dir: root, env }) });
-    const printed: string[] = [];
-    const write = process.stdout.write;
+    const { root, env, stop, cleanup } = await answeringWatch(own, 'race', clock);
     try {
-      await rec.waitFor((e) => e.type === 'ready');
-      await converged(daemon, root, dep.volume);
       // Held: the saves stay pending in the daemon (no cycle syncs them meanwhile).
       clock.held = true;
-      process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
       for (let i = 0; i < 5; i++) {
         await writeFile(path.join(root, `saved-${i}.txt`), `saved ${i}\n`);
-        printed.length = 0;
         // In this process, at once: the question reaches the watch within the watcher's batching of the save.
-        expect(await statusFromWatch(['node', 'hostsync', 'status', '--json', '--dir', root], env)).toBe(0);
-        const s = JSON.parse(printed.join('')) as StatusJson & { requests: { total: number } };
+        const printed = await printedBy(async () => expect(await askedInProcess(root, env, '--json')).toBe(0));
+        const s = JSON.parse(printed.join('')) as StatusWithRequests;
         expect(s.local.by).toBe('watch');
         // Its two requests (the index and the record), once: what changed was known before either.
         expect(s.requests.total).toBe(2);
         expect(s.changes.map((c) => c.path).sort(), `save ${i}: ${JSON.stringify(s.local)}`).toEqual(Array.from({ length: i + 1 }, (_, k) => `saved-${k}.txt`));
       }
     } finally {
-      process.stdout.write = write;
       clock.release();
-      await daemon.stop();
-      await session.close();
-      await emu.close();
+      await stop();
+      await own.close();
       await cleanup();
     }
   });
@@ -315,10 +331,7 @@ describe('a status asked the moment a file is saved', () => {
 
 describe('a status the watch works out', () => {
   it.runIf(backends.includes('native'))("goes over the watch's warm connections: no new connection per status", async () => {
-    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-conn-');
-    await writeTree(root, { 'index.html': '<title>t</title>\n', 'a.txt': 'a\n' });
     const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
-    const dep = await own.createDeployment({ runtime: 'static' });
     // Every connection to the service goes through this proxy, which counts them.
     let connections = 0;
     const upstream = new URL(own.baseUrl);
@@ -330,29 +343,20 @@ describe('a status the watch works out', () => {
       u.on('error', () => c.destroy());
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const emu = { ...own, baseUrl: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}` } as RunningEmulator;
-    const session = await watchSession(emu, root, dep.id);
-    const rec = new Recorder();
-    const env = cliEnv(emu, dep.id);
-    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, answerStatus: statusAnswerer({ dir: root, env }) });
-    const printed: string[] = [];
-    const write = process.stdout.write;
+    const proxied = { ...own, baseUrl: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}` } as RunningEmulator;
+    const { root, env, stop, cleanup } = await answeringWatch(proxied, 'conn');
     try {
-      await rec.waitFor((e) => e.type === 'ready');
-      await converged(daemon, root, dep.volume);
       const before = connections;
-      process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
-      for (let i = 0; i < 4; i++) expect(await statusFromWatch(['node', 'hostsync', 'status', '--json', '--dir', root], env)).toBe(0);
-      process.stdout.write = write;
-      const answers = printed.map((line) => JSON.parse(line) as StatusJson & { requests: { total: number } });
+      const printed = await printedBy(async () => {
+        for (let i = 0; i < 4; i++) expect(await askedInProcess(root, env, '--json')).toBe(0);
+      });
+      const answers = printed.map((line) => JSON.parse(line) as StatusWithRequests);
       expect(answers.map((a) => [a.local.by, a.requests.total])).toEqual(Array(4).fill(['watch', 2]));
       // Each status asks two things at once: at most two connections more than the watch had,
       // however many statuses (a client of its own per status would open two each).
       expect(connections - before).toBeLessThanOrEqual(2);
     } finally {
-      process.stdout.write = write;
-      await daemon.stop();
-      await session.close();
+      await stop();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
       await own.close();
       await cleanup();
