@@ -10,7 +10,7 @@
  * warning, and the next batch rewrites it whole: never a permission to overwrite files.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
@@ -97,6 +97,9 @@ export async function readRecord(session: Pick<Session, 'client' | 'stateDir'>, 
       if (text === null) return damaged(`could not be read (${f?.skipped ?? 'no answer'})`);
     } else {
       requests++;
+      // A command that only reads (status, diff) on a fresh clone may be the first to need
+      // the state folder: no push has made it yet.
+      await mkdir(session.stateDir, { recursive: true });
       const dir = await mkdtemp(path.join(session.stateDir, 'record-'));
       try {
         await session.client.files.download(listed.path, path.join(dir, 'record.txt'));

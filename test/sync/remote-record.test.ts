@@ -1,12 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendedText, batchText, parseRecord, snapshotText, type BatchHeader } from '../../src/state/base-record.js';
-import { commitBatch, type RecordRead } from '../../src/sync/remote-record.js';
+import { commitBatch, readRecord, type RecordRead } from '../../src/sync/remote-record.js';
 import { replayRecord } from '../../src/sync/record-merge.js';
 import { RecordCopyStore } from '../../src/state/record-copy.js';
-import { RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES } from '../../src/sync/tunables.js';
+import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES } from '../../src/sync/tunables.js';
 import { ApiError } from '../../src/remote/errors.js';
 import type { Entry } from '../../src/model/types.js';
 import { file } from './fixtures.js';
@@ -95,5 +96,37 @@ describe('commitBatch', () => {
     const bases = (m: typeof want) => new Map([...m].filter(([, r]) => r.base !== null).map(([p, r]) => [p, [r.state, r.base!.hash]]));
     expect(bases(got)).toEqual(bases(want));
     expect(bases(got).size).toBeGreaterThan(100);
+  });
+});
+
+describe('readRecord', () => {
+  it('a record past readMany\'s budget is downloaded, also where no state folder exists yet (a fresh clone\'s first status)', async () => {
+    let text = snapshotText(H('s'), [file('a', '1')], 'a'.repeat(32));
+    for (let n = 0; Buffer.byteLength(text) <= READ_MANY_BUDGET_BYTES; n++) {
+      text = appendedText(text, 'a'.repeat(32), batchText(H(`b${n}`), [{ path: `f/${n}`, before: null, after: rec(file(`f/${n}`, 'x')) }]), 'a'.repeat(32));
+    }
+    const parent = await mkdtemp(path.join(tmpdir(), 'hostsync-record-'));
+    dirs.push(parent);
+    const stateDir = path.join(parent, '.hostsync', 'dep_x');
+    const downloads: string[] = [];
+    const client = {
+      files: {
+        readMany: async () => {
+          throw new Error('a record past the budget is not read inline');
+        },
+        download: async (from: string, to: string) => {
+          downloads.push(from);
+          await writeFile(to, text);
+        },
+      },
+    };
+    const listed = { path: '.hostsync/base-x.rec', hash: 'f'.repeat(16), size: Buffer.byteLength(text), executable: false, text: true } as Entry;
+    const read = await readRecord({ client, stateDir } as never, { record: listed });
+    expect(downloads).toEqual(['.hostsync/base-x.rec']);
+    expect(read).toMatchObject({ path: '.hostsync/base-x.rec', text, warning: null, requests: 1 });
+    expect(read.record?.batches.length).toBeGreaterThan(1);
+    // The download's temp folder is gone again.
+    expect(existsSync(stateDir)).toBe(true);
+    expect(await readdir(stateDir)).toEqual([]);
   });
 });
