@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ignorePackageOver, parseIgnoreFile } from './ignore.js';
+import { createIgnoreMatcher, ignorePackageOver, parseIgnoreFile } from './ignore.js';
 
 export const GITIGNORE_FILE = '.gitignore';
 
@@ -57,8 +57,15 @@ export async function loadGitignore(root: string): Promise<string[] | null> {
   });
 }
 
-/** The files of `paths` the rules would ignore (a file under an ignored folder included). */
+/**
+ * The files of `paths` the rules would ignore (a file under an ignored folder included).
+ * Through the scan's own matcher: a file no rule can match by its name is answered by its
+ * folder (ignore-names.ts), one question per folder for paths in walk order, not ~25
+ * regular expressions per file (0.45 s of a fresh clone's first status at 100k files).
+ */
 export function ignoredBy(rules: readonly string[], paths: Iterable<string>): string[] {
-  const ig = ignorePackageOver(rules);
-  return [...paths].filter((p) => ig.ignores(p)).sort();
+  const matcher = createIgnoreMatcher(rules);
+  const out: string[] = [];
+  for (const p of paths) if (matcher.ignores(p, false)) out.push(p);
+  return out.sort();
 }

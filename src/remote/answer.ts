@@ -5,7 +5,7 @@
  * pass as data (an index without entries read as an empty volume).
  */
 import * as v from 'valibot';
-import type { AnswerSchema } from '../api/schemas.js';
+import { PLAIN_CHECKS, type AnswerSchema } from '../api/schemas.js';
 import { ApiError, UNEXPECTED_ANSWER, tidyServerText } from './errors.js';
 import type { Redactor } from './redact.js';
 
@@ -18,6 +18,8 @@ export function checkAnswer<T>(
   body: unknown,
   ctx: { status: number; host?: string; redactor?: Redactor },
 ): T {
+  const plain = PLAIN_CHECKS.get(schema)?.(body);
+  if (plain !== undefined && plain !== null) return plain as T;
   const r = v.safeParse(schema, body, { abortEarly: true });
   if (r.success) return r.output as T;
   const issue = r.issues[0];

@@ -174,6 +174,33 @@ describe('fuzz: random shapes at the client boundary', () => {
     expect(refused).toBeGreaterThan(1000);
   });
 
+  it("files.index's plain check (no copy) accepts only what the schema accepts, with the schema's value, and every valid answer", () => {
+    const r = mulberry32(33);
+    let plain = 0;
+    let refused = 0;
+    for (let i = 0; i < 6000; i++) {
+      const body = i % 7 === 0 ? randomValue(r) : mutate(index, r);
+      const fast = S.plainIndexResult(structuredClone(body));
+      const slow = v.safeParse(S.IndexResult, structuredClone(body));
+      if (fast !== null) {
+        expect(slow.success, `case ${i}: the plain check took what the schema refuses: ${JSON.stringify(body)}`).toBe(true);
+        expect(fast).toEqual(slow.output);
+        plain++;
+      } else if (slow.success) {
+        // Sound, not complete: only shapes outside the documented one may take the slow way.
+        expect(JSON.stringify(body), `case ${i}`).not.toMatch(/^\{"unchanged":(true|false),"digest":"[^"]*","truncated":(true|false),"entries":\[\]\}$/);
+      } else refused++;
+    }
+    expect(plain).toBeGreaterThan(300);
+    expect(refused).toBeGreaterThan(1000);
+    for (const valid of [index, { ...index, extra: { a: 1 }, entries: [{ ...entry, more: true }, { ...entry, hash: undefined }] }, { unchanged: true, digest: 'd', truncated: false }]) {
+      expect(S.plainIndexResult(structuredClone(valid))).toEqual(v.parse(S.IndexResult, structuredClone(valid)));
+    }
+    // An unsafe path is refused by both, and the message still names it (the schema's pass).
+    expect(S.plainIndexResult({ ...index, entries: [{ ...entry, path: 'a/../../x' }] })).toBeNull();
+    expect(failure({ ...index, entries: [entry, { ...entry, sizeBytes: -1 }] })).toMatch(/entries\[1\]\.sizeBytes/);
+  });
+
   it('through the real client and transport (HTTP, JSON or not): the same two outcomes, nothing else', async () => {
     const r = mulberry32(1212);
     const bodies: Array<{ text: string }> = [];
