@@ -8,6 +8,8 @@
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
  * - `hostsync status`, cold (stat cache removed: every file hashed) vs `find | xargs -P<cores> xxhsum -H64`;
+ * - `hostsync status` on a fresh clone (no `.hostsync/`: no stat cache, no local base; the
+ *   whole index read and the deployment's base record downloaded), against the same xxhsum;
  * - `hostsync status` with one file edited (a line appended to the file in the middle of the
  *   walk, the stat cache otherwise warm) vs `git status --porcelain` seeing the same edit;
  * - initial `hostsync push --no-apply` (requests, wall) vs `tar czf` + one upload + one
@@ -197,6 +199,25 @@ async function statusRows(env) {
     ['status (cold)', () => (dropStatCache(tree)(), status())],
     ...(before ? [['status (cold, --compare)', () => (dropStatCache(compareTree)(), before())]] : []),
   ]);
+  // A fresh clone (CI, a teammate): no .hostsync/ at all, so no stat cache and no local base:
+  // the whole index is read and the deployment's base record downloaded and replayed. Each
+  // run starts from the state folder taken away; it is put back afterwards for the rows below.
+  const asFreshClone = (root, run) => {
+    const kept = `${root}-hostsync-kept`;
+    fs.cpSync(path.join(root, '.hostsync'), kept, { recursive: true });
+    return {
+      run: () => (fs.rmSync(path.join(root, '.hostsync'), { recursive: true, force: true }), run()),
+      restore: () => {
+        fs.rmSync(path.join(root, '.hostsync'), { recursive: true, force: true });
+        fs.renameSync(kept, path.join(root, '.hostsync'));
+      },
+    };
+  };
+  const fresh = asFreshClone(tree, status);
+  const freshBefore = before ? asFreshClone(compareTree, before) : null;
+  const [clone, cloneBefore] = await bestOfEach([['status (fresh clone)', fresh.run], ...(freshBefore ? [['status (fresh clone, --compare)', freshBefore.run]] : [])]);
+  fresh.restore();
+  freshBefore?.restore();
   await status(); // leave a warm cache behind (--keep)
   const edited = oneEdit(tree, before ? compareTree : null);
   await status(); // past the racy window: the edited file is cached from here on
@@ -215,6 +236,8 @@ async function statusRows(env) {
   row('`hostsync status`, cold (no stat cache)', cold, xx);
   if (warmBefore) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmBefore, gitStatus);
   if (coldBefore) row(`\`hostsync status\`, cold (${args.compare})`, coldBefore, xx);
+  row('`hostsync status`, fresh clone (no `.hostsync/`: whole index, base record downloaded)', clone, xx);
+  if (cloneBefore) row(`\`hostsync status\`, fresh clone (${args.compare})`, cloneBefore, xx);
   const gitEditRow = { name: '`git status --porcelain` (the same edit)', ...gitEdit };
   row(`\`hostsync status\`, one file edited (${edited.rel})`, edit, gitEditRow);
   if (editBefore) row(`\`hostsync status\`, one file edited (${args.compare})`, editBefore, gitEditRow);

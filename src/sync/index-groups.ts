@@ -90,9 +90,16 @@ export function planIndexGroups(
     else files.add(e.path);
   }
   for (const f of expectedFiles) files.add(f);
+  // Files come mostly in path order: a run of them in one folder finds it once.
+  let folder: string | null = null;
+  let node = root;
   for (const f of files) {
     const slash = f.lastIndexOf('/');
-    dirAt(root, slash === -1 ? '' : f.slice(0, slash)).files++;
+    if (folder === null || slash !== folder.length || !f.startsWith(folder)) {
+      folder = slash === -1 ? '' : f.slice(0, slash);
+      node = dirAt(root, folder);
+    }
+    node.files++;
   }
   sizeOf(root);
 

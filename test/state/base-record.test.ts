@@ -35,6 +35,14 @@ describe('base record format', () => {
     expect(text).toContain('\n4\td.js\t');
   });
 
+  it('counts bytes, not characters, in a record with non-ASCII paths (what compaction is decided by)', () => {
+    const wide = snapshotText(H('s1', 'snapshot'), snap(file('caf\u00e9.txt', '1'), file('dir/\u65e5\u672c.js', '2')).values(), NONCE1);
+    const r = parseRecord(wide);
+    expect(r.batches[0]!.paths.map((p) => p.path)).toEqual(['caf\u00e9.txt', 'dir/\u65e5\u672c.js']);
+    expect(r.totalBytes).toBe(Buffer.byteLength(wide));
+    expect(r.snapshotBytes).toBe(Buffer.byteLength(wide) - `@tail ${NONCE1}\n`.length);
+  });
+
   it('appends a batch by replacing the tail line, as files.edit does', () => {
     const batch = batchText(H('p1'), diffBases(base, snap(file('a.txt', '9'), file('dir/b.js', '2', { x: true }), file('dir/d.js', '4'), file('new', 'n'))));
     const next = appendedText(text, NONCE1, batch, NONCE2);
