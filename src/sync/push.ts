@@ -8,7 +8,7 @@ import { applyOrRefusal, applyScopeKnown, checkApplyScope } from './apply-scope.
 import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { keptBitsNote } from './platform-view.js';
 import { decide, guardMassDelete, type Decision } from './decide.js';
-import { expectedFiles, readRemote, readRemoteScope, remoteCacheOf, type RemoteRead } from './remote-read.js';
+import { expectedFiles, readRemote, readRemoteBeside, readRemoteScope, remoteCacheOf, type RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { removeLeftTemps } from './temp-cleanup.js';
 import { verify } from './verify.js';
@@ -326,9 +326,18 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // Taken before the scan: a project that goes during the scan reads as its deletion.
   const project = opts.dryRun ? null : (opts.project ?? (await markProject(config)));
   let tree: Retry['tree'];
+  // The index is asked before the scan starts (it has what it needs: the cached digest), so
+  // its answer comes in while the scan hashes; its grouped reads wait for the scan's tree.
+  let remoteBeside: Promise<RemoteRead> | null = null;
   if (retry) tree = retry.tree;
   else {
-    const fresh = await localTree(session, opts, state.base);
+    const beside = readRemoteBeside(client, matcher, state.remote, state.remote?.snapshot, state.base);
+    remoteBeside = beside.read;
+    const fresh = await localTree(session, opts, state.base).catch((err: unknown) => {
+      beside.failed(err);
+      throw err;
+    });
+    beside.scanned(fresh.scanned);
     // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
     if (!opts.dryRun) await removeLeftTemps(config.root, fresh.temps);
     tree = fresh;
@@ -339,7 +348,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const scanWarnings = [...warnings];
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
-  let remote: RemoteRead = await readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base));
+  let remote: RemoteRead = await (remoteBeside ?? readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base)));
   // An archive a killed push left behind is served by static and PHP runtimes, with the
   // whole project in it: it goes first, before any guard or conflict can stop this push.
   let cleaned = false;

@@ -108,8 +108,12 @@ export async function readRemote(
   client: HostingClient,
   matcher: IgnoreMatcher,
   cache: RemoteCache | null,
-  /** Files the caller expects on the remote (local tree, last remote read): lets a truncated index complete in few reads. */
-  expected?: () => Iterable<string>,
+  /**
+   * Files the caller expects on the remote (local tree, last remote read): lets a truncated
+   * index complete in few reads. Asked only once the first answer is in, truncated; it may
+   * be a scan still running (readRemoteBeside).
+   */
+  expected?: () => Iterable<string> | PromiseLike<Iterable<string>>,
 ): Promise<RemoteRead> {
   const ignore = indexPatterns(matcher.patterns);
   const requestKey = indexRequestKey(ignore);
@@ -126,11 +130,37 @@ export async function readRemote(
   const tree = new RemoteTree(matcher);
   tree.add(first.entries);
   if (first.truncated) {
-    const plan = expected ? planIndexGroups(first.entries.map((e) => ({ path: stripSlash(e.path), type: e.type })), expected(), first.entries.length) : null;
+    const plan = expected ? planIndexGroups(first.entries.map((e) => ({ path: stripSlash(e.path), type: e.type })), await expected(), first.entries.length) : null;
     if (plan) await completeGrouped(client, tree, ignore, plan);
     else await completeTruncated(client, tree, ignore, '', first.entries);
   }
   return { ...tree.result(), digest: first.digest, requestKey, fromCache: false };
+}
+
+/**
+ * readRemote started beside the local scan the caller makes next: the index's answer (and,
+ * for a tree past one answer, its first read) comes in while the scan hashes, instead of
+ * after it; the grouped reads wait for the scan's tree (`scanned`). A cold scan of 100k
+ * files yields to the event loop between its 20 ms reading slices, so a fresh clone's index
+ * reads overlap its hashing (the walk itself is synchronous: a warm scan gains little).
+ * The caller settles it with `scanned` or `failed`; `read` is never left rejected unhandled.
+ */
+export function readRemoteBeside(
+  client: HostingClient,
+  matcher: IgnoreMatcher,
+  cache: RemoteCache | null,
+  ...known: (Snapshot | null | undefined)[]
+): { read: Promise<RemoteRead>; scanned: (local: Snapshot) => void; failed: (err: unknown) => void } {
+  let scanned!: (local: Snapshot) => void;
+  let failed!: (err: unknown) => void;
+  const local = new Promise<Snapshot>((resolve, reject) => {
+    scanned = resolve;
+    failed = reject;
+  });
+  local.catch(() => undefined);
+  const read = readRemote(client, matcher, cache, async () => expectedFiles(await local, ...known)());
+  read.catch(() => undefined);
+  return { read, scanned, failed };
 }
 
 /** Accumulates index entries, sorting them into files, symlinks and our leftovers. */

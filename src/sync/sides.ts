@@ -7,7 +7,7 @@
 import { rescanPaths, scanTree } from '../local/scan.js';
 import type { Snapshot } from '../model/types.js';
 import type { SyncState } from '../state/store.js';
-import { expectedFiles, readRemote, readRemotePaths, type RemoteRead } from './remote-read.js';
+import { readRemoteBeside, readRemotePaths, type RemoteRead } from './remote-read.js';
 import { inScope, matcherFor, restrict, scopedMatcher, within } from './scope.js';
 import type { Session } from './session.js';
 import { refuseWhileUndoPending } from './undo-guard.js';
@@ -54,9 +54,15 @@ export async function readSides(session: Session, scopes: string[] | null, comma
   await refuseWhileUndoPending(session, command);
   const loaded = await store.load();
   if (scopes === null || scopes.includes('')) {
-    const scan = known ? { ...known, temps: [] } : await scanTree({ root: config.root, matcher, cache });
+    // Asked before the scan, answered while it hashes (readRemoteBeside).
+    const beside = readRemoteBeside(client, matcher, loaded.remote, loaded.remote?.snapshot, loaded.base);
+    const scan = known ? { ...known, temps: [] } : await scanTree({ root: config.root, matcher, cache }).catch((err: unknown) => {
+      beside.failed(err);
+      throw err;
+    });
+    beside.scanned(scan.snapshot);
     if (!known) await cache.save();
-    const remoteRead = await readRemote(client, matcher, loaded.remote, expectedFiles(scan.snapshot, loaded.remote?.snapshot, loaded.base));
+    const remoteRead = await beside.read;
     const folded = await foldUnverified(session, loaded.base, remoteRead.snapshot);
     const state = { ...loaded, base: folded.base };
     return {
