@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import { HostingClient } from '../../src/remote/client.js';
-import { readRemote, readRemoteScope } from '../../src/sync/remote-read.js';
+import { readRemote, readRemoteBeside, readRemoteScope } from '../../src/sync/remote-read.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Entry } from '../../src/model/types.js';
 import { writeTree } from '../helpers/tree.js';
 
 let emu: RunningEmulator;
@@ -24,6 +26,44 @@ async function fresh(files: Record<string, string>) {
   const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: dep.id });
   return { dep, client };
 }
+
+describe('readRemoteBeside (the index asked while the local scan runs)', () => {
+  const tree = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`d${i % 3}/f${i}.txt`, `${i}\n`]));
+  const untilAsked = async (client: HostingClient, n: number) => {
+    while (client.stats().total < n) await sleep(5);
+  };
+  it('sends its first read at once; a truncated index waits for the scan, then reads as readRemote does', async () => {
+    const { client } = await fresh(tree);
+    try {
+      const whole = await readRemote(client, matcher, null);
+      client.resetStats();
+      const beside = readRemoteBeside(client, matcher, null);
+      await untilAsked(client, 1);
+      // The scan is still "running": the grouped reads need its tree and do not start.
+      await sleep(150);
+      expect(client.stats().total).toBe(1);
+      beside.scanned(new Map(Object.keys(tree).map((p) => [p, { path: p } as Entry])));
+      const read = await beside.read;
+      expect([...read.snapshot.keys()].sort()).toEqual([...whole.snapshot.keys()].sort());
+      expect(client.stats().total).toBeGreaterThan(1);
+    } finally {
+      await client.close();
+    }
+  });
+  it('a scan that fails ends it: no further read, no unhandled rejection', async () => {
+    const { client } = await fresh(tree);
+    try {
+      const beside = readRemoteBeside(client, matcher, null);
+      await untilAsked(client, 1);
+      beside.failed(new Error('scan failed'));
+      await expect(beside.read).rejects.toThrow('scan failed');
+      await sleep(50);
+      expect(client.stats().total).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
 
 describe('readRemote', () => {
   it('reads files with hashes and exec bits, drops ignored paths, lists symlinks and our leftover archives apart', async () => {
