@@ -361,7 +361,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const folded = await foldUnverified(session, state.base, remote.snapshot);
   state = { ...state, base: folded.base };
   // The base record: what hostsync (on any machine) last left on the deployment.
-  const record = await readRecord(session, remote);
+  // A push holds the lock: what it reads becomes this machine's copy (a dry run keeps nothing).
+  const record = await readRecord(session, remote, !opts.dryRun);
   if (record.warning !== null) warnings.push(record.warning);
   let merged = mergeWithRecord(record, remote.snapshot, state.base, retry, false);
   let base: Snapshot | null = merged?.base ?? state.base;

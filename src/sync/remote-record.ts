@@ -67,7 +67,17 @@ function isCurrent(listed: Entry, meta: RecordCopyMeta | null): boolean {
  * The record as the remote read listed it. `lazy`: when the local copy is current, its text
  * is not parsed (a no-op push at 100k files need not); `parse()` does it when asked.
  */
-export async function readRecord(session: Pick<Session, 'client' | 'stateDir'>, remote: Pick<RemoteRead, 'record'>): Promise<RecordRead> {
+export async function readRecord(
+  session: Pick<Session, 'client' | 'stateDir'>,
+  remote: Pick<RemoteRead, 'record'>,
+  /**
+   * Keep what was read as this machine's copy (only under the lock: `own` is read from the
+   * copy and written back, and a committer beside us would lose its id). Without it a
+   * machine that never records (a clone whose pushes are no-ops) read the record on every
+   * push: +1 request (2 past 120 KB) per no-op, where a current copy costs none.
+   */
+  keep = false,
+): Promise<RecordRead> {
   const store = copyStore(session);
   const meta = await store.meta();
   const own = meta?.own ?? [];
@@ -115,6 +125,10 @@ export async function readRecord(session: Pick<Session, 'client' | 'stateDir'>, 
   }
   try {
     const record = parseRecord(text);
+    // A listing without a hash (a record past the index's hash limit) can never be known current: nothing to keep.
+    if (keep && listed.hash !== null) {
+      await store.save({ path: listed.path, hash: listed.hash, size: listed.size, tail: record.tail, own }, text);
+    }
     return { path: listed.path, text, record, own, current: false, requests, warning: null };
   } catch (err) {
     if (err instanceof RecordFormatError) return damaged(`is damaged or of another version (${err.message})`);

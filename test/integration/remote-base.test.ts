@@ -121,6 +121,10 @@ describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
     expect(noop.report.changes).toEqual([]);
     expect(noop.report.conflicts).toEqual([]);
     expect(noop.stats.total).toBe(2);
+    // The clone keeps the copy it read: from then on it knows the record current for free, as the laptop does.
+    const again = await pushOnce(emu, ci);
+    expect(again.report.changes).toEqual([]);
+    expect(again.stats.total).toBe(1);
   });
 });
 
