@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Ignore, Options as IgnoreOptions } from 'ignore';
 import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
-import { fileNameCheck } from './ignore-names.js';
+import { fileNameCheck, folderNameCheck } from './ignore-names.js';
 import { OWN_TEMP_PATTERNS } from './temp-names.js';
 
 // CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
@@ -251,6 +251,8 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
   private queries = 0;
   /** False for a file name no pattern can match (ignore-names.ts); null: every file is asked. */
   private readonly nameCheck: ((name: string) => boolean) | null;
+  /** The same for a folder's name (folderNameCheck): a cold walk asks about every folder. */
+  private readonly folderCheck: ((name: string) => boolean) | null;
   /** See folderIgnored (`ig`: the package instance that answered, so a rebuild forgets it). */
   private lastFolder: { ig: Ignore; folder: string; ignored: boolean } | null = null;
 
@@ -258,6 +260,7 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
     this.patterns = Object.freeze([...patterns]);
     this.key = matcherKey(this.patterns);
     this.nameCheck = fileNameCheck(this.patterns);
+    this.folderCheck = folderNameCheck(this.patterns);
     this.cacheMaxPaths = options.cacheMaxPaths ?? IGNORE_CACHE_MAX_PATHS;
     if (options.enforced) this.enforced = new BoundedIgnoreMatcher(options.enforced, { cacheMaxPaths: this.cacheMaxPaths });
     this.ig = this.build();
@@ -271,11 +274,12 @@ class BoundedIgnoreMatcher implements IgnoreMatcher {
     }
     // (Only for paths whose folder is their prefix up to the last "/", as the package takes
     // it: not absolute, no empty segment, no backslash the package turns into "/" on Windows.)
-    if (!isDir && this.nameCheck !== null && relPath.charCodeAt(0) !== 0x2f && !relPath.includes('//') && !relPath.includes('\\')) {
+    const check = isDir ? this.folderCheck : this.nameCheck;
+    if (check !== null && relPath.charCodeAt(0) !== 0x2f && !relPath.includes('//') && !relPath.includes('\\')) {
       const slash = relPath.lastIndexOf('/');
-      // No pattern can match the file itself: it is ignored exactly when its folder is, as
-      // the package itself decides it (a path's folder first, then the patterns).
-      if (!this.nameCheck(slash === -1 ? relPath : relPath.slice(slash + 1))) return slash !== -1 && this.folderIgnored(relPath, slash + 1);
+      // No pattern can match the file (or folder) itself: it is ignored exactly when its
+      // folder is, as the package itself decides it (a path's folder first, then the patterns).
+      if (!check(slash === -1 ? relPath : relPath.slice(slash + 1))) return slash !== -1 && this.folderIgnored(relPath, slash + 1);
     }
     // The `ignore` package tells a directory by its trailing slash (`dist/` matches only directories).
     return this.ig.ignores(isDir ? `${relPath}/` : relPath);

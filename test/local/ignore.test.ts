@@ -182,7 +182,7 @@ describe('file names no pattern can match (ignore-names.ts)', () => {
     for (const p of ['*', 'a?c', '[ab].js', 'a/**', 'a/*.js', '\\#x', 'a b', '#x', 'é.txt', 'a/b/']) expect(fileNameCheck(['x.js', p]), p).toBeNull();
   });
 
-  it('never changes a verdict: the matcher answers every file as the ignore package does', () => {
+  it('never changes a verdict: the matcher answers every file and folder as the ignore package does', () => {
     let seed = 16;
     const rand = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -194,14 +194,17 @@ describe('file names no pattern can match (ignore-names.ts)', () => {
     const shapes: ((l: string) => string)[] = [
       (l) => l, (l) => `*${l}`, (l) => `${l}*`, (l) => `*${l}*`, (l) => `${l}/`, (l) => `/${l}`,
       (l) => `${pick(literal)}/${l}`, (l) => `**/${pick(literal)}/${l}`, (l) => `**/${l}`, (l) => l.toUpperCase(),
+      (l) => `${pick(literal)}/${l}/`, (l) => `/${l}/`, (l) => `*${l}/`, (l) => `**/${l}/`,
     ];
-    for (let round = 0; round < 300; round++) {
+    for (let round = 0; round < 600; round++) {
       const patterns = Array.from({ length: 1 + rand(6) }, () => `${rand(4) === 0 ? '!' : ''}${pick(shapes)(pick(literal))}`);
       const mine = createIgnoreMatcher(patterns);
       const theirs = ignore({ allowRelativePaths: true }).add(patterns);
       for (let i = 0; i < 60; i++) {
         const rel = Array.from({ length: 1 + rand(3) }, () => pick(names)).join('/');
         expect(mine.ignores(rel, false), `${JSON.stringify(patterns)} ${rel}`).toBe(theirs.ignores(rel));
+        // ...and every folder, as the walk asks about each one it meets (folderNameCheck).
+        expect(mine.ignores(rel, true), `${JSON.stringify(patterns)} ${rel}/`).toBe(theirs.ignores(`${rel}/`));
         // As a walk asks: only about a file whose every folder the package keeps.
         const parts = rel.split('/');
         if (parts.slice(0, -1).every((_, k) => !theirs.ignores(`${parts.slice(0, k + 1).join('/')}/`))) {
