@@ -9,7 +9,8 @@
  * "laptop" (which writes the deployment's base record). Then, each timed from session open
  * (scan, hashing, reads, merge, writes):
  *   - laptop no-op push, laptop one-file edit push (local base current: the record costs nothing to know);
- *   - fresh clone (a copy without .hostsync/, as CI checks out) no-op push and one-file edit push
+ *   - fresh clone (a copy without .hostsync/, as CI checks out) no-op push, the same clone's
+ *     next no-op push, and a one-file edit push from a fresh clone again
  *     (no local base: the record is read and is the base).
  * And the record itself: its size, and parse + replay against the remote in this process.
  * The emulator's rate limit is lifted, so the wall times are the work, not the pacing.
@@ -89,6 +90,8 @@ try {
   // A CI checkout of what the laptop pushed (the tree without .hostsync/).
   fs.cpSync(laptop, clone, { recursive: true, filter: (src) => !src.split(path.sep).includes('.hostsync') });
   rows.push(await timedPush(emu, clone, 'fresh clone: no-op push'));
+  // The clone's next no-op: it kept the record it read (a current copy costs no request).
+  rows.push(await timedPush(emu, clone, 'fresh clone: no-op push again'));
   fs.rmSync(path.join(clone, '.hostsync'), { recursive: true, force: true });
   fs.writeFileSync(path.join(clone, relOf(2)), 'export const value2 = "ci";\n');
   rows.push(await timedPush(emu, clone, 'fresh clone: one-file edit'));
