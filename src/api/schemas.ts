@@ -83,12 +83,12 @@ export const IndexResult = v.pipe(
 
 /**
  * IndexResult's verdict on the answers it accepts, without valibot's copy of each entry: a
- * whole index at 100k files is 100k entries, and the pass that copied them took ~0.3 s of
- * CPU (load 8) and left their garbage, where this loop takes ~0.03 s. Sound, not complete:
- * it accepts only what IndexResult accepts, with the same value (the body itself, which
- * nothing else holds; `entries` [] for an unchanged tree that sent none); anything else is
- * null, and IndexResult's own pass then names the problem (test/api/schemas.test.ts
- * checks the two agree).
+ * whole index at 100k files is 100k entries, and the pass that copied them took 300-390 ms
+ * of CPU (load 7) and left their garbage, where this loop takes 80-130 ms (most of it the
+ * path check both make). Sound, not complete: it accepts only what IndexResult accepts,
+ * with the same value (the body itself, which nothing else holds; `entries` [] for an
+ * unchanged tree that sent none); anything else is null, and IndexResult's own pass then
+ * names the problem (test/remote/answer.test.ts checks the two agree).
  */
 export function plainIndexResult(body: unknown): T.IndexResult | null {
   if (!isRecord(body)) return null;

@@ -125,9 +125,10 @@ export async function readRecord(
   }
   try {
     const record = parseRecord(text);
-    // A listing without a hash (a record past the index's hash limit) can never be known current: nothing to keep.
+    // A listing without a hash (a record past the index's hash limit) can never be known current:
+    // nothing to keep. A copy that cannot be written only costs the next push this read again.
     if (keep && listed.hash !== null) {
-      await store.save({ path: listed.path, hash: listed.hash, size: listed.size, tail: record.tail, own }, text);
+      await store.save({ path: listed.path, hash: listed.hash, size: listed.size, tail: record.tail, own }, text).catch(() => undefined);
     }
     return { path: listed.path, text, record, own, current: false, requests, warning: null };
   } catch (err) {
