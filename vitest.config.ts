@@ -1,3 +1,4 @@
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
@@ -10,6 +11,35 @@ import { defineConfig } from 'vitest/config';
  * (process.env, a module's state) restores it, or it belongs here.
  */
 const OWN_MODULES = ['test/local/scan.test.ts'];
+
+const TMPFS_MAGIC = 0x01021994;
+const RAM_ROOM_BYTES = 4 * 2 ** 30;
+
+/**
+ * The tests' temporary folders (TMPDIR, so every tmpdir() of a test, an emulator's volume and
+ * data) on the RAM file system at /dev/shm when there is one with room: the file-heavy tests
+ * create and delete tens of thousands of files, and on a disk each new inode and each
+ * deletion is kernel work (a whole run: about a fifth less CPU, system time 88 to 48 s;
+ * docs/decisions.md, "Stop 30"). /dev/shm itself, not a folder under it: a watch's Unix
+ * socket lives in the project's .hostsync/ and its path may have at most 100 bytes
+ * (src/watch/query-protocol.ts: longer, status never asks the watch), and the longest the
+ * tests make grew by only /tmp to /dev/shm's four bytes, 85 to 89.
+ * Elsewhere (no /dev/shm, a small one as in a default container, not writable) the
+ * system's. HOSTSYNC_TEST_TMPDIR=DIR chooses, an empty value the system's.
+ */
+function testTmpdir(): string | undefined {
+  const chosen = process.env.HOSTSYNC_TEST_TMPDIR;
+  if (chosen !== undefined) return chosen || undefined;
+  try {
+    const fs = statfsSync('/dev/shm');
+    if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < RAM_ROOM_BYTES) return undefined;
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return undefined;
+  }
+}
+const TMP = testTmpdir();
 
 // Integration tests start emulators and child processes and wait on them much of the time,
 // the more since most CLI commands run in a host (test/helpers/cli-host.ts) rather than a Node
@@ -28,7 +58,11 @@ export default defineConfig({
     // Every file: its CLI host (test/helpers/cli-host.ts) ends with it. The CPU log's afterAll
     // is registered first, so it runs after the host has ended and been reaped.
     setupFiles: [...(process.env.HOSTSYNC_TEST_CPU_LOG ? ['test/helpers/cpu-log.ts'] : []), 'test/helpers/cli-host-setup.ts'],
-    env: { HOSTSYNC_CACHE_DIR: join(tmpdir(), `hostsync-test-cache-${process.pid}`), XDG_CONFIG_HOME: join(tmpdir(), `hostsync-test-config-${process.pid}`) },
+    env: {
+      ...(TMP ? { TMPDIR: TMP } : {}),
+      HOSTSYNC_CACHE_DIR: join(TMP ?? tmpdir(), `hostsync-test-cache-${process.pid}`),
+      XDG_CONFIG_HOME: join(TMP ?? tmpdir(), `hostsync-test-config-${process.pid}`),
+    },
     projects: [
       { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_MODULES, isolate: false } },
       { extends: true, test: { name: 'isolated', include: OWN_MODULES, isolate: true } },
