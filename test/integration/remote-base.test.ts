@@ -174,6 +174,29 @@ describe('a damaged record', () => {
 });
 
 describe('two copies of the project, one deployment', () => {
+  it('a watch started on a clone records its cycles: another copy sees its write as a push from elsewhere, not as a hand edit', async () => {
+    const a = await folder('copy-a');
+    await writeTree(a, PROJECT);
+    await pushOnce(emu, a);
+    const b = await cloneOf(a, 'copy-b');
+    // B's watch starts with a no-op push: nothing to record, but it reads the record and keeps it.
+    const session = await watchSession(emu, b, emu.deploymentId);
+    const daemon = await startWatch(session, { noApply: true, onEvent: new Recorder().onEvent });
+    try {
+      await daemon.whenIdle();
+      await writeFile(path.join(b, 'src/app.js'), 'console.log("from b")\n');
+      while ((await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')) !== 'console.log("from b")\n') await sleep(20);
+      await daemon.whenIdle();
+    } finally {
+      await daemon.stop();
+      await session.close();
+    }
+    const fromA = await pushOnce(emu, a, { dryRun: true });
+    expect(fromA.report.drift).toEqual([]);
+    expect(fromA.report.conflicts).toEqual([]);
+    expect(fromA.report.elsewhere.map((e) => `${e.kind} ${e.path}`)).toEqual(['modified src/app.js']);
+  });
+
   it("a deletion a watch made from copy A is named by copy B's status and never reverted by B; B's change is never reverted by A", async () => {
     const a = await folder('copy-a');
     await writeTree(a, PROJECT);
