@@ -331,13 +331,9 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   let remoteBeside: Promise<RemoteRead> | null = null;
   if (retry) tree = retry.tree;
   else {
-    const beside = readRemoteBeside(client, matcher, state.remote, state.remote?.snapshot, state.base);
+    const beside = readRemoteBeside(client, matcher, state.remote, () => localTree(session, opts, state.base), (t) => t.scanned, state.remote?.snapshot, state.base);
     remoteBeside = beside.read;
-    const fresh = await localTree(session, opts, state.base).catch((err: unknown) => {
-      beside.failed(err);
-      throw err;
-    });
-    beside.scanned(fresh.scanned);
+    const fresh = await beside.local;
     // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
     if (!opts.dryRun) await removeLeftTemps(config.root, fresh.temps);
     tree = fresh;

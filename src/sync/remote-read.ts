@@ -138,29 +138,27 @@ export async function readRemote(
 }
 
 /**
- * readRemote started beside the local scan the caller makes next: the index's answer (and,
- * for a tree past one answer, its first read) comes in while the scan hashes, instead of
- * after it; the grouped reads wait for the scan's tree (`scanned`). A cold scan of 100k
- * files yields to the event loop between its 20 ms reading slices, so a fresh clone's index
- * reads overlap its hashing (the walk itself is synchronous: a warm scan gains little).
- * The caller settles it with `scanned` or `failed`; `read` is never left rejected unhandled.
+ * readRemote started beside the local scan, which `scan` starts right after the index is
+ * asked: the index's answer (and, for a tree past one answer, its first read) comes in
+ * while the scan hashes, instead of after it; the grouped reads wait for the scan's tree
+ * (`snapshotOf` its result). A cold scan of 100k files yields to the event loop between its
+ * 20 ms reading slices, so a fresh clone's index reads overlap its hashing (the walk itself
+ * is synchronous: a warm scan gains little). The caller awaits `local` (the scan's result or
+ * its error) then `read`; `read` is never left rejected unhandled.
  */
-export function readRemoteBeside(
+export function readRemoteBeside<T>(
   client: HostingClient,
   matcher: IgnoreMatcher,
   cache: RemoteCache | null,
+  scan: () => Promise<T>,
+  snapshotOf: (scanned: T) => Snapshot,
   ...known: (Snapshot | null | undefined)[]
-): { read: Promise<RemoteRead>; scanned: (local: Snapshot) => void; failed: (err: unknown) => void } {
-  let scanned!: (local: Snapshot) => void;
-  let failed!: (err: unknown) => void;
-  const local = new Promise<Snapshot>((resolve, reject) => {
-    scanned = resolve;
-    failed = reject;
-  });
-  local.catch(() => undefined);
-  const read = readRemote(client, matcher, cache, async () => expectedFiles(await local, ...known)());
+): { local: Promise<T>; read: Promise<RemoteRead> } {
+  let local: Promise<T> | undefined;
+  const read = readRemote(client, matcher, cache, async () => expectedFiles(snapshotOf(await local!), ...known)());
   read.catch(() => undefined);
-  return { read, scanned, failed };
+  local = scan();
+  return { local, read };
 }
 
 /** Accumulates index entries, sorting them into files, symlinks and our leftovers. */

@@ -55,12 +55,9 @@ export async function readSides(session: Session, scopes: string[] | null, comma
   const loaded = await store.load();
   if (scopes === null || scopes.includes('')) {
     // Asked before the scan, answered while it hashes (readRemoteBeside).
-    const beside = readRemoteBeside(client, matcher, loaded.remote, loaded.remote?.snapshot, loaded.base);
-    const scan = known ? { ...known, temps: [] } : await scanTree({ root: config.root, matcher, cache }).catch((err: unknown) => {
-      beside.failed(err);
-      throw err;
-    });
-    beside.scanned(scan.snapshot);
+    const scanned = async (): Promise<KnownLocal & { temps: string[] }> => (known ? { ...known, temps: [] } : scanTree({ root: config.root, matcher, cache }));
+    const beside = readRemoteBeside(client, matcher, loaded.remote, scanned, (t) => t.snapshot, loaded.remote?.snapshot, loaded.base);
+    const scan = await beside.local;
     if (!known) await cache.save();
     const remoteRead = await beside.read;
     const folded = await foldUnverified(session, loaded.base, remoteRead.snapshot);

@@ -11,7 +11,7 @@ import { runCli } from '../helpers/cli.js';
 import { envFor, pushOnce } from '../helpers/push.js';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startWatch } from '../../src/watch/daemon.js';
+import { startWatch, type WatchDaemon } from '../../src/watch/daemon.js';
 import { Recorder, watchSession } from '../watch/harness.js';
 import { ownBudgetPerTest } from '../helpers/budget.js';
 
@@ -48,6 +48,26 @@ async function cloneOf(from: string, prefix = 'clone'): Promise<string> {
   const to = await folder(prefix);
   await cp(from, to, { recursive: true, filter: (src) => !src.split(path.sep).includes('.hostsync') });
   return to;
+}
+
+/** A watch (--no-apply) on `dir`, idle, for the length of `fn`; stopped and closed after it. */
+async function watching(dir: string, fn: (daemon: WatchDaemon, rec: Recorder) => Promise<void>): Promise<void> {
+  const session = await watchSession(emu, dir, emu.deploymentId);
+  const rec = new Recorder();
+  const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+  try {
+    await daemon.whenIdle();
+    await fn(daemon, rec);
+  } finally {
+    await daemon.stop();
+    await session.close();
+  }
+}
+
+/** Writes `text` to `rel` in `dir` and waits until the deployment's volume holds it (a watch's cycle). */
+async function savedAndSynced(dir: string, rel: string, text: string): Promise<void> {
+  await writeFile(path.join(dir, rel), text);
+  while ((await readFile(path.join(emu.volume, rel), 'utf8')) !== text) await sleep(20);
 }
 
 const PROJECT = { 'index.html': '<h1>hi</h1>\n', 'src/app.js': 'console.log(1)\n', 'src/util.js': 'export const u = 1\n', 'package.json': '{"name":"site"}\n' };
@@ -180,17 +200,10 @@ describe('two copies of the project, one deployment', () => {
     await pushOnce(emu, a);
     const b = await cloneOf(a, 'copy-b');
     // B's watch starts with a no-op push: nothing to record, but it reads the record and keeps it.
-    const session = await watchSession(emu, b, emu.deploymentId);
-    const daemon = await startWatch(session, { noApply: true, onEvent: new Recorder().onEvent });
-    try {
+    await watching(b, async (daemon) => {
+      await savedAndSynced(b, 'src/app.js', 'console.log("from b")\n');
       await daemon.whenIdle();
-      await writeFile(path.join(b, 'src/app.js'), 'console.log("from b")\n');
-      while ((await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')) !== 'console.log("from b")\n') await sleep(20);
-      await daemon.whenIdle();
-    } finally {
-      await daemon.stop();
-      await session.close();
-    }
+    });
     const fromA = await pushOnce(emu, a, { dryRun: true });
     expect(fromA.report.drift).toEqual([]);
     expect(fromA.report.conflicts).toEqual([]);
@@ -205,11 +218,7 @@ describe('two copies of the project, one deployment', () => {
     // B pushes once (takes the deployment's base).
     expect((await pushOnce(emu, b)).report.conflicts).toEqual([]);
 
-    const session = await watchSession(emu, a, emu.deploymentId);
-    const rec = new Recorder();
-    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
-    try {
-      await daemon.whenIdle();
+    await watching(a, async (daemon, rec) => {
       await rm(path.join(a, 'package.json'));
       while (existsSync(path.join(emu.volume, 'package.json'))) await sleep(20);
       await daemon.whenIdle();
@@ -238,15 +247,11 @@ describe('two copies of the project, one deployment', () => {
       expect(changed.report.counts.written).toBe(1);
       // A edits another file: its cycle finds the record moved, reads the whole deployment, merges.
       const mark = rec.events.length;
-      await writeFile(path.join(a, 'src/app.js'), 'console.log("from a")\n');
-      while ((await readFile(path.join(emu.volume, 'src/app.js'), 'utf8')) !== 'console.log("from a")\n') await sleep(20);
+      await savedAndSynced(a, 'src/app.js', 'console.log("from a")\n');
       await daemon.whenIdle();
       expect(await readFile(path.join(emu.volume, 'src/util.js'), 'utf8')).toBe('export const u = "from b"\n');
       expect(rec.cyclesSince(mark).flatMap((c) => c.conflicts)).toEqual([]);
-    } finally {
-      await daemon.stop();
-      await session.close();
-    }
+    });
     // A's status, after: util.js is B's change (pull takes it), not a hand edit; no conflicts.
     const fromA = await pushOnce(emu, a, { dryRun: true });
     expect(fromA.report.conflicts).toEqual([]);

@@ -29,6 +29,16 @@ async function fresh(files: Record<string, string>) {
 
 describe('readRemoteBeside (the index asked while the local scan runs)', () => {
   const tree = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`d${i % 3}/f${i}.txt`, `${i}\n`]));
+  /** A scan the test ends by hand: `end` with its tree, or `fail`. */
+  const heldScan = () => {
+    let end!: (s: Map<string, Entry>) => void;
+    let fail!: (e: Error) => void;
+    const done = new Promise<Map<string, Entry>>((resolve, reject) => {
+      end = resolve;
+      fail = reject;
+    });
+    return { scan: () => done, end, fail };
+  };
   const untilAsked = async (client: HostingClient, n: number) => {
     while (client.stats().total < n) await sleep(5);
   };
@@ -37,12 +47,14 @@ describe('readRemoteBeside (the index asked while the local scan runs)', () => {
     try {
       const whole = await readRemote(client, matcher, null);
       client.resetStats();
-      const beside = readRemoteBeside(client, matcher, null);
+      const held = heldScan();
+      const beside = readRemoteBeside(client, matcher, null, held.scan, (s) => s);
       await untilAsked(client, 1);
       // The scan is still "running": the grouped reads need its tree and do not start.
       await sleep(150);
       expect(client.stats().total).toBe(1);
-      beside.scanned(new Map(Object.keys(tree).map((p) => [p, { path: p } as Entry])));
+      held.end(new Map(Object.keys(tree).map((p) => [p, { path: p } as Entry])));
+      await beside.local;
       const read = await beside.read;
       expect([...read.snapshot.keys()].sort()).toEqual([...whole.snapshot.keys()].sort());
       expect(client.stats().total).toBeGreaterThan(1);
@@ -53,9 +65,11 @@ describe('readRemoteBeside (the index asked while the local scan runs)', () => {
   it('a scan that fails ends it: no further read, no unhandled rejection', async () => {
     const { client } = await fresh(tree);
     try {
-      const beside = readRemoteBeside(client, matcher, null);
+      const held = heldScan();
+      const beside = readRemoteBeside(client, matcher, null, held.scan, (s) => s);
       await untilAsked(client, 1);
-      beside.failed(new Error('scan failed'));
+      held.fail(new Error('scan failed'));
+      await expect(beside.local).rejects.toThrow('scan failed');
       await expect(beside.read).rejects.toThrow('scan failed');
       await sleep(50);
       expect(client.stats().total).toBe(1);
