@@ -1,16 +1,20 @@
 /**
  * A HashPool worker thread (hash-pool.ts): boots (module graph, xxhash-wasm) before it has
- * work, then given the columns claims batches from the shared counter until none is left,
- * posts the codes of the files that threw, and exits.
+ * work, then reads each segment it is given, claiming batches from the segment's shared
+ * counter until none is left; at the end it posts the codes of the files that threw (by
+ * index among all the pool's files) and exits.
  */
 import { parentPort } from 'node:worker_threads';
 import { xxhashApi } from './hash.js';
-import { claimBatch, hashRange, type PoolColumns } from './hash-pool.js';
+import { readBatch, type PoolMessage } from './hash-pool.js';
 
 const xx = await xxhashApi();
-parentPort!.once('message', (columns: PoolColumns) => {
-  const errors = new Map<number, string>();
-  for (let b = claimBatch(columns); b !== null; b = claimBatch(columns)) hashRange(columns, b[0], b[1], xx, errors);
+const errors = new Map<number, string>();
+parentPort!.on('message', (m: PoolMessage) => {
+  if ('segment' in m) {
+    while (readBatch(m.segment, xx, errors));
+    return;
+  }
   parentPort!.postMessage({ errors: [...errors] });
   parentPort!.close();
 });

@@ -20,7 +20,7 @@ import { countBelow } from '../model/tree-snapshot.js';
 import type { Entry, Snapshot } from '../model/types.js';
 import { LazySnapshot, withDelta, type DeltaItem, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { HASH_CONCURRENCY, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS, HASH_WORKERS_MIN_FILES, SCAN_DELTA_MAX_PATHS, SCAN_READS_IN_PLACE_MAX } from './tunables.js';
+import { HASH_CONCURRENCY, HASH_POOL_SEGMENT_FILES, HASH_STREAM_THRESHOLD_BYTES, HASH_SYNC_SLICE_MS, HASH_WORKERS_MIN_FILES, SCAN_DELTA_MAX_PATHS, SCAN_READS_IN_PLACE_MAX } from './tunables.js';
 import { FAILED, GONE, HashPool, LARGE, NOT_DONE, READ_UNSTABLE as POOL_READ_UNSTABLE, hashWorkersFor } from './hash-pool.js';
 import { digestLargeFile, digestSmallFileSync, hashWordLE, hexOfWords, xxhashApi, type FileDigest } from './hash.js';
 import { StatRows } from './stat-rows.js';
@@ -42,6 +42,8 @@ export interface ScanOptions {
   hashWorkers?: number;
   /** Fewest files to read for worker threads to start; default HASH_WORKERS_MIN_FILES. */
   hashWorkersMinFiles?: number;
+  /** Files the walk hands started workers at once; default HASH_POOL_SEGMENT_FILES. */
+  hashSegmentFiles?: number;
   /** Called with each directory's relative path before it is read ('' is the root). */
   onDirectory?: (relDir: string) => void;
   /**
@@ -172,14 +174,23 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
     readInPlace.push({ rel, d, recordedMs });
     return d;
   };
-  /** Started once the walk has found enough files to read: the workers boot while it goes on. */
+  /**
+   * Started once the walk has found enough files to read: the workers boot while it goes
+   * on, and read what it finds from then on, a segment at a time (`fed`: the files given).
+   */
   let pool: HashPool | null = null;
+  let fed = 0;
   const minFiles = opts.hashWorkersMinFiles ?? HASH_WORKERS_MIN_FILES;
+  const segmentFiles = opts.hashSegmentFiles ?? HASH_POOL_SEGMENT_FILES;
   const slotToRead = (rel: string, abs: string, stat: FileStat | undefined): void => {
     inPlace = false;
     slots.push(toRead.length);
     toRead.push({ rel, abs, stat });
     if (pool === null && toRead.length >= minFiles) pool = HashPool.start(hashWorkersFor(toRead.length, minFiles, opts.hashWorkers));
+    if (pool !== null && toRead.length - fed >= segmentFiles) {
+      pool.feed(toRead.slice(fed));
+      fed = toRead.length;
+    }
   };
   const walked = closingOnThrow(() => pool, () => walkTree(root, matcher, '', {
     ...walkOptions(opts),

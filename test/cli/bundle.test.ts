@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { digestSmallFileSync, xxhashApi } from '../../src/local/hash.js';
-import { makeColumns, READ } from '../../src/local/hash-pool.js';
+import { makeColumns, READ, type PoolMessage } from '../../src/local/hash-pool.js';
 import { CLI, TEST_CONFIG_HOME } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
@@ -135,7 +135,8 @@ describe('the bundled CLI', () => {
       const columns = makeColumns(files);
       const worker = new Worker(path.join(BIN, 'hash-worker.js'));
       try {
-        worker.postMessage(columns);
+        worker.postMessage({ segment: { base: 0, columns } } satisfies PoolMessage);
+        worker.postMessage({ end: true } satisfies PoolMessage);
         const [answer] = (await once(worker, 'message')) as [{ errors: unknown[] }];
         expect(answer.errors).toEqual([]);
       } finally {

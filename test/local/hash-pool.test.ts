@@ -3,7 +3,7 @@ import { utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { digestSmallFileSync, xxhashApi } from '../../src/local/hash.js';
-import { GONE, hashInParallel, HashPool, LARGE, NOT_DONE, READ } from '../../src/local/hash-pool.js';
+import { FAILED, GONE, hashInParallel, HashPool, LARGE, NOT_DONE, READ } from '../../src/local/hash-pool.js';
 import type { Worker } from 'node:worker_threads';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import { scanTree } from '../../src/local/scan.js';
@@ -79,11 +79,34 @@ describe('hash pool', () => {
     });
   });
 
+  it('workers fed in segments read each file once, as digestSmallFileSync does, errors named by their index among all files', async () => {
+    const rels = await makeTree();
+    // A name past any file system's limit cannot be opened: the one error, in the fifth segment.
+    const paths = rels.map((rel) => path.join(root, rel));
+    paths.splice(450, 0, path.join(root, 'x'.repeat(300)));
+    const files = paths.map((abs) => ({ abs, stat: undefined }));
+    const xx = await xxhashApi();
+    const pool = HashPool.start(2);
+    for (let i = 0; i < 600; i += 100) pool.feed(files.slice(i, i + 100));
+    const { columns: c, errors } = await pool.hash(files, xx, { mainThreadReads: false });
+    expect(c.paths).toEqual(paths);
+    expect([...errors]).toEqual([[450, 'ENAMETOOLONG']]);
+    expect(c.outcome[450]).toBe(FAILED);
+    files.forEach((f, i) => {
+      if (i === 450) return;
+      const d = digestSmallFileSync(f.abs, xx, f.stat);
+      if (d === 'large') return expect(c.outcome[i]).toBe(LARGE);
+      if (d === null) throw new Error(`${f.abs} is gone`);
+      expect(c.outcome[i]).toBe(READ);
+      expect([c.hashLo[i], c.hashHi[i], c.size[i], c.ino[i]]).toEqual([d.hashLo, d.hashHi, d.size, d.stat.ino]);
+    });
+  });
+
   it('a worker gone before it is given files costs no answer and no hang: the main thread reads them', async () => {
     const rels = await makeTree();
     const files = rels.map((rel) => ({ abs: path.join(root, rel), stat: undefined }));
     const pool = HashPool.start(1);
-    const [worker] = (pool as unknown as { idle: Worker[] }).idle;
+    const [worker] = (pool as unknown as { workers: Worker[] }).workers;
     await worker!.terminate();
     const { columns: c } = await pool.hash(files, await xxhashApi());
     expect([...c.outcome].filter((o) => o === NOT_DONE)).toEqual([]);
@@ -94,7 +117,7 @@ describe('hash pool', () => {
     const serialCache = StatCache.inMemory();
     const parallelCache = StatCache.inMemory();
     const serial = await scanTree({ root, matcher, cache: serialCache, hashWorkers: 0 });
-    const parallel = await scanTree({ root, matcher, cache: parallelCache, hashWorkers: 2, hashWorkersMinFiles: 0 });
+    const parallel = await scanTree({ root, matcher, cache: parallelCache, hashWorkers: 2, hashWorkersMinFiles: 0, hashSegmentFiles: 100 });
     expect(parallel.stats.hashed).toBe(rels.length);
     expect([...parallel.snapshot.values()]).toEqual([...serial.snapshot.values()]);
     expect(parallel.warnings).toEqual(serial.warnings);
@@ -104,7 +127,7 @@ describe('hash pool', () => {
     const older = new Date(Date.now() - 7_200_000);
     for (const rel of rels) await utimes(path.join(root, rel), older, older);
     const serial2 = await scanTree({ root, matcher, cache: serialCache, hashWorkers: 0 });
-    const parallel2 = await scanTree({ root, matcher, cache: parallelCache, hashWorkers: 2, hashWorkersMinFiles: 0 });
+    const parallel2 = await scanTree({ root, matcher, cache: parallelCache, hashWorkers: 2, hashWorkersMinFiles: 0, hashSegmentFiles: 100 });
     expect(parallel2.stats.hashed).toBe(rels.length);
     expect([...parallel2.snapshot.values()]).toEqual([...serial2.snapshot.values()]);
     expect(cacheView(parallelCache, rels)).toEqual(cacheView(serialCache, rels));
