@@ -451,12 +451,18 @@ export class StatCache {
         writeRecord(w, rels[i]!, rows.mtimeMs[i]!, rows.ctimeMs[i]!, rows.ino[i]!, rows.size[i]!, rows.mode[i]!, rows.text[i] === 1, rows.hashLo[i]!, rows.hashHi[i]!);
       }
     } else if (this.spliced && this.cursor !== null) {
-      if (!this.writePatched(w, this.cursor.body.copy())) this.writeSpliced(w, this.cursor.body.copy());
+      const patched = this.writePatched(w, this.cursor.body.copy());
+      if (patched === 'unchanged') return void this.saved();
+      if (!patched) this.writeSpliced(w, this.cursor.body.copy());
     } else this.writeInOrder(w);
     const dir = path.dirname(this.file);
     await fsp.mkdir(dir, { recursive: true });
     await writeFileAtomic(this.file, await w.finish(MAGIC, STAT_CACHE_VERSION));
     for (const former of FORMER_FILES) await fsp.rm(path.join(dir, former), { force: true });
+    this.saved();
+  }
+
+  private saved(): void {
     this.dirty = false;
     this.spliced = false;
     this.order = null; // it holds the scan's snapshot: not kept past the save
@@ -466,14 +472,20 @@ export class StatCache {
    * writeSpliced when every entry recorded replaces a loaded record of the same path (files
    * edited since: the usual case): the loaded bytes from `r` (at the first record) as they
    * are, those records' data overwritten in place (the paths, and so their front coding, are
-   * the same). False, nothing written, when it does not apply or a record would be racy.
+   * the same). False, nothing written, when it does not apply or a loaded record is racy now.
+   *
+   * An entry recorded racy (a file edited a moment ago, as a status or push right after a
+   * save reads it) leaves its loaded record as it was: stale, it no longer matches the file,
+   * whose ctime has moved on since, so the next scan reads the file again, as it would with
+   * the record left out. When every entry is so, nothing is written: 'unchanged'. (Spliced,
+   * the save rebuilt every path of the file: ~0.3 s of CPU at 100k files, twice per edit.)
    */
-  private writePatched(w: PackedWriter, r: PackedReader): boolean {
+  private writePatched(w: PackedWriter, r: PackedReader): boolean | 'unchanged' {
     const loaded = this.loaded!;
     const staleAt = this.staleAt;
     const fresh = this.fresh;
     if (staleAt === null || (this.shadowed?.size ?? 0) !== fresh.size) return false;
-    for (const [rel, e] of fresh) if (!staleAt.has(rel) || isRacy(e.mtimeMs, e.recordedMs)) return false;
+    for (const rel of fresh.keys()) if (!staleAt.has(rel)) return false;
     const start = r.offset;
     // A loaded record racy now is left out on save: the other way does that.
     for (const check = r.copy(); !check.done; ) {
@@ -481,9 +493,11 @@ export class StatCache {
       if (isRacy(loaded.f64At(check.offset), this.loadedAtMs)) return false;
       check.skip(RECORD_BYTES);
     }
+    const settled = [...fresh].filter(([, e]) => !isRacy(e.mtimeMs, e.recordedMs));
+    if (settled.length === 0) return 'unchanged';
     const body = Buffer.from(r.rest());
     const view = new DataView(body.buffer, body.byteOffset, body.length);
-    for (const [rel, e] of fresh) {
+    for (const [rel, e] of settled) {
       const at = staleAt.get(rel)! - start;
       view.setFloat64(at, e.mtimeMs, true);
       view.setFloat64(at + 8, e.ctimeMs, true);

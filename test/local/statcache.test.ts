@@ -221,6 +221,39 @@ describe('StatCache', () => {
     expect(await cacheIno()).toBe(ino);
   });
 
+  it('a file edited a moment ago leaves the saved cache as it was, read again by the next scan until it settles, then patched in place', async () => {
+    await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
+    const first = await StatCache.load(cacheFile);
+    await scanTree({ root, matcher, cache: first });
+    await first.save();
+    const ino = await cacheIno();
+    const before = await readFile(cacheFile);
+    await writeFile(path.join(root, 'dir/b.txt'), 'bravo, edited just now\n'); // racy: its mtime is now
+
+    const second = await StatCache.load(cacheFile);
+    expect((await scanTree({ root, matcher, cache: second })).stats).toMatchObject({ hashed: 1, cached: 2 });
+    await second.save();
+    expect(await cacheIno()).toBe(ino);
+    expect(await readFile(cacheFile)).toEqual(before);
+    // Its record, left as it was, does not answer for the file as it is now.
+    const third = await StatCache.load(cacheFile);
+    const racy = await scanTree({ root, matcher, cache: third });
+    expect(racy.stats).toMatchObject({ hashed: 1, cached: 2 });
+    expect(racy.snapshot.get('dir/b.txt')?.size).toBe('bravo, edited just now\n'.length);
+
+    await settle('dir/b.txt');
+    const fourth = await StatCache.load(cacheFile);
+    const settled = await scanTree({ root, matcher, cache: fourth });
+    expect(settled.stats).toMatchObject({ hashed: 1, cached: 2 });
+    await fourth.save();
+    expect(await cacheIno()).not.toBe(ino);
+    const fifth = await StatCache.load(cacheFile);
+    const again = await scanTree({ root, matcher, cache: fifth });
+    expect(again.stats).toMatchObject({ files: 3, hashed: 0, cached: 3 });
+    expect(again.snapshot).toEqual(settled.snapshot);
+    expect(racy.snapshot).toEqual(settled.snapshot);
+  });
+
   it('a cache written in another order than the walk is saved again in walk order, once', async () => {
     await settle('a.txt', 'dir/b.txt', 'dir/sub/c.bin');
     const hashes = (await scanTree({ root, matcher, cache: StatCache.inMemory() })).snapshot;
