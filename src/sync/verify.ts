@@ -111,7 +111,8 @@ export function verify(input: VerifyInput): Verdict {
     else counts.chmod++;
   }
   const conflicts = mergeConflicts(input.firstConflicts, input.rec.conflicts.filter((c) => !raced.has(c.path)));
-  const base = settleBase(input.oldBase, input.rec);
+  const settled = settleBase(input.oldBase, input.rec);
+  const base = raced.size === 0 ? settled : new Map(settled);
   for (const [p, entry] of raced) base.set(p, toBaseEntry(entry));
   return { failures, warnings, conflicts, base, counts };
 }

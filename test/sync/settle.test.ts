@@ -35,6 +35,13 @@ describe('settleBase: the base saved after a push, from a reconcile against the 
     expect(hashes(settleBase(old, verified))).toEqual({ a: file('a', '1').hash });
   });
 
+  it('with nothing pending it is the verified next base itself: a no-op push makes no entry of it', () => {
+    const old = snap(file('a', '1'), file('b', '2'));
+    const verified = reconcile(old, old, old, none);
+    expect(verified.changes).toEqual([]);
+    expect(settleBase(old, verified)).toBe(verified.nextBase);
+  });
+
   it('does not modify the reconciliation it was given', () => {
     const old = snap(file('a', '1'));
     const verified = reconcile(old, snap(file('a', '2')), old, none);

@@ -79,6 +79,21 @@ describe('verify', () => {
     expect(v.base.get('a')?.hash).toBe(sentHash);
   });
 
+  it('adopting bytes we sent leaves the reconciliation it settled from as it was', () => {
+    const base = snap(file('a', '1'));
+    const local = snap(file('a', '2'));
+    const after = snap(file('a', '3'));
+    const before = decide({ base, scanned: local, skipped: [], remote: { snapshot: base, symlinks: [] }, options: none });
+    const verifying = decide({ base, scanned: local, skipped: [], remote: { snapshot: after, symlinks: [] }, options: none });
+    const nextBefore = new Map(verifying.rec.nextBase);
+    const v = verify({
+      oldBase: base, intended: before.rec.changes, failures: [], vanished: new Set(), held: new Set(), sent: new Map([['a', file('a', '3').hash!]]),
+      local: verifying.local, remote: after, rec: verifying.rec, firstConflicts: before.rec.conflicts,
+    });
+    expect(v.base.get('a')?.hash).toBe(file('a', '3').hash);
+    expect(verifying.rec.nextBase).toEqual(nextBefore);
+  });
+
   it('bytes someone else wrote stay a conflict and are never adopted', () => {
     const v = judge(snap(file('a', '1')), snap(file('a', '2')), snap(file('a', 'theirs')), { sent: new Map([['a', file('a', '2').hash!]]) });
     expect(v.conflicts.map((c) => c.path)).toEqual(['a']);
