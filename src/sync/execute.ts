@@ -11,6 +11,7 @@ import { tarGzStream, type PartBudget } from '../remote/upload.js';
 import { partFits, tarEntryBytesOf } from './archive-bound.js';
 import { archivePartMargin, archivePartsAtWorst, modeOf } from './plan.js';
 import { parentDir } from '../model/paths.js';
+import { countBelow } from '../model/tree-snapshot.js';
 import type { HostingClient } from '../remote/client.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { xxh64Bytes } from '../local/hash.js';
@@ -541,13 +542,31 @@ async function findOverwritten(landed: string[], opts: ExecuteOptions, result: E
  * when it is now empty, because a non-empty folder holds something we did not put there
  * (ignored or remote-only files) and deleted folders cannot be restored.
  */
+/**
+ * The paths among `paths` that are folders on the deployment (a folder is no entry, only a
+ * prefix of some). A path the deployment holds a file at is none, so a push of edited files
+ * asks nothing more; only new paths cost a pass over the remote's paths (at 100k files,
+ * ~0.2 s of making every entry of a remote kept unmade).
+ */
+export function remoteFolders(remote: Snapshot, paths: readonly string[]): string[] {
+  const open = [...new Set(paths)].filter((p) => !remote.has(p));
+  if (open.length === 0) return [];
+  const counted = open.map((p) => countBelow(remote, p));
+  if (counted.every((n) => n !== undefined)) return open.filter((_, i) => counted[i]! > 0);
+  const wanted = new Set(open);
+  const found = new Set<string>();
+  for (const p of remote.keys()) {
+    for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) {
+      const dir = p.slice(0, i);
+      if (wanted.has(dir)) found.add(dir);
+    }
+  }
+  return open.filter((p) => found.has(p));
+}
+
 async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: ExecResult): Promise<{ blocked: Set<string>; requested: boolean }> {
   const blocked = new Set<string>();
-  const remoteDirs = new Set<string>();
-  for (const p of opts.remote.keys()) {
-    for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) remoteDirs.add(p.slice(0, i));
-  }
-  const targets = group.flatMap((s) => stepPaths(s)).filter((p) => remoteDirs.has(p));
+  const targets = remoteFolders(opts.remote, group.flatMap((s) => stepPaths(s)));
   const requested = targets.length > 0;
   for (const dir of targets) {
     try {

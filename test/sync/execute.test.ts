@@ -8,7 +8,10 @@ import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ig
 import { scanTree } from '../../src/local/scan.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { decide } from '../../src/sync/decide.js';
-import { executePlan, type ExecuteOptions } from '../../src/sync/execute.js';
+import { executePlan, remoteFolders, type ExecuteOptions } from '../../src/sync/execute.js';
+import { LazySnapshot } from '../../src/model/lazy-snapshot.js';
+import { TreeSnapshot } from '../../src/model/tree-snapshot.js';
+import type { Entry } from '../../src/model/types.js';
 import { readRemote, readRemoteScope } from '../../src/sync/remote-read.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { testKey } from '../helpers/keys.js';
@@ -133,5 +136,28 @@ describe('executePlan', () => {
     } finally {
       await s.done();
     }
+  });
+});
+
+describe('remoteFolders: which paths of a push are folders on the deployment', () => {
+  const entry = (p: string): Entry => ({ path: p, hash: '0123456789abcdef', size: 1, executable: false });
+  const paths = ['a.txt', 'd/x.txt', 'd/e/y.txt', 'de.txt', 'f/g.txt'];
+  const asked = ['a.txt', 'd', 'd/e', 'de', 'f/g.txt', 'new.txt', 'd'];
+
+  it.each([
+    ['a Map', () => new Map(paths.map((p) => [p, entry(p)]))],
+    ['a TreeSnapshot', () => new TreeSnapshot(paths.map((p) => [p, entry(p)]))],
+    ['a LazySnapshot', () => new LazySnapshot(paths.length, () => paths.map(entry))],
+  ])('in %s: the folders, each once, in the order asked', (_kind, make) => {
+    expect(remoteFolders(make(), asked)).toEqual(['d', 'd/e']);
+  });
+
+  it('paths the deployment holds files at need no pass over its paths (a remote kept unmade stays so)', () => {
+    const files = new Map(paths.map((p) => [p, entry(p)]));
+    const lazy = new LazySnapshot(paths.length, () => paths.map(entry), null, (k) => files.get(k));
+    expect(remoteFolders(lazy, ['a.txt', 'd/e/y.txt'])).toEqual([]);
+    expect(lazy.lazy).toBe(true);
+    expect(remoteFolders(lazy, ['d'])).toEqual(['d']);
+    expect(lazy.lazy).toBe(false);
   });
 });
