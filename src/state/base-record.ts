@@ -144,6 +144,17 @@ export function appendedText(text: string, oldTail: string, batch: string, newTa
   return `${text.slice(0, text.length - tail.length)}${batch}${tailLine(newTail)}`;
 }
 
+/**
+ * What parseRecord(appendedText(text, record.tail, batch, newTail)) answers, for `record`
+ * parsed from `text` and `batch` from batchText (not a snapshot), without parsing `text`
+ * again: at 100k files that is ~0.2 s of each watch cycle.
+ */
+export function appendedRecord(record: BaseRecord, batch: string, newTail: string): BaseRecord {
+  const added = parseRecord(`${RECORD_MAGIC}\n${batch}${tailLine(newTail)}`);
+  if (added.batches.some((b) => b.snapshot)) throw new Error('base record: only a batch is appended, never a snapshot');
+  return { batches: [...record.batches, ...added.batches], tail: newTail, snapshotBytes: record.snapshotBytes, totalBytes: record.totalBytes + Buffer.byteLength(batch) };
+}
+
 function parseHeader(s: string, line: number): BatchHeader {
   let h: unknown;
   try {

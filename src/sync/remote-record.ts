@@ -16,6 +16,7 @@ import path from 'node:path';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
 import { xxh64Bytes } from '../local/hash.js';
 import {
+  appendedRecord,
   appendedText,
   batchText,
   diffBases,
@@ -137,13 +138,25 @@ export async function readRecord(
   }
 }
 
+/**
+ * The record last parsed or committed in this process, by its exact text. A watch reads its
+ * copy again every cycle to append the cycle's batch: a text equal to this one is not parsed
+ * again (~0.2 s of CPU a cycle at 100k files, for ~3 MB of text compared). A BaseRecord is
+ * never changed once made, so reads may share it.
+ */
+let lastParsed: { text: string; record: BaseRecord } | null = null;
+
 /** The parsed record of a read (a current copy is parsed on first ask); null when there is none. */
 export function parsedRecord(read: RecordRead): BaseRecord | null {
   if (read.record === null && read.text !== null) {
-    try {
-      read.record = parseRecord(read.text);
-    } catch {
-      read.text = null;
+    if (lastParsed !== null && lastParsed.text === read.text) read.record = lastParsed.record;
+    else {
+      try {
+        read.record = parseRecord(read.text);
+        lastParsed = { text: read.text, record: read.record };
+      } catch {
+        read.text = null;
+      }
     }
   }
   return read.record;
@@ -209,6 +222,7 @@ export async function commitBatch(
     throw err;
   }
   await save(read.path, next);
+  lastParsed = { text: next, record: compact ? parseRecord(next) : appendedRecord(record, batch, nonce) };
   return { ok: true, id: header.id, requests: 1 };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  appendedRecord,
   appendedText,
   batchText,
   diffBases,
@@ -55,6 +56,21 @@ describe('base record format', () => {
     expect(byPath['a.txt']!.before).toEqual({ hash: file('a', '1').hash, size: 1, executable: false });
     expect(byPath['dir/c\tweird%\nname']!.after).toBeNull();
     expect(byPath['new']!.before).toBeNull();
+  });
+
+  it('a batch appended to a parsed record is what parsing the appended text gives, non-ASCII paths and all', () => {
+    const wide = snapshotText(H('s1', 'snapshot'), snap(file('caf\u00e9.txt', '1'), file('dir/b.js', '2')).values(), NONCE1);
+    let record = parseRecord(wide);
+    let current = wide;
+    const tails = [NONCE2, NONCE1];
+    for (const [i, after] of [snap(file('caf\u00e9.txt', '9'), file('dir/\u65e5\u672c.js', '2')), snap(file('z', 'z'))].entries()) {
+      const batch = batchText(H(`p${i}`), diffBases(base, after));
+      const next = appendedText(current, record.tail, batch, tails[i]!);
+      record = appendedRecord(record, batch, tails[i]!);
+      expect(record).toEqual(parseRecord(next));
+      current = next;
+    }
+    expect(() => appendedRecord(record, batchText(H('s2', 'snapshot'), [], true), NONCE2)).toThrow(/never a snapshot/);
   });
 
   it('hashless entries (too big to hash) keep their size', () => {

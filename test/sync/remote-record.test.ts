@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendedText, batchText, parseRecord, snapshotText, type BatchHeader } from '../../src/state/base-record.js';
-import { commitBatch, readRecord, type RecordRead } from '../../src/sync/remote-record.js';
+import { commitBatch, parsedRecord, readRecord, type RecordRead } from '../../src/sync/remote-record.js';
 import { replayRecord } from '../../src/sync/record-merge.js';
 import { RecordCopyStore } from '../../src/state/record-copy.js';
 import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES } from '../../src/sync/tunables.js';
@@ -60,6 +60,25 @@ describe('commitBatch', () => {
     const lost = await commitBatch(session, read, 'push', [{ path: 'a', before: rec(file('a', '1')), after: rec(file('a', '3')) }], () => []);
     expect(lost.ok).toBe(false);
     expect(remote.text).toBe(before);
+  });
+
+  it("a watch's cycles commit from the copy without parsing it again: each read's record is the text's, made once", async () => {
+    const remote = { text: snapshotText(H('s'), [file('a', '1'), file('b/\u65e5.js', '2')], 'a'.repeat(32)) };
+    const { session, stateDir } = await fakeSession(remote);
+    const store = new RecordCopyStore(stateDir);
+    const copyRead = async (): Promise<RecordRead> => {
+      const meta = await store.meta();
+      return { path: '.hostsync/base-x.rec', text: meta === null ? remote.text : await store.text(meta), record: null, own: meta?.own ?? [], current: true, requests: 0, warning: null };
+    };
+    for (const v of ['2', '3', '4']) {
+      const read = await copyRead();
+      const ok = await commitBatch(session, read, 'watch', [{ path: 'a', before: null, after: rec(file('a', v)) }], () => []);
+      expect(ok.ok).toBe(true);
+      const [next, again] = [await copyRead(), await copyRead()];
+      expect(next.text).toBe(remote.text);
+      expect(parsedRecord(next)).toEqual(parseRecord(remote.text));
+      expect(parsedRecord(again)).toBe(parsedRecord(next));
+    }
   });
 
   it('compacts once the batches outgrow the snapshot: one snapshot of the older batches, the newest kept, the same replay', async () => {
