@@ -146,6 +146,15 @@ export async function readRecord(
  */
 let lastParsed: { text: string; record: BaseRecord } | null = null;
 
+/** Keeps what `text` parses to for the next read of it; a memo only: a commit that landed never fails here. */
+function rememberCommitted(text: string, record: () => BaseRecord): void {
+  try {
+    lastParsed = { text, record: record() };
+  } catch {
+    lastParsed = null;
+  }
+}
+
 /** The parsed record of a read (a current copy is parsed on first ask); null when there is none. */
 export function parsedRecord(read: RecordRead): BaseRecord | null {
   if (read.record === null && read.text !== null) {
@@ -222,7 +231,7 @@ export async function commitBatch(
     throw err;
   }
   await save(read.path, next);
-  lastParsed = { text: next, record: compact ? parseRecord(next) : appendedRecord(record, batch, nonce) };
+  rememberCommitted(next, () => (compact ? parseRecord(next) : appendedRecord(record, batch, nonce)));
   return { ok: true, id: header.id, requests: 1 };
 }
 
