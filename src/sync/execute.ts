@@ -537,12 +537,6 @@ async function findOverwritten(landed: string[], opts: ExecuteOptions, result: E
 }
 
 /**
- * A file that replaces a folder (dir -> file) cannot land while the folder exists. The
- * plan already deleted the files we tracked under it; the folder itself is removed only
- * when it is now empty, because a non-empty folder holds something we did not put there
- * (ignored or remote-only files) and deleted folders cannot be restored.
- */
-/**
  * The paths among `paths` that are folders on the deployment (a folder is no entry, only a
  * prefix of some). A path the deployment holds a file at is none, so a push of edited files
  * asks nothing more; only new paths cost a pass over the remote's paths (at 100k files,
@@ -564,6 +558,12 @@ export function remoteFolders(remote: Snapshot, paths: readonly string[]): strin
   return open.filter((p) => found.has(p));
 }
 
+/**
+ * A file that replaces a folder (dir -> file) cannot land while the folder exists. The
+ * plan already deleted the files we tracked under it; the folder itself is removed only
+ * when it is now empty, because a non-empty folder holds something we did not put there
+ * (ignored or remote-only files) and deleted folders cannot be restored.
+ */
 async function clearFolderTargets(group: Step[], opts: ExecuteOptions, result: ExecResult): Promise<{ blocked: Set<string>; requested: boolean }> {
   const blocked = new Set<string>();
   const targets = remoteFolders(opts.remote, group.flatMap((s) => stepPaths(s)));
