@@ -167,7 +167,20 @@ const CREDENTIAL_FOLDERS = new Set(CREDENTIAL_PATTERNS.filter((p) => /^[^/*]+\/$
  * The rules after the credentials, in order: what "sendSecrets" lets through, what is never
  * synced, `.hostsync/`.
  */
+/**
+ * The last answer of protectedPatterns, by its input: every matcher a process builds asks it
+ * twice (the rules and the enforced ones), and a watch answering `status` builds one per
+ * question (~4 ms each, building a matcher to test the never-synced files).
+ */
+let lastProtected: { key: string; patterns: readonly string[] } | null = null;
+
 function protectedPatterns(files: ProtectedFiles): string[] {
+  const key = JSON.stringify([files.sendSecrets ?? [], files.neverSync ?? []]);
+  if (lastProtected === null || lastProtected.key !== key) lastProtected = { key, patterns: computeProtectedPatterns(files) };
+  return [...lastProtected.patterns];
+}
+
+function computeProtectedPatterns(files: ProtectedFiles): string[] {
   const allow: string[] = [];
   for (const rel of files.sendSecrets ?? []) {
     const parts = rel.split('/');

@@ -69,6 +69,26 @@ describe('credential rules are enforced', () => {
     expect(m.ignores('config/other.env', false)).toBe(false);
   });
 
+  it('each matcher follows its own never-synced and let-through files, asked one after another and back', async () => {
+    const cases = [
+      { neverSync: ['config/a.env'] },
+      { neverSync: ['config/b.env'], sendSecrets: ['.ssh/id_rsa'] },
+      { neverSync: ['config/a.env'] },
+      {},
+    ];
+    const verdicts = [];
+    for (const files of cases) {
+      const m = await loadIgnoreMatcher(work.dir, [], {}, [], files);
+      verdicts.push(['config/a.env', 'config/b.env', '.ssh/id_rsa'].map((p) => m.ignores(p, false)));
+    }
+    expect(verdicts).toEqual([
+      [true, false, true],
+      [false, true, false],
+      [true, false, true],
+      [false, false, true],
+    ]);
+  });
+
   it('the default env file adds no pattern: the list (and the stat cache key) stay as they were', async () => {
     const plain = await loadIgnoreMatcher(work.dir);
     const withEnv = await loadIgnoreMatcher(work.dir, [], {}, [], { neverSync: ['.env'] });
