@@ -83,11 +83,12 @@ export const IndexResult = v.pipe(
 
 /**
  * IndexResult's verdict on the answers it accepts, without valibot's copy of each entry: a
- * whole index at 100k files is 100k entries, and the pass that copied them took 181 ms
- * and left their garbage, where this loop takes 29 ms (bench/answers, check alone). Sound, not complete: it accepts only what IndexResult accepts,
- * with the same value (the body itself, which nothing else holds; `entries` [] for an
- * unchanged tree that sent none); anything else is null, and IndexResult's own pass then
- * names the problem (test/remote/answer.test.ts checks the two agree).
+ * whole index at 100k files is 100k entries, and the pass that copied them took 181 ms and
+ * left their garbage, where this loop takes 29 ms (bench/answers, the check alone). Sound,
+ * not complete: it accepts only what IndexResult accepts, with the same value (the body
+ * itself, which nothing else holds; `entries` [] for an unchanged tree that sent none);
+ * anything else is null, and IndexResult's own pass then names the problem
+ * (test/remote/answer.test.ts checks the two agree).
  */
 export function plainIndexResult(body: unknown): T.IndexResult | null {
   if (!isRecord(body)) return null;

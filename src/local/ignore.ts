@@ -163,17 +163,15 @@ export function literalPattern(rel: string): string {
 /** Credential folders (`.ssh/`, `.aws/`) hide everything inside: a file listed in "sendSecrets" there needs its folder re-included, and the rest of it excluded again. */
 const CREDENTIAL_FOLDERS = new Set(CREDENTIAL_PATTERNS.filter((p) => /^[^/*]+\/$/.test(p)).map((p) => p.slice(0, -1).toLowerCase()));
 
-/**
- * The rules after the credentials, in order: what "sendSecrets" lets through, what is never
- * synced, `.hostsync/`.
- */
-/**
- * The last answer of protectedPatterns, by its input: every matcher a process builds asks it
- * twice (the rules and the enforced ones), and a watch answering `status` builds one per
- * question (~4 ms each, building a matcher to test the never-synced files).
- */
+/** protectedPatterns' last answer, by its input. */
 let lastProtected: { key: string; patterns: readonly string[] } | null = null;
 
+/**
+ * The rules after the credentials, in order: what "sendSecrets" lets through, what is never
+ * synced, `.hostsync/`. Worked out once per input: every matcher a process builds asks twice
+ * (its rules and the enforced ones), and a watch answering `status` builds one per question
+ * (~4 ms each: a matcher is built to test the never-synced files).
+ */
 function protectedPatterns(files: ProtectedFiles): string[] {
   const key = JSON.stringify([files.sendSecrets ?? [], files.neverSync ?? []]);
   if (lastProtected === null || lastProtected.key !== key) lastProtected = { key, patterns: computeProtectedPatterns(files) };

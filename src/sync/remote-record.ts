@@ -125,7 +125,7 @@ export async function readRecord(
     throw err;
   }
   try {
-    const record = parseRecord(text);
+    const record = parsedText(text);
     // A listing without a hash (a record past the index's hash limit) can never be known current:
     // nothing to keep. A copy that cannot be written only costs the next push this read again.
     if (keep && listed.hash !== null) {
@@ -146,6 +146,14 @@ export async function readRecord(
  */
 let lastParsed: { text: string; record: BaseRecord } | null = null;
 
+/** parseRecord(text), through lastParsed (it throws as parseRecord does). */
+function parsedText(text: string): BaseRecord {
+  if (lastParsed !== null && lastParsed.text === text) return lastParsed.record;
+  const record = parseRecord(text);
+  lastParsed = { text, record };
+  return record;
+}
+
 /** Keeps what `text` parses to for the next read of it; a memo only: a commit that landed never fails here. */
 function rememberCommitted(text: string, record: () => BaseRecord): void {
   try {
@@ -158,14 +166,10 @@ function rememberCommitted(text: string, record: () => BaseRecord): void {
 /** The parsed record of a read (a current copy is parsed on first ask); null when there is none. */
 export function parsedRecord(read: RecordRead): BaseRecord | null {
   if (read.record === null && read.text !== null) {
-    if (lastParsed !== null && lastParsed.text === read.text) read.record = lastParsed.record;
-    else {
-      try {
-        read.record = parseRecord(read.text);
-        lastParsed = { text: read.text, record: read.record };
-      } catch {
-        read.text = null;
-      }
+    try {
+      read.record = parsedText(read.text);
+    } catch {
+      read.text = null;
     }
   }
   return read.record;
