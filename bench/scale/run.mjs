@@ -12,6 +12,9 @@
  *   whole index read and the deployment's base record downloaded), against the same xxhsum;
  * - `hostsync status` with one file edited (a line appended to the file in the middle of the
  *   walk, the stat cache otherwise warm) vs `git status --porcelain` seeing the same edit;
+ * - `hostsync status` right after a save (each run appends to that file first: it is read
+ *   again and the stat cache saved) vs `git status` right after the same append;
+ * - a no-op `hostsync push --no-apply` (1 request) vs `git status --porcelain`;
  * - initial `hostsync push --no-apply` (requests, wall) vs `tar czf` + one upload + one
  *   decompress through the API, each into its own fresh deployment.
  * CPU (user+sys) and peak RSS come from /usr/bin/time; each status row is the best of
@@ -163,7 +166,10 @@ function copiesOfPackage(src, dest, files) {
 /** The status rows (warm and cold) against their baselines, under the table's head. */
 async function statusRows(env) {
   const statusOf = (cli, cwd, e) => () => timed(process.execPath, [cli, 'status'], { env: e, cwd });
+  const pushOf = (cli, cwd, e) => () => timed(process.execPath, [cli, 'push', '--no-apply'], { env: e, cwd });
   const status = statusOf(CLI, tree, env);
+  const push = pushOf(CLI, tree, env);
+  let beforePush = null;
   // The other build gets a copy of the tree (its own inodes, the same bytes) pushed to a
   // deployment of its own: its state and stat cache are its own, whatever their format.
   let before = null;
@@ -178,6 +184,7 @@ async function statusRows(env) {
     const pushed = await timed(process.execPath, [compareCli, 'push', '--no-apply', '--json'], { env: compareEnv, cwd: compareTree });
     if (pushed.code !== 0) throw new Error(`--compare push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
     before = statusOf(compareCli, compareTree, compareEnv);
+    beforePush = pushOf(compareCli, compareTree, compareEnv);
   }
   if (args['rows-at']) {
     // Two runs set up side by side (the slow part), then timed one after the other.
@@ -223,8 +230,20 @@ async function statusRows(env) {
   await status(); // past the racy window: the edited file is cached from here on
   if (before) await before();
   const [edit, gitEdit, editBefore] = await bestOfEach([['status (one edit)', status], gitRow, ...(before ? [['status (one edit, --compare)', before]] : [])]);
+  // The first status after a save: each run appends to the edited file first, so it is read
+  // again (its mtime within the 2 s racy window) and the stat cache saved; git sees the same.
+  const editing = (root, run) => () => (fs.appendFileSync(path.join(root, edited.rel), '// edited again\n'), run());
+  const [justEdited, gitJustEdited, justEditedBefore] = await bestOfEach([
+    ['status (just edited)', editing(tree, status)],
+    ['git status (just edited)', editing(tree, gitRow[1])],
+    ...(before ? [['status (just edited, --compare)', editing(compareTree, before)]] : []),
+  ]);
   edited.undo();
   await status(); // leave a warm cache of the unedited tree behind (--keep)
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500); // the undone file past the racy window
+  await push(); // a first push after the undo, untimed (the undone file read once more)
+  if (beforePush) await beforePush();
+  const [noopPush, gitNoop, noopPushBefore] = await bestOfEach([['push (no-op)', push], gitRow, ...(beforePush ? [['push (no-op, --compare)', beforePush]] : [])]);
   // As many xxhsum processes as cores, each given 2000 files at once (the cores hostsync's scan may use).
   const xx = { name: `\`find | xargs -P${CORES} xxhsum -H64\``, ...(await best('xxhsum', () => sh(`find . -path ./.git -prune -o -path ./.hostsync -prune -o -type f -print0 | xargs -0 -P${CORES} -n 2000 xxhsum -H64 > /dev/null`))) };
 
@@ -241,6 +260,12 @@ async function statusRows(env) {
   const gitEditRow = { name: '`git status --porcelain` (the same edit)', ...gitEdit };
   row(`\`hostsync status\`, one file edited (${edited.rel})`, edit, gitEditRow);
   if (editBefore) row(`\`hostsync status\`, one file edited (${args.compare})`, editBefore, gitEditRow);
+  const gitJustRow = { name: '`git status --porcelain` (right after the same append)', ...gitJustEdited };
+  row(`\`hostsync status\` right after a save (within the racy window)`, justEdited, gitJustRow);
+  if (justEditedBefore) row(`\`hostsync status\` right after a save (${args.compare})`, justEditedBefore, gitJustRow);
+  const gitNoopRow = { name: '`git status --porcelain`', ...gitNoop };
+  row('`hostsync push --no-apply`, no-op (1 request)', noopPush, gitNoopRow);
+  if (noopPushBefore) row(`\`hostsync push --no-apply\`, no-op (${args.compare})`, noopPushBefore, gitNoopRow);
   await watchRunningRow(env, gitRow);
 }
 
