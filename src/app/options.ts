@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { HostingClient } from '../remote/client.js';
 import { configFlags, loadConfig, type Config, type LogLevel } from '../config/config.js';
-import { openSession, type Session } from '../sync/session.js';
+import { openSession, type Lent, type Session } from '../sync/session.js';
 import { usageError } from '../errors.js';
 import { COMMAND_DEADLINE_MS } from './tunables.js';
 
@@ -70,12 +69,10 @@ export async function confirmTarget(config: Config, opts: Pick<ConnectionOptions
 /**
  * The validated configuration and an open session on it. With `action` (the command
  * changes the deployment), a target marked `"confirm": true` is confirmed first.
- */
-/**
  * `deadlineMs`: the command's own overall deadline (app/tunables.ts); null for none (watch).
- * `connectionsOf`: a client whose connections the session's client takes (ClientOptions).
+ * `lent`: what the running watch lends a status it works out (sync/session.ts).
  */
-export async function connect(opts: ConnectionOptions, action?: string, deadlineMs: number | null = COMMAND_DEADLINE_MS, connectionsOf?: HostingClient): Promise<Session> {
+export async function connect(opts: ConnectionOptions, action?: string, deadlineMs: number | null = COMMAND_DEADLINE_MS, lent?: Lent): Promise<Session> {
   const resolved = await resolveConfig(opts);
   const config = {
     ...resolved,
@@ -84,7 +81,7 @@ export async function connect(opts: ConnectionOptions, action?: string, deadline
   };
   if (action !== undefined) await confirmTarget(config, opts, action);
   const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-  return openSession(config, logger, { ...(deadlineMs === null ? {} : { deadlineMs }), ...(connectionsOf ? { connectionsOf } : {}) });
+  return openSession(config, logger, { ...(deadlineMs === null ? {} : { deadlineMs }), ...(lent ? { lent } : {}) });
 }
 
 /** The deployment a command worked on, as results name it. */

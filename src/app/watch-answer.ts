@@ -5,6 +5,7 @@
  * time, an answer about another view or another base, or `--scan`.
  */
 import { hostname } from 'node:os';
+import type { StatCache } from '../local/statcache.js';
 import type { HostingClient } from '../remote/client.js';
 import type { WatchStatus } from '../state/watch-status.js';
 import type { Session } from '../sync/session.js';
@@ -29,10 +30,11 @@ export const SCANNED: LocalSource = { source: 'scan', read: null, why: null, by:
 /** Thrown by withLocalSide with `watchOnly` when the watch cannot say what changed: the asker then works it out itself. */
 export class NoWatchAnswer extends Error {}
 
-/** The running watch working out a status itself: its own answer of what changed, asked in-process, and its client's warm connections. */
+/** The running watch working out a status itself: its own answer of what changed, asked in-process, its client's warm connections and its stat cache. */
 export interface WatchOnly {
   watchOnly: () => Promise<WatchAnswer>;
   connections: HostingClient;
+  cache: StatCache;
 }
 
 async function localFromRunningWatch(session: Session, watch: WatchStatus | null, own?: WatchOnly): Promise<WatchedLocal | { reason: string | null }> {

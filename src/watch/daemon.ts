@@ -26,6 +26,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS } from './tunables.js';
 import { watchCookieName } from '../local/temp-names.js';
+import type { StatCache } from '../local/statcache.js';
 import type { HostingClient } from '../remote/client.js';
 import { queryEndpoint, viewKey, WATCH_QUERY_VERSION, type WatchAnswer, type WatchStatusAnswer } from './query-protocol.js';
 import { startQueryServer, type QueryServer } from './query-server.js';
@@ -160,10 +161,12 @@ export interface WatchOptions {
   answerStatus?: (config: string, own: OwnAnswers) => Promise<WatchStatusAnswer>;
 }
 
-/** What the daemon lends a status it works out for a command. */
+/** What the daemon lends a status it works out for a command (sync/session.ts, Lent). */
 export interface OwnAnswers {
   changed: () => Promise<WatchAnswer>;
   connections: HostingClient;
+  /** The daemon's stat cache, current with its scans: the status reads no cache file. */
+  cache: StatCache;
 }
 
 export interface WatchEnd {
@@ -369,14 +372,14 @@ class Daemon implements WatchDaemon {
    */
   private async answerStatus(config: string): Promise<WatchStatusAnswer> {
     const answer = this.opts.answerStatus!;
-    const connections = this.session.client;
+    const { client: connections, cache } = this.session;
     // Only the native watcher answers (answerQuery says why): no probe file for the others.
-    if (this.watcher === null || this.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections });
+    if (this.watcher === null || this.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections, cache });
     const probed = this.probeWatcher();
     const changed = async (): Promise<WatchAnswer> =>
       (await probed) ? this.answerQuery('reported') : { v: WATCH_QUERY_VERSION, ok: false, reason: `its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms` };
     try {
-      return await answer(config, { changed, connections });
+      return await answer(config, { changed, connections, cache });
     } finally {
       // A status that ended before asking what changed (another configuration) leaves no probe behind.
       await probed;

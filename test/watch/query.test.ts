@@ -7,8 +7,9 @@
 import { chmod, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { StatCache } from '../../src/local/statcache.js';
 import { loadNativeWatcher } from '../../src/watch/native-watcher.js';
 import { statusAnswerer } from '../../src/app/status-for-watch.js';
 import { statusFromWatch } from '../../src/cli/status-from-watch.js';
@@ -330,6 +331,30 @@ describe('a status asked the moment a file is saved', () => {
 });
 
 describe('a status the watch works out', () => {
+  it.runIf(backends.includes('native'))("reads no stat cache file (the watch lends its own), and still reads a file saved since the watch's last cycle", async () => {
+    const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+    const clock = new GatedClock();
+    const { root, env, stop, cleanup } = await answeringWatch(own, 'lent', clock);
+    const loads = vi.spyOn(StatCache, 'load');
+    try {
+      clock.held = true;
+      for (let i = 0; i < 3; i++) {
+        await writeFile(path.join(root, 'a.txt'), `edit ${i}\n`);
+        const printed = await printedBy(async () => expect(await askedInProcess(root, env, '--json')).toBe(0));
+        const s = JSON.parse(printed.join('')) as StatusJson;
+        expect([s.local.by, s.local.read]).toEqual(['watch', 1]);
+        expect(s.changes.map((c) => [c.path, c.kind])).toEqual([['a.txt', 'write']]);
+      }
+      expect(loads).not.toHaveBeenCalled();
+    } finally {
+      loads.mockRestore();
+      clock.release();
+      await stop();
+      await own.close();
+      await cleanup();
+    }
+  });
+
   it.runIf(backends.includes('native'))("goes over the watch's warm connections: no new connection per status", async () => {
     const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000 });
     // Every connection to the service goes through this proxy, which counts them.
