@@ -42,11 +42,18 @@ export class RecordCopyStore {
     }
   }
 
-  /** The text, or null when it is missing or is not the one `meta` describes. */
+  /**
+   * The text, or null when it is missing or is not the one `meta` describes (another size,
+   * another tail, bytes that are not UTF-8). The size is the bytes', known before decoding:
+   * counting a decoded string's UTF-8 bytes took longer than reading the file (~8 ms at
+   * 100k files, on every push, status and watch cycle).
+   */
   async text(meta: RecordCopyMeta): Promise<string | null> {
     try {
-      const text = await readFile(this.textFile, 'utf8');
-      return Buffer.byteLength(text) === meta.size && text.endsWith(`@tail ${meta.tail}\n`) ? text : null;
+      const bytes = await readFile(this.textFile);
+      if (bytes.length !== meta.size) return null;
+      const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+      return text.endsWith(`@tail ${meta.tail}\n`) ? text : null;
     } catch {
       return null;
     }
