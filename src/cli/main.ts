@@ -8,14 +8,16 @@ import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
 import { WASM_TIERING_BUDGET } from './tunables.js';
 
-// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
-const { Command, CommanderError, InvalidArgumentError, Option } = createRequire(import.meta.url)('commander') as typeof Commander;
+// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up". Commander
+// is required once a command line is parsed: a status the running watch answers never
+// parses one, and running commander (with the child_process it requires) cost ~10 ms.
+const commander = (): typeof Commander => createRequire(import.meta.url)('commander') as typeof Commander;
 type Command = Commander.Command;
 
 function integer(name: string, min: number, max: number) {
   return (raw: string): number => {
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    if (!Number.isInteger(n) || n < min || n > max) throw new (commander().InvalidArgumentError)(`${name} must be a whole number from ${min} to ${max}`);
     return n;
   };
 }
@@ -23,7 +25,7 @@ function integer(name: string, min: number, max: number) {
 function seconds(name: string, min: number, max: number) {
   return (raw: string): number => {
     const n = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number of seconds from ${min} to ${max}`);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new (commander().InvalidArgumentError)(`${name} must be a number of seconds from ${min} to ${max}`);
     return n;
   };
 }
@@ -50,6 +52,7 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 
 /** Each command's module is imported when it runs: `status` never loads the emulator, `--version` loads nothing. */
 export function buildProgram(setExit: (code: number) => void, onSubcommand: (name: string) => void = () => undefined): Command {
+  const { Command, Option } = commander();
   const program = new Command('hostsync')
     .description('Keep a hosted deployment in step with a local project: only what changed, never clobbering what it did not change.')
     .version('0.1.0')
@@ -270,6 +273,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return code;
   } catch (err) {
+    const { CommanderError } = commander();
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return EXIT.ok;
     const { message, exitCode } = describeError(err);
     const json = argv.includes('--json');

@@ -53,9 +53,13 @@ export async function statusFromWatch(argv: string[], env: NodeJS.ProcessEnv = p
   }
   if (CHATTY.has(config.logLevel)) return null;
   const stateDir = deploymentStateDir(projectRootOf(config), config.baseUrl, config.deploymentId);
+  // Loaded while the watch works out the answer, which then prints at once (~15 ms of the
+  // wait). An answer that does not come leaves them loaded for the command, which prints too.
+  const printing = Promise.all([import('./output.js'), import('./render.js')]);
+  printing.catch(() => undefined);
   const answer = await askWatchStatus(stateDir, configDigest(config), WATCH_STATUS_WAIT_MS);
   if (!answer.ok || !isStatusResult(answer.result)) return null;
-  const [{ emitResult }, { renderStatus, statusSummary }] = await Promise.all([import('./output.js'), import('./render.js')]);
+  const [{ emitResult }, { renderStatus, statusSummary }] = await printing;
   const json = values.json ?? false;
   const quiet = values.quiet ?? false;
   if (!quiet) noteDevEmulator(config);
