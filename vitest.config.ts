@@ -41,6 +41,16 @@ function testTmpdir(): string | undefined {
 }
 const TMP = testTmpdir();
 
+/**
+ * This run's own folder: the clients' cache and config folders (`env` below) and the
+ * folders helpers make that no test's cleanup owns (git repositories, CI runners' temp
+ * folders, the CLI's config homes: test/helpers/tree.ts, runDir). The global teardown
+ * (test/helpers/global-teardown.ts) removes it, so a run leaves nothing in the temp folder;
+ * workers are stopped by signal, so their own exit handlers cannot be relied on for that.
+ * In process.env, so the workers and the teardown know it too.
+ */
+const RUN_DIR = (process.env.HOSTSYNC_TEST_RUN_DIR ??= join(TMP ?? tmpdir(), `hostsync-test-run-${process.pid}`));
+
 // Integration tests start emulators and child processes and wait on them much of the time,
 // the more since most CLI commands run in a host (test/helpers/cli-host.ts) rather than a Node
 // process each: five workers keep the 2-core CI machine's cores busy meanwhile (a whole run
@@ -57,11 +67,12 @@ export default defineConfig({
     // HOSTSYNC_TEST_CPU_LOG=FILE: one line of CPU seconds per test file (test/helpers/cpu-log.ts).
     // Every file: its CLI host (test/helpers/cli-host.ts) ends with it. The CPU log's afterAll
     // is registered first, so it runs after the host has ended and been reaped.
+    globalSetup: ['test/helpers/global-teardown.ts'],
     setupFiles: [...(process.env.HOSTSYNC_TEST_CPU_LOG ? ['test/helpers/cpu-log.ts'] : []), 'test/helpers/cli-host-setup.ts'],
     env: {
       ...(TMP ? { TMPDIR: TMP } : {}),
-      HOSTSYNC_CACHE_DIR: join(TMP ?? tmpdir(), `hostsync-test-cache-${process.pid}`),
-      XDG_CONFIG_HOME: join(TMP ?? tmpdir(), `hostsync-test-config-${process.pid}`),
+      HOSTSYNC_CACHE_DIR: join(RUN_DIR, 'cache'),
+      XDG_CONFIG_HOME: join(RUN_DIR, 'config'),
     },
     projects: [
       { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_MODULES, isolate: false } },

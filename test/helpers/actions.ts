@@ -7,9 +7,9 @@
  * `${{ github.* }}`, `${{ runner.temp }}`, `${{ env.X }}`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { runDir } from './tree.js';
 
 export type Yaml = string | null | Yaml[] | { [key: string]: Yaml };
 type YamlMap = { [key: string]: Yaml };
@@ -185,7 +185,7 @@ export interface Runner {
 }
 
 export async function githubRunner(workspace: string, base: Record<string, string>): Promise<Runner> {
-  const temp = await mkdtemp(path.join(tmpdir(), 'hostsync-runner-'));
+  const temp = runDir('runner-');
   const env: Record<string, string> = {
     ...base,
     CI: 'true',

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { currentFile, log, runInHost, whyNotHosted } from './cli-host.js';
+import { runDir } from './tree.js';
 
 /** The CLI's user config directory (`hostsync trust` records) in tests: never the real ~/.config. */
-export const TEST_CONFIG_HOME = mkdtempSync(path.join(tmpdir(), 'hostsync-test-xdg-'));
+export const TEST_CONFIG_HOME = runDir('xdg-');
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/bin/hostsync.js');
 

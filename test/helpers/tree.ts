@@ -1,7 +1,19 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, lstat, rm, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
+/**
+ * A new folder in the test run's own folder (vitest.config.ts, RUN_DIR), which goes when
+ * the run ends: for folders a helper makes that no test's cleanup owns (a git repository,
+ * a CI runner's temp folder, the CLI's config home). Outside a vitest run, the temp folder.
+ */
+export function runDir(prefix: string): string {
+  const run = process.env.HOSTSYNC_TEST_RUN_DIR;
+  if (run) mkdirSync(run, { recursive: true });
+  return mkdtempSync(path.join(run || tmpdir(), prefix));
+}
 
 /** A fresh temp directory, removed by the returned cleanup. */
 export async function tempDir(prefix = 'hostsync-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {

@@ -33,6 +33,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await work.cleanup();
+  await rm(`${work.dir}-cache`, { recursive: true, force: true });
 });
 
 /** Every file under `dir`, relative, sorted (no state folder). */

@@ -4,6 +4,7 @@
  * A scripted loopback service stands in for the API, answering everything well formed
  * except the one call under test.
  */
+import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
@@ -24,6 +25,7 @@ afterEach(async () => {
   await service?.close();
   service = undefined;
   await work.cleanup();
+  await rm(`${work.dir}-cache`, { recursive: true, force: true });
 });
 
 const env = (s: FakeService) => ({

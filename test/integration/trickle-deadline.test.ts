@@ -5,6 +5,7 @@
  * HOSTSYNC_DEADLINE. Each case runs the built CLI under a generous safety bound (only
  * there to stop a hung child) and asserts that it ended by itself, and with which error.
  */
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +40,7 @@ afterEach(async () => {
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
   await work.cleanup();
+  await rm(`${work.dir}-cache`, { recursive: true, force: true });
 });
 
 function status(extra: Record<string, string>): Promise<{ code: number; stderr: string; killed: boolean }> {
