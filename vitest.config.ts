@@ -49,7 +49,7 @@ const TMP = testTmpdir();
  * workers are stopped by signal, so their own exit handlers cannot be relied on for that.
  * In process.env, so the workers and the teardown know it too.
  */
-const RUN_DIR = (process.env.HOSTSYNC_TEST_RUN_DIR ??= join(TMP ?? tmpdir(), `hostsync-test-run-${process.pid}`));
+const RUN_DIR = (process.env.HOSTSYNC_TEST_RUN_DIR = join(TMP ?? tmpdir(), `hostsync-test-run-${process.pid}`));
 
 // Integration tests start emulators and child processes and wait on them much of the time,
 // the more since most CLI commands run in a host (test/helpers/cli-host.ts) rather than a Node
