@@ -210,8 +210,10 @@ describe('bursts', () => {
     const session = await watchSession(emu, root, dep.id);
     const rec = new Recorder();
     // A long quiet period and max wait: this test counts requests per burst, so the burst
-    // must not be cut in two by a slow moment on a loaded machine.
-    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { debounceMs: 4_000, maxWaitMs: 30_000 } });
+    // must not be cut in two by a slow moment on a loaded machine. Past WATCH_BULK_PATHS
+    // pending paths the quiet period is bulkQuietMs, so both are long (with debounceMs
+    // alone, a 150 ms pause in the events split the burst once in CI: 2 cycles).
+    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { debounceMs: 4_000, bulkQuietMs: 4_000, maxWaitMs: 30_000 } });
     try {
       await converged(daemon, root, dep.volume);
       const mark = rec.events.length;
