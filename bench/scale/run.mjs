@@ -44,6 +44,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../../dist/emulator/index.js';
 import { HostingClient } from '../../dist/remote/client.js';
@@ -77,6 +78,10 @@ const work = fs.mkdtempSync(path.join(args.dir, 'hostsync-scale-'));
 const tree = path.join(work, 'tree');
 
 const timed = (cmd, argv, { env, cwd } = {}) => timedProcess(cmd, argv, { env, cwd: cwd ?? tree, timeFile: path.join(work, 'time.out') });
+
+/** `hostsync status` (and a no-op push) of build `cli` in `cwd`, as a timed process. */
+const statusOf = (cli, cwd, env) => () => timed(process.execPath, [cli, 'status'], { env, cwd });
+const pushOf = (cli, cwd, env) => () => timed(process.execPath, [cli, 'push', '--no-apply'], { env, cwd });
 
 async function best(label, run) {
   return (await bestOfEach([[label, run]]))[0];
@@ -167,8 +172,6 @@ function copiesOfPackage(src, dest, files) {
 
 /** The status rows (warm and cold) against their baselines, under the table's head. */
 async function statusRows(env) {
-  const statusOf = (cli, cwd, e) => () => timed(process.execPath, [cli, 'status'], { env: e, cwd });
-  const pushOf = (cli, cwd, e) => () => timed(process.execPath, [cli, 'push', '--no-apply'], { env: e, cwd });
   const status = statusOf(CLI, tree, env);
   const push = pushOf(CLI, tree, env);
   let beforePush = null;
@@ -194,7 +197,7 @@ async function statusRows(env) {
     // Two runs set up side by side (the slow part), then timed one after the other.
     const wait = Date.parse(args['rows-at']) - Date.now();
     if (Number.isNaN(wait)) throw new Error(`--rows-at ${args['rows-at']}: not a date`);
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (wait > 0) await sleep(wait);
   }
   await status(); // settles the stat cache past its racy window on a fresh tree
   if (before) await before(); // and its own first run, which may save the cache once in its order
@@ -304,16 +307,13 @@ async function watchRunningRow({ cli, cwd, env, label }, gitRow) {
       const local = JSON.parse(r.out).local;
       if (local.source === 'watch') break;
       if (Date.now() > until) throw new Error(`the watch never answered status: ${local.why}`);
-      await new Promise((res) => setTimeout(res, 1000));
+      await sleep(1000);
     }
     console.log(`(watch${label}: answering status ${((performance.now() - started) / 1000).toFixed(1)} s after its start)`);
     // The watch's start-up (its second look at the tree once the watcher is ready) is over by now.
-    await new Promise((res) => setTimeout(res, 5000));
-    const status = () => timed(process.execPath, [cli, 'status'], { env, cwd });
-    const apart = async () => {
-      await new Promise((res) => setTimeout(res, 1000));
-      return status();
-    };
+    await sleep(5000);
+    const status = statusOf(cli, cwd, env);
+    const apart = async () => (await sleep(1000), status());
     const cpu0 = daemonCpu();
     const [asked, git] = await bestOfEach([['status (watch running, 1 s apart)', apart], gitRow]);
     const perQuestion = (daemonCpu() - cpu0) / RUNS;

@@ -11,6 +11,9 @@ import path from 'node:path';
 import { writeFileAtomic } from '../local/atomic-write.js';
 import { RECORD_OWN_IDS_KEPT } from './tunables.js';
 
+/** Throws on bytes that are not UTF-8; keeps a leading BOM, as `readFile(f, 'utf8')` does. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export interface RecordCopyMeta {
   /** The record's path on the deployment. */
   path: string;
@@ -52,7 +55,7 @@ export class RecordCopyStore {
     try {
       const bytes = await readFile(this.textFile);
       if (bytes.length !== meta.size) return null;
-      const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+      const text = STRICT_UTF8.decode(bytes);
       return text.endsWith(`@tail ${meta.tail}\n`) ? text : null;
     } catch {
       return null;
