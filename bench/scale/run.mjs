@@ -7,6 +7,11 @@
  *
  * Rows:
  * - `hostsync status`, warm no-op (stat cache and remote digest valid) vs `git status --porcelain`;
+ * - Node's floor under it (floor-walk.mjs: the walk's readdir and lstat calls alone) vs the
+ *   same `git status`, and `status` of a 1-file project (what any command costs) vs
+ *   `node -e 0`; their CPU added (less one Node start) is the least a warm status could cost;
+ * - the same with every answer 100 ms late (a distant service) vs the warm row: what the
+ *   distance adds once the walk has let the requests go (ScanOptions.walkSliceMs);
  * - `hostsync status`, cold (stat cache removed: every file hashed) vs `find | xargs -P<cores> xxhsum -H64`;
  * - `hostsync status` on a fresh clone (no `.hostsync/`: no stat cache, no local base; the
  *   whole index read and the deployment's base record downloaded), against the same xxhsum;
@@ -74,6 +79,7 @@ if (!Number.isInteger(FILES) || FILES < 1 || !Number.isInteger(RUNS) || RUNS < 1
 requireTime();
 const CORES = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 const CLI = new URL('../../dist/bin/hostsync.js', import.meta.url).pathname;
+const FLOOR_WALK = new URL('./floor-walk.mjs', import.meta.url).pathname;
 const work = fs.mkdtempSync(path.join(args.dir, 'hostsync-scale-'));
 const tree = path.join(work, 'tree');
 
@@ -104,6 +110,8 @@ async function bestOfEach(contenders) {
   return rs.map((runs) => ({ wall: Math.min(...runs.map((r) => r.wall)), cpu: Math.min(...runs.map((r) => r.cpu)), rssMb: Math.max(...runs.map((r) => r.rssMb)) }));
 }
 
+/** The late answers of the "distant" row: a service ~100 ms away (a round trip across an ocean). */
+const DISTANT_MS = 100;
 const sh = (script) => timed('/bin/sh', ['-c', script]);
 // bench/lib/timed.mjs gives every contender PATH, HOME and the HOSTSYNC_* variables alone, as
 // a user's shell usually has: a NODE_EXTRA_CA_CERTS of the machine that runs the bench (it
@@ -136,6 +144,21 @@ try {
 } finally {
   await emu.close();
   if (!args.keep) fs.rmSync(work, { recursive: true, force: true });
+}
+
+/** A project of one file pushed to a deployment of its own: its `status`, to be timed. */
+async function oneFileProject(env) {
+  const dir = path.join(work, 'one-file');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'index.js'), "console.log('hello');\n");
+  const dep = await emu.createDeployment({ name: 'one-file' });
+  const oneEnv = { ...env, HOSTSYNC_DEPLOYMENT: dep.id };
+  const pushed = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env: oneEnv, cwd: dir });
+  if (pushed.code !== 0) throw new Error(`1-file push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
+  const status = statusOf(CLI, dir, oneEnv);
+  await sleep(2500); // the file past the stat cache's racy window
+  await status(); // caches it: the timed runs read no file
+  return status;
 }
 
 /** `copies` of `src`'s regular files (links followed) under `dest`/p1, p2... until at least `files` files. */
@@ -204,6 +227,19 @@ async function statusRows(env) {
   const gitRow = ['git status', () => gitRun('status', '--porcelain')];
   const [warm, gitFigures, warmBefore] = await bestOfEach([['status (warm)', status], gitRow, ...(before ? [['status (warm, --compare)', before]] : [])]);
   const gitStatus = { name: '`git status --porcelain`', ...gitFigures };
+  // The same no-op status with every answer DISTANT_MS late, as from a service across an
+  // ocean: what the service's distance adds to the wait, against the warm row above.
+  emu.setLatency(DISTANT_MS);
+  const [distant, distantBefore] = await bestOfEach([['status (warm, distant)', status], ...(before ? [['status (warm, distant, --compare)', before]] : [])]);
+  emu.setLatency(0);
+  // What Node allows at best (see floor-walk.mjs), and what any command costs on a 1-file
+  // project (Node's start, the modules, the configuration, two requests), beside `node -e 0`.
+  const one = await oneFileProject(env);
+  const [floorWalk, oneStatus, nodeAlone] = await bestOfEach([
+    ['floor walk', () => timed(process.execPath, [FLOOR_WALK, tree])],
+    ['status (1 file)', one],
+    ['node -e 0', () => timed(process.execPath, ['-e', '0'])],
+  ]);
   const dropStatCache = (root) => () => {
     const stateDir = path.join(root, '.hostsync');
     for (const f of fs.readdirSync(stateDir)) if (f.startsWith('statcache')) fs.rmSync(path.join(stateDir, f));
@@ -261,7 +297,13 @@ async function statusRows(env) {
   row('`hostsync status`, no-op, warm', warm, gitStatus);
   row('`hostsync status`, cold (no stat cache)', cold, xx);
   if (warmBefore) row(`\`hostsync status\`, no-op, warm (${args.compare})`, warmBefore, gitStatus);
+  row(`\`hostsync status\`, no-op, warm, each answer ${DISTANT_MS} ms late`, distant, { name: 'the warm row (answers at once)', ...warm });
+  if (distantBefore) row(`\`hostsync status\`, no-op, warm, each answer ${DISTANT_MS} ms late (${args.compare})`, distantBefore, { name: 'its warm row', ...warmBefore });
   if (coldBefore) row(`\`hostsync status\`, cold (${args.compare})`, coldBefore, xx);
+  row("Node's floor: the walk's system calls alone (`floor-walk.mjs`: readdir and lstat of every file, nothing compared)", floorWalk, gitStatus);
+  row('`hostsync status`, no-op, a 1-file project: what every command costs', oneStatus, { name: '`node -e 0`', ...nodeAlone });
+  const floorCpu = floorWalk.cpu + oneStatus.cpu - nodeAlone.cpu;
+  console.log(`| (the floor's CPU plus a command's own, less one Node start) | ${f2(floorCpu)} s CPU | \`git status --porcelain\`: ${f2(gitStatus.cpu)} s CPU | ${f2(floorCpu / gitStatus.cpu)}x CPU |`);
   row('`hostsync status`, fresh clone (no `.hostsync/`: whole index, base record downloaded)', clone, xx);
   if (cloneBefore) row(`\`hostsync status\`, fresh clone (${args.compare})`, cloneBefore, xx);
   const gitEditRow = { name: '`git status --porcelain` (the same edit)', ...gitEdit };

@@ -28,7 +28,7 @@ import { isExecutableMode, nowMs } from './filestat.js';
 import { NPMRC, npmrcHoldsCredential } from './credentials.js';
 import type { IgnoreMatcher } from './ignore.js';
 import type { StatCache } from './statcache.js';
-import { describeSkipped, lstatKind, notUtf8, walkTree, type WalkedFile } from './walk.js';
+import { describeSkipped, lstatKind, notUtf8, walkTree, walkTreeInSlices, type WalkedFile, type WalkOptions } from './walk.js';
 import { wireName } from './names.js';
 import type { FileStat } from './filestat.js';
 
@@ -46,6 +46,13 @@ export interface ScanOptions {
   hashSegmentFiles?: number;
   /** Called with each directory's relative path before it is read ('' is the root). */
   onDirectory?: (relDir: string) => void;
+  /**
+   * Walk in slices of this many ms, the event loop running between them (walk.ts
+   * visitTreeInSlices): a command's requests asked before its scan are then sent and
+   * answered during the walk instead of after it. Unset: the walk is one synchronous piece
+   * (a watch's scans: nothing of theirs waits on the network meanwhile).
+   */
+  walkSliceMs?: number;
   /**
    * The tree this scan expects to find (the sync base). When its entries are still unmade
    * (a LazySnapshot), every file the stat cache answers for is checked against its next
@@ -192,7 +199,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
       fed = toRead.length;
     }
   };
-  const walked = closingOnThrow(() => pool, () => walkTree(root, matcher, '', {
+  const walking: WalkOptions = {
     ...walkOptions(opts),
     ...(known ? { kept: (rel: string) => known.has(rel), keptDir: (rel: string) => known.holdsUnder(rel) } : {}),
     // A file the cache does not hold is read whatever its stat: taken then, from the open file.
@@ -233,7 +240,10 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
       cached++;
       slots.push({ path: rel, hash: hit.hash, size: stat.size, executable: isExecutableMode(stat.mode), text: hit.text });
     },
-  }));
+  };
+  const walked = await closingOnThrow(() => pool, () =>
+    opts.walkSliceMs === undefined ? walkTree(root, matcher, '', walking) : walkTreeInSlices(root, matcher, '', walking, opts.walkSliceMs),
+  );
   // Still in place with a delta, or short of the end: what was not found is deleted.
   if (inPlace && deltaCapable && (delta.size > 0 || !cursor!.done)) {
     for (let next = cursor!.peek!(); next !== null; next = cursor!.peek!()) {
@@ -312,9 +322,9 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
 }
 
 /** `fn()`, ending the workers of the pool started meanwhile if it throws (they would sit idle for good). */
-function closingOnThrow<T>(pool: () => HashPool | null, fn: () => T): T {
+async function closingOnThrow<T>(pool: () => HashPool | null, fn: () => T | Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (err) {
     pool()?.close();
     throw err;

@@ -24,6 +24,7 @@ import { commitBatch, parsedRecord, readRecord, type RecordRead } from './remote
 import { mergeRecord, type RecordMerge } from './record-merge.js';
 import { batchIds, diffBases } from '../state/base-record.js';
 import { RECORD_CAS_ATTEMPTS } from './tunables.js';
+import { WALK_SLICE_MS } from '../local/tunables.js';
 
 export interface PushOptions {
   dryRun?: boolean;
@@ -176,7 +177,7 @@ async function localTree(session: Session, opts: PushOptions, base: Snapshot | n
   if (opts.local) return { scanned: opts.local, skipped: opts.skipped ?? [], warnings: [], temps: [] };
   opts.onProgress?.({ phase: 'scan', done: 0, total: 0 });
   // Checked against the base as it is found: an unchanged tree makes no entries (ScanOptions.expect).
-  const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache, expect: base });
+  const scan = await scanTree({ root: session.config.root, matcher: session.matcher, cache: session.cache, expect: base, walkSliceMs: WALK_SLICE_MS });
   await session.cache.save();
   return { scanned: scan.snapshot, skipped: scan.skipped, warnings: [...scan.warnings], temps: scan.temps };
 }

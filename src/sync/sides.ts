@@ -5,6 +5,7 @@
  * remote, and a local walk of those paths only.
  */
 import { rescanPaths, scanTree } from '../local/scan.js';
+import { WALK_SLICE_MS } from '../local/tunables.js';
 import type { Snapshot } from '../model/types.js';
 import type { SyncState } from '../state/store.js';
 import { readRemoteBeside, readRemotePaths, type RemoteRead } from './remote-read.js';
@@ -54,8 +55,8 @@ export async function readSides(session: Session, scopes: string[] | null, comma
   await refuseWhileUndoPending(session, command);
   const loaded = await store.load();
   if (scopes === null || scopes.includes('')) {
-    // Asked before the scan, answered while it hashes (readRemoteBeside).
-    const scanned = async (): Promise<KnownLocal & { temps: string[] }> => (known ? { ...known, temps: [] } : scanTree({ root: config.root, matcher, cache }));
+    // Asked before the scan, answered while it walks and hashes (readRemoteBeside).
+    const scanned = async (): Promise<KnownLocal & { temps: string[] }> => (known ? { ...known, temps: [] } : scanTree({ root: config.root, matcher, cache, walkSliceMs: WALK_SLICE_MS }));
     const beside = readRemoteBeside(client, matcher, loaded.remote, scanned, (t) => t.snapshot, loaded.remote?.snapshot, loaded.base);
     const scan = await beside.local;
     if (!known) await cache.save();
