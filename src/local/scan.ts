@@ -1,7 +1,8 @@
 /**
- * The local snapshot: walk (synchronous, see walk.ts), then for each file either the stat
- * cache's hash or a fresh read: small files synchronously in time slices that yield to the
- * event loop, large ones streamed with a bounded number in flight (see HASH_CONCURRENCY).
+ * The local snapshot: walk (walk.ts; in slices for a command, ScanOptions.walkSliceMs),
+ * then for each file either the stat cache's hash or a fresh read: small files
+ * synchronously in time slices that yield to the event loop, large ones streamed with a
+ * bounded number in flight (see HASH_CONCURRENCY).
  *
  * Invariants:
  * - A snapshot entry's hash, size, text flag and executable bit all describe the same
@@ -47,10 +48,9 @@ export interface ScanOptions {
   /** Called with each directory's relative path before it is read ('' is the root). */
   onDirectory?: (relDir: string) => void;
   /**
-   * Walk in slices of this many ms, the event loop running between them (walk.ts
-   * visitTreeInSlices): a command's requests asked before its scan are then sent and
-   * answered during the walk instead of after it. Unset: the walk is one synchronous piece
-   * (a watch's scans: nothing of theirs waits on the network meanwhile).
+   * Walk in slices of this many ms, the event loop running between them (why: WALK_SLICE_MS).
+   * Unset: the walk is one synchronous piece (a watch's scans: nothing of theirs waits on
+   * the network meanwhile, and its cycles were built around an uninterrupted walk).
    */
   walkSliceMs?: number;
   /**
@@ -321,7 +321,7 @@ export async function scanTree(opts: ScanOptions): Promise<ScanResult> {
   };
 }
 
-/** `fn()`, ending the workers of the pool started meanwhile if it throws (they would sit idle for good). */
+/** `fn()`, ending the workers of the pool started meanwhile if it throws or rejects (they would sit idle for good). */
 async function closingOnThrow<T>(pool: () => HashPool | null, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();

@@ -23,11 +23,15 @@ export const HASH_SYNC_SLICE_MS = 20;
 
 /**
  * A command's walk yields to the event loop after this long (ScanOptions.walkSliceMs), so
- * the requests it asked before its scan connect, are sent and are answered during the walk
- * (~0.8 s at 100k files warm) rather than after it: the TLS handshake and the round trips
- * (3-4 of them, 50-400 ms to a real service) no longer follow the walk. Yielding costs ~10 us.
+ * the requests it asked before its scan (sync/remote-read.ts readRemoteBeside) connect, are
+ * sent and are answered during the walk (~0.8 s at 100k files warm) rather than after it:
+ * the DNS lookup, TLS handshake and round trips (3-4 of them, 50-400 ms to a real service)
+ * no longer follow the walk. Yielding costs ~10 us.
  */
 export const WALK_SLICE_MS = 20;
+
+/** Steps of a sliced walk between two looks at the clock: performance.now() per step would cost ~5 ms at 100k files. */
+export const WALK_STEPS_PER_CLOCK_LOOK = 256;
 
 /** Read size when hashing a large file by streaming; xxhash-wasm's memory grows to the largest chunk it is given. */
 export const HASH_STREAM_CHUNK_BYTES = 1024 * 1024;
@@ -79,7 +83,7 @@ export const HASH_POOL_BATCH_FILES = 128;
 
 /**
  * Files a scan's walk hands its hash workers at once, once they are started: the workers
- * read while the synchronous walk goes on (a cold walk at 100k files is ~0.3 s of one
+ * read while the walk goes on (a cold walk at 100k files is ~0.3 s of one
  * core). Each segment is one message per worker (its paths cloned, ~0.3 ms at 4096);
  * smaller ones would keep the workers fed sooner for more messages.
  */

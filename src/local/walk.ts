@@ -5,7 +5,7 @@
  * Synchronous calls on purpose: measured on a 100k-file tree with Node 20, readdirSync +
  * lstatSync took 0.75 s while unbounded parallel promises took 4.6 s and hit EMFILE
  * (DESIGN.md). A command's walk runs them in slices with the event loop in between
- * (visitTreeInSlices), so the requests it has asked meanwhile are not held up.
+ * (visitTreeInSlices; why: WALK_SLICE_MS).
  *
  * Invariants:
  * - Symlinks are never followed (lstat, and the walk only descends into real
@@ -27,6 +27,7 @@ import type { FileStat } from './filestat.js';
 import { kindOfMode, lstatOf } from './fast-stat.js';
 import type { IgnoreMatcher } from './ignore.js';
 import { isOwnTemp } from './temp-names.js';
+import { WALK_STEPS_PER_CLOCK_LOOK } from './tunables.js';
 
 export interface WalkedFile {
   rel: string;
@@ -99,20 +100,15 @@ export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { 
 
 /**
  * visitTree in slices of `sliceMs`, yielding to the event loop between them (setImmediate:
- * after the loop's I/O). What else the process has started goes on during the walk: the
- * requests a command asks before its scan connect, are sent and are answered meanwhile,
- * where a walk of one piece (~0.8 s at 100k files) sends them only once it ends. The
- * visitor is called exactly as visitTree calls it; only other callbacks may run between
- * two of its calls.
+ * after the loop's I/O), so what else the process started goes on during the walk
+ * (WALK_SLICE_MS). The visitor is called exactly as visitTree calls it; only other
+ * callbacks may run between two of its calls.
  */
 export async function visitTreeInSlices(root: string, visitor: TreeVisitor, startRel: string, sliceMs: number): Promise<{ dirs: number }> {
   const walk = treeWalk(root, visitor, startRel);
   while (!walk.run(performance.now() + sliceMs)) await new Promise<void>((resolve) => setImmediate(resolve));
   return { dirs: walk.dirs };
 }
-
-/** Entries visited between two looks at the clock: performance.now() per entry would cost ~5 ms at 100k files. */
-const ENTRIES_PER_CLOCK_LOOK = 256;
 
 /** The walk as state that `run` takes on from where it stopped: true once it has ended. */
 function treeWalk(root: string, visitor: TreeVisitor, startRel: string): { run(until: number): boolean; readonly dirs: number } {
@@ -136,7 +132,8 @@ function treeWalk(root: string, visitor: TreeVisitor, startRel: string): { run(u
     open.push({ rel: dirRel, abs: dirAbs, dirents, next: 0 });
   };
   let started = false;
-  let visited = 0;
+  /** Loop steps (entries, and folders finished) since the walk began. */
+  let steps = 0;
   return {
     get dirs() {
       return dirs;
@@ -147,7 +144,7 @@ function treeWalk(root: string, visitor: TreeVisitor, startRel: string): { run(u
         enter(startRel, startRel === '' ? root : path.join(root, startRel));
       }
       while (open.length > 0) {
-        if (until !== Infinity && ++visited % ENTRIES_PER_CLOCK_LOOK === 0 && performance.now() >= until) return false;
+        if (until !== Infinity && ++steps % WALK_STEPS_PER_CLOCK_LOOK === 0 && performance.now() >= until) return false;
         const dir = open[open.length - 1]!;
         if (dir.next === dir.dirents.length) {
           open.pop();

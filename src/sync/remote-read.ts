@@ -141,11 +141,9 @@ export async function readRemote(
  * readRemote started beside the local scan, which `scan` starts right after the index is
  * asked: the index's answer (and, for a tree past one answer, its first read) comes in
  * while the scan walks and hashes, instead of after it; the grouped reads wait for the
- * scan's tree (`snapshotOf` its result). The scan yields to the event loop between its
- * 20 ms slices, of walking (a command's scan: ScanOptions.walkSliceMs) and of reading, so
- * even a warm scan, which reads nothing, no longer holds the request back until its walk
- * ends. The caller awaits `local` (the scan's result or its error) then `read`; `read` is
- * never left rejected unhandled.
+ * scan's tree (`snapshotOf` its result): the scan yields to the event loop between its
+ * slices of walking (WALK_SLICE_MS) and of reading. The caller awaits `local` (the scan's
+ * result or its error) then `read`; `read` is never left rejected unhandled.
  */
 export function readRemoteBeside<T>(
   client: HostingClient,
