@@ -32,7 +32,8 @@ describe('AppProcess', () => {
     const proc = await spawnNode("process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready'); setInterval(() => {}, 1000);", log);
     // Wait until the handler is installed, or SIGTERM would kill it by default.
     while (!log.tail(10).includes('ready')) await new Promise((resolve) => setTimeout(resolve, 20));
-    await proc.stop(300);
+    // A grace long enough for a loaded machine to run the handler (it ignores SIGTERM for good, so the kill comes anyway).
+    await proc.stop(1500);
     expect(proc.phase).toBe('exited');
     expect(proc.exit).toMatchObject({ signal: 'SIGKILL', requested: true });
     expect(log.tail(10)).toContain('ignoring SIGTERM');
