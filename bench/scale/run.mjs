@@ -89,6 +89,13 @@ const timed = (cmd, argv, { env, cwd } = {}) => timedProcess(cmd, argv, { env, c
 const statusOf = (cli, cwd, env) => () => timed(process.execPath, [cli, 'status'], { env, cwd });
 const pushOf = (cli, cwd, env) => () => timed(process.execPath, [cli, 'push', '--no-apply'], { env, cwd });
 
+/** `push --no-apply --json` of `cwd` with `cli`, timed; throws, naming `what`, when it fails. */
+async function pushedOnce(what, cli, cwd, env) {
+  const run = await timed(process.execPath, [cli, 'push', '--no-apply', '--json'], { env, cwd });
+  if (run.code !== 0) throw new Error(`${what} exited ${run.code}: ${run.err.slice(0, 500)} ${run.out.slice(0, 500)}`);
+  return run;
+}
+
 async function best(label, run) {
   return (await bestOfEach([[label, run]]))[0];
 }
@@ -137,8 +144,7 @@ try {
 
   const env = { HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl, HOSTSYNC_DEPLOYMENT: emu.deploymentId };
   if (args['status-only']) {
-    const pushed = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env });
-    if (pushed.code !== 0) throw new Error(`push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
+    await pushedOnce('push', CLI, tree, env);
     await statusRows(env);
   } else await pushAndStatusRows(env);
 } finally {
@@ -153,8 +159,7 @@ async function oneFileProject(env) {
   fs.writeFileSync(path.join(dir, 'index.js'), "console.log('hello');\n");
   const dep = await emu.createDeployment({ name: 'one-file' });
   const oneEnv = { ...env, HOSTSYNC_DEPLOYMENT: dep.id };
-  const pushed = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env: oneEnv, cwd: dir });
-  if (pushed.code !== 0) throw new Error(`1-file push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
+  await pushedOnce('1-file push', CLI, dir, oneEnv);
   const status = statusOf(CLI, dir, oneEnv);
   await sleep(2500); // the file past the stat cache's racy window
   await status(); // caches it: the timed runs read no file
@@ -210,8 +215,7 @@ async function statusRows(env) {
     fs.cpSync(tree, compareTree, { recursive: true, filter: (src) => !src.includes(`${path.sep}.hostsync`) });
     const dep = await emu.createDeployment({ name: 'compare' });
     const compareEnv = { ...env, HOSTSYNC_DEPLOYMENT: dep.id };
-    const pushed = await timed(process.execPath, [compareCli, 'push', '--no-apply', '--json'], { env: compareEnv, cwd: compareTree });
-    if (pushed.code !== 0) throw new Error(`--compare push exited ${pushed.code}: ${pushed.err.slice(0, 500)}`);
+    await pushedOnce('--compare push', compareCli, compareTree, compareEnv);
     before = statusOf(compareCli, compareTree, compareEnv);
     compareWatch = { cli: compareCli, cwd: compareTree, env: compareEnv, label: ` (${args.compare})` };
     beforePush = pushOf(compareCli, compareTree, compareEnv);
@@ -408,8 +412,7 @@ async function pushAndStatusRows(env) {
 
   // hostsync's initial push into the default deployment.
   emu.resetStats();
-  const pushRun = await timed(process.execPath, [CLI, 'push', '--no-apply', '--json'], { env });
-  if (pushRun.code !== 0) throw new Error(`push exited ${pushRun.code}: ${pushRun.err.slice(0, 500)} ${pushRun.out.slice(0, 500)}`);
+  const pushRun = await pushedOnce('push', CLI, tree, env);
   const pushReq = JSON.parse(pushRun.out).requests;
   const byOp = Object.entries(pushReq.byOperation).map(([op, n]) => `${n} ${op}`).join(', ');
   const pushRequests = `${pushReq.total} requests (${byOp})`;

@@ -4,8 +4,8 @@
  * indexes from shared counters and write what they read into shared typed-array columns,
  * never objects (no structured clone per file, nothing for the scavenger). The files come
  * in segments: a scan hands the workers each segment as its walk finds it (`feed`), so
- * they read while the walk goes on, and the main thread joins in once the walk
- * is done (`hash`). Each segment's paths are cloned to each worker once.
+ * they read while the walk goes on, and the main thread joins in once the walk is done
+ * (`hash`). Each segment's paths are cloned to each worker once.
  *
  * Invariants:
  * - Every file is read by exactly one thread, with digestSmallFileSync: the same digests,

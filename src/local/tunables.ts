@@ -83,9 +83,9 @@ export const HASH_POOL_BATCH_FILES = 128;
 
 /**
  * Files a scan's walk hands its hash workers at once, once they are started: the workers
- * read while the walk goes on (a cold walk at 100k files is ~0.3 s of one
- * core). Each segment is one message per worker (its paths cloned, ~0.3 ms at 4096);
- * smaller ones would keep the workers fed sooner for more messages.
+ * read while the walk goes on (a cold walk at 100k files is ~0.3 s of one core). Each
+ * segment is one message per worker (its paths cloned, ~0.3 ms at 4096); smaller ones
+ * would keep the workers fed sooner for more messages.
  */
 export const HASH_POOL_SEGMENT_FILES = 4096;
 

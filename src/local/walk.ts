@@ -23,6 +23,7 @@
  */
 import fs, { type Dirent } from 'node:fs';
 import path from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FileStat } from './filestat.js';
 import { kindOfMode, lstatOf } from './fast-stat.js';
 import type { IgnoreMatcher } from './ignore.js';
@@ -106,7 +107,7 @@ export function visitTree(root: string, visitor: TreeVisitor, startRel = ''): { 
  */
 export async function visitTreeInSlices(root: string, visitor: TreeVisitor, startRel: string, sliceMs: number): Promise<{ dirs: number }> {
   const walk = treeWalk(root, visitor, startRel);
-  while (!walk.run(performance.now() + sliceMs)) await new Promise<void>((resolve) => setImmediate(resolve));
+  while (!walk.run(performance.now() + sliceMs)) await yieldToEventLoop();
   return { dirs: walk.dirs };
 }
 

@@ -9,7 +9,7 @@ import { lstat, mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { tempDir, writeTree } from '../helpers/tree.js';
+import { runDir, tempDir, writeTree } from '../helpers/tree.js';
 import { CLI, runCli, TEST_CONFIG_HOME } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
 import { push } from '../../src/app/push.js';
@@ -21,6 +21,8 @@ import { startFakeService, WELL_FORMED, type FakeService } from '../remote/fake-
 import { testKey } from '../helpers/keys.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
+/** The client's cache folder (its request ledger): the test run's own, which goes when the run ends. */
+let cacheDir: string;
 /** The project root, one folder down, so "outside the root" is still inside the test's temp dir. */
 let root: string;
 
@@ -28,12 +30,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeEach(async () => {
   work = await tempDir('hostsync-pull-safety-');
+  cacheDir = runDir('cache-');
   root = path.join(work.dir, 'proj');
   await mkdir(root);
 });
 afterEach(async () => {
   await work.cleanup();
-  await rm(`${work.dir}-cache`, { recursive: true, force: true });
 });
 
 /** Every file under `dir`, relative, sorted (no state folder). */
@@ -61,7 +63,7 @@ describe('a service answering paths that leave the root (item 1)', () => {
     HOSTSYNC_API_KEY: testKey('pull-safety'),
     HOSTSYNC_BASE_URL: s.baseUrl,
     HOSTSYNC_DEPLOYMENT: 'dep-1',
-    HOSTSYNC_CACHE_DIR: `${work.dir}-cache`,
+    HOSTSYNC_CACHE_DIR: cacheDir,
   });
   const entry = (p: string) => ({ path: p, type: 'file', sizeBytes: 7, modifiedAt: '2026-01-01T00:00:00Z', mode: '0644', hash: null });
   /** A server whose index lists `paths` and whose read-many answers PWNED for whatever is asked (or for `readManyPath`). */

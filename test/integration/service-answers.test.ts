@@ -4,9 +4,8 @@
  * A scripted loopback service stands in for the API, answering everything well formed
  * except the one call under test.
  */
-import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir, writeTree } from '../helpers/tree.js';
+import { runDir, tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { startFakeService, WELL_FORMED, type FakeService } from '../remote/fake-service.js';
 import { EXIT } from '../../src/errors.js';
@@ -15,24 +14,26 @@ import type { Reply } from '../remote/fake-service.js';
 import { testKey } from '../helpers/keys.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
+/** The client's cache folder (its request ledger): the test run's own, which goes when the run ends. */
+let cacheDir: string;
 let service: FakeService | undefined;
 
 beforeEach(async () => {
   work = await tempDir('hostsync-answers-');
+  cacheDir = runDir('cache-');
   await writeTree(work.dir, { 'a.js': 'a\n' });
 });
 afterEach(async () => {
   await service?.close();
   service = undefined;
   await work.cleanup();
-  await rm(`${work.dir}-cache`, { recursive: true, force: true });
 });
 
 const env = (s: FakeService) => ({
   HOSTSYNC_API_KEY: testKey('answers'),
   HOSTSYNC_BASE_URL: s.baseUrl,
   HOSTSYNC_DEPLOYMENT: 'dep-1',
-  HOSTSYNC_CACHE_DIR: work.dir + '-cache',
+  HOSTSYNC_CACHE_DIR: cacheDir,
 });
 
 describe('a malformed answer (review 11)', () => {

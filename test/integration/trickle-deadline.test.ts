@@ -5,11 +5,10 @@
  * HOSTSYNC_DEADLINE. Each case runs the built CLI under a generous safety bound (only
  * there to stop a hung child) and asserts that it ended by itself, and with which error.
  */
-import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir, writeTree } from '../helpers/tree.js';
+import { runDir, tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { EXIT } from '../../src/errors.js';
 import { testKey } from '../helpers/keys.js';
@@ -18,12 +17,15 @@ import { testKey } from '../helpers/keys.js';
 const SAFETY_MS = 60_000;
 
 let work: { dir: string; cleanup: () => Promise<void> };
+/** The client's cache folder (its request ledger): the test run's own, which goes when the run ends. */
+let cacheDir: string;
 let server: http.Server;
 let baseUrl: string;
 let requests = 0;
 
 beforeEach(async () => {
   work = await tempDir('hostsync-trickle-');
+  cacheDir = runDir('cache-');
   await writeTree(work.dir, { 'a.js': 'a\n' });
   requests = 0;
   server = http.createServer((req, res) => {
@@ -40,12 +42,11 @@ afterEach(async () => {
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
   await work.cleanup();
-  await rm(`${work.dir}-cache`, { recursive: true, force: true });
 });
 
 function status(extra: Record<string, string>): Promise<{ code: number; stderr: string; killed: boolean }> {
   return runCli(['status', '--dir', work.dir], {
-    HOSTSYNC_API_KEY: testKey('trickle'), HOSTSYNC_BASE_URL: baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: `${work.dir}-cache`,
+    HOSTSYNC_API_KEY: testKey('trickle'), HOSTSYNC_BASE_URL: baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: cacheDir,
     ...extra,
   }, { killAfterMs: SAFETY_MS });
 }
