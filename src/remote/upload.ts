@@ -90,7 +90,11 @@ class DiskFile extends File {
 
   private async *read(): AsyncGenerator<Uint8Array> {
     if (this.closed || this.handle) throw new Error(`upload part ${this.name}: read after it was closed, or twice`);
-    const fh = (this.handle = await open(this.localPath, 'r'));
+    const fh = await open(this.localPath, 'r');
+    // Closed while the file was opening (the upload ended first): close() found no handle to
+    // close, and nobody may pull this stream again to reach the `finally` below.
+    if (this.closed) return void (await fh.close());
+    this.handle = fh;
     try {
       const size = Number(this.expected.size);
       // Checked before the first byte and again before the last chunk goes (a file cut short

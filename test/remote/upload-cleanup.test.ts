@@ -82,6 +82,18 @@ describe.runIf(linux)('archive upload cleanup', () => {
     }
   });
 
+  it('closes a file part whose file was still opening when the form was closed', async () => {
+    const { dir, rel } = await sourceTree();
+    const { form, close } = await filesForm('files', [{ name: rel[0]!, localPath: join(dir, rel[0]!), size: 2 * 1024 * 1024 }]);
+    const part = form.get('files') as File;
+    const body = part.stream() as unknown as AsyncGenerator<Uint8Array>;
+    // The part's read starts (its open(2) in flight) and the upload ends before it is answered.
+    const first = body.next();
+    await close();
+    expect((await first).done).toBe(true);
+    expect(await openUnder(dir)).toEqual([]);
+  });
+
   it('a file part sends the size found when the form was built, and fails with ELOCALCHANGED once the file changed', async () => {
     const { dir, rel } = await sourceTree();
     const file = join(dir, rel[0]!);
