@@ -1,4 +1,5 @@
 import { projectRootOf } from '../config/config.js';
+import type { CopyPosition } from '../sync/copy-position.js';
 import type { ApplyResult } from '../api/types.js';
 import { setGitignoreSetting } from '../config/edit.js';
 import { EXIT, type ExitCode } from '../errors.js';
@@ -112,6 +113,10 @@ export interface PushResult extends Partial<FailureFields> {
   deployment: DeploymentRef | null;
   /** hostsync.json's "startup" and "size" against the deployment (app/deploy-settings.ts); null when it declares none. */
   settings?: SettingsResult | null;
+  /** This copy against the deployment's last push (git's ahead/behind); null when not worked out. */
+  position: CopyPosition | null;
+  /** Why this copy may not push (behind, diverged from or not comparable with the last push; exit 3), or null. */
+  positionRefused: string | null;
 }
 
 export const changeItem = (c: Change): ChangeItem => {
@@ -156,6 +161,8 @@ export function emptyPushResult(): PushResult {
     backup: null,
     deployment: null,
     settings: null,
+    position: null,
+    positionRefused: null,
   };
 }
 
@@ -164,7 +171,8 @@ export function emptyPushResult(): PushResult {
  * do did not happen), a refusal outranks an unhealthy app (the user must act on the
  * conflicts first), and an unhealthy app is still a push that landed.
  */
-export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy' | 'overwritten'> & { applyRefused?: string | null }): ExitCode {
+export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy' | 'overwritten'> & { applyRefused?: string | null; positionRefused?: string | null }): ExitCode {
+  if (report.positionRefused) return EXIT.refused;
   if (report.failures.length > 0) return EXIT.failed;
   // The key's configuration, fixed by the user like any other (a missing scope is exit 2).
   if (report.applyRefused) return EXIT.usage;
@@ -179,8 +187,8 @@ export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 
  * mass-delete guard without --allow-mass-delete), else 0. Drift alone is 0: a push
  * leaves it alone and succeeds.
  */
-export function previewExitCode(r: Pick<PushReport, 'conflicts' | 'massDelete'>, allowMassDelete: boolean): ExitCode {
-  return r.conflicts.length > 0 || (r.massDelete.refuse && !allowMassDelete) ? EXIT.refused : EXIT.ok;
+export function previewExitCode(r: Pick<PushReport, 'conflicts' | 'massDelete'> & { positionRefused?: string | null }, allowMassDelete: boolean): ExitCode {
+  return r.positionRefused || r.conflicts.length > 0 || (r.massDelete.refuse && !allowMassDelete) ? EXIT.refused : EXIT.ok;
 }
 
 /**
@@ -196,7 +204,8 @@ export function pushRequestEstimate(reads: number, report: Pick<PushReport, 'pla
 }
 
 /** The one line a refused preview carries. */
-export function previewReason(r: Pick<PushReport, 'conflicts' | 'massDelete'>): string {
+export function previewReason(r: Pick<PushReport, 'conflicts' | 'massDelete'> & { positionRefused?: string | null }): string {
+  if (r.positionRefused) return `a push would be refused: ${r.positionRefused}`;
   const n = r.conflicts.length;
   if (n > 0) return `${n} conflict${n === 1 ? '' : 's'} a push would leave alone (first: ${r.conflicts[0]?.path}): resolve them, or push --force to overwrite them with the local files`;
   return `a push would refuse to delete ${r.massDelete.deletes} of ${r.massDelete.tracked} tracked files: check the directory, or pass --allow-mass-delete`;
@@ -204,6 +213,7 @@ export function previewReason(r: Pick<PushReport, 'conflicts' | 'massDelete'>): 
 
 /** The one line a failed push's result carries, for each exit code a report can end with. */
 function reasonFor(report: PushReport, code: ExitCode): string {
+  if (report.positionRefused) return `refused: ${report.positionRefused}`;
   if (code === EXIT.failed) {
     const n = report.failures.length;
     return `${n} change${n === 1 ? '' : 's'} did not land (first: ${report.failures[0]?.path}: ${report.failures[0]?.error}): run the push again`;
@@ -251,6 +261,8 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     warnings: report.warnings,
     backup: report.backup ? { archive: report.backup.archive, paths: report.backup.paths } : null,
     deployment: deploymentRef(session.config),
+    position: report.position,
+    positionRefused: report.positionRefused,
   };
   if (code === EXIT.ok) return result;
   return failedWith(result, report.dryRun ? previewReason(report) : reasonFor(report, code), code);

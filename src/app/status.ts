@@ -1,4 +1,5 @@
 import { push as pushCore } from '../sync/push.js';
+import type { CopyPosition } from '../sync/copy-position.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { EXIT } from '../errors.js';
@@ -63,6 +64,8 @@ export interface StatusResult extends Partial<FailureFields> {
   url: string | null;
   /** Whether the running watch said what changed (only those paths were read) or every file was scanned, and why. */
   local: LocalSource;
+  /** This copy against the deployment's last push (git's ahead/behind); null when not worked out. */
+  position: CopyPosition | null;
 }
 
 export function emptyStatusResult(): StatusResult {
@@ -86,6 +89,7 @@ export function emptyStatusResult(): StatusResult {
     settings: null,
     url: null,
     local: SCANNED,
+    position: null,
   };
 }
 
@@ -143,6 +147,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
           settings: null,
           url: record?.domains?.url ?? null,
           local,
+          position: report.position,
         };
         // A push makes the settings' requests on top of the files' (the read only when they differ from the last push's).
         if (settings) result.pushRequests += settingsRequestEstimate(settings, await pushReadsSettings(session));

@@ -2,6 +2,7 @@
  * Human text for push and status, rendered from the same result objects `--json` prints
  * (src/app/), so the two can never disagree.
  */
+import { positionLines } from './render-position.js';
 import { pc } from './colors.js';
 import type { ApplyResult } from '../api/types.js';
 import type { HealthReport } from '../sync/apply.js';
@@ -18,6 +19,7 @@ const LIST_LIMIT = 50;
 const REASONS: Record<ConflictItem['reason'], string> = {
   'both-modified': 'changed both here and on the deployment',
   'first-push-differs': 'differs from the deployment and was never synced',
+  'pending-elsewhere': 'another push recorded this same change, but the deployment does not hold it (still in flight, failed, or undone by hand since): run the push again in a minute, or push --force to write it',
   'modify-delete': 'changed here, deleted on the deployment',
   'delete-modify': 'deleted here, changed on the deployment',
   'remote-symlink': 'is (or lies below) a symlink on the deployment; hostsync never writes through links',
@@ -64,6 +66,7 @@ const appState = (state: string): string => (state === 'running' ? pc.green(stat
 export function renderStatus(report: StatusResult): string {
   const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${report.url}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch, report.local));
+  out.push(...positionLines(report.position));
   const settings = settingsLines(report.settings, 'status');
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0 && settings.length === 0) {
     out.push('Nothing to push: the deployment matches this directory.');
@@ -204,6 +207,8 @@ export function pushSummary(report: PushResult): string {
   if (report.dryRun) {
     const over = report.overwrites.length > 0 ? `, overwriting ${plural(report.overwrites.length, 'file')} changed on the deployment` : '';
     line = `dry run: would push ${plural(report.planned.length, 'change')} to ${target}${over} in about ${plural(report.pushRequests, 'request')}; nothing was sent`;
+  } else if (report.positionRefused) {
+    line = `Nothing pushed to ${target}: this copy is not at or ahead of the last push (${requests}, ${seconds} s)`;
   } else if (report.planned.length > 0) {
     line = `Pushed to ${target}: ${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod (${requests}, ${seconds} s)`;
   } else if (report.conflicts.length > 0 || report.failures.length > 0) {
@@ -220,13 +225,13 @@ export function pushSummary(report: PushResult): string {
 
 /** `hostsync push` for humans. */
 export function renderPush(report: PushResult): string {
-  const out: string[] = [];
+  const out: string[] = [...positionLines(report.position)];
   const overwrites = new Set(report.overwrites);
   const mark = (c: ChangeItem): string => {
     const line = changeLine(c);
     return c.kind !== 'rename' && overwrites.has(c.path) ? `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}` : line;
   };
-  if (report.planned.length > 0) out.push(...limited(report.planned.map(mark)));
+  if (report.planned.length > 0 && !report.positionRefused) out.push(...limited(report.planned.map(mark)));
   if (report.backup) {
     const n = report.backup.paths.length;
     out.push(pc.yellow(`safety copy of ${n} file${n === 1 ? '' : 's'}: ${report.backup.archive} (on the deployment; \`hostsync undo\` restores from it)`));

@@ -105,3 +105,17 @@ export const SCAN_DELTA_MAX_PATHS = 4096;
  * as it does any cold scan (after the walk, on every core), the check after reading.
  */
 export const SCAN_READS_IN_PLACE_MAX = 64;
+
+/**
+ * Ancestors of HEAD a recorded batch carries (base-record.ts GitStamp.anc): another copy finds
+ * itself "behind" when its commit is among them, without fetching. 32 covers a day of a busy
+ * team's commits between two deploys; a copy further behind, in a shallow clone, is judged
+ * by commit time (sync/copy-position.ts). ~420 bytes a batch at 12 hex digits each.
+ */
+export const GIT_ANCESTORS = 32;
+
+/** A watch cycle's batch asks git about its own paths when they are at most this many (argument lists stay short); more ask for the whole index. */
+export const GIT_BATCH_PATHSPECS = 200;
+
+/** `git ls-files -z` of 100k files prints ~3 MB; the answer buffer allows well past a million. */
+export const GIT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;

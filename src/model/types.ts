@@ -52,7 +52,8 @@ export type ConflictReason =
   | 'modify-delete'      // local modified, remote deleted
   | 'delete-modify'      // local deleted, remote modified
   | 'remote-symlink'     // the remote path (or a folder above it) is a symlink: writing would follow it
-  | 'file-folder';       // a folder above the remote file is a file here, which stays (edited, or never synced)
+  | 'file-folder'        // a folder above the remote file is a file here, which stays (edited, or never synced)
+  | 'pending-elsewhere'; // another copy's recorded write is not on the deployment (in flight, failed, or undone by hand): local holds it too
 
 export interface Conflict {
   path: string;
@@ -120,6 +121,12 @@ export interface ReconcileOptions {
    * the other push's write is still in flight.
    */
   elsewhere?: ReadonlyMap<string, ElsewhereChange>;
+  /**
+   * The base is one this copy adopted without having synced (its first contact with the
+   * base record, sync/copy-base.ts): a path outside it that local and remote hold differently
+   * is a never-synced difference ('first-push-differs'), not a change both sides made.
+   */
+  adopted?: boolean;
 }
 
 export interface Reconciliation {

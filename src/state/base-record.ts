@@ -10,8 +10,10 @@
  *   <shared>\t<suffix>\t<before>\t<after>        what hostsync believed the path held, and left
  *   @tail <32 hex>
  *
- * An entry is `-` (absent) or `<hash>:<size>` with `x` appended when executable; the hash is
- * 16 hex digits or `?` (unknown). `<shared>` is how many leading UTF-16 code units the path
+ * An entry is `-` (absent) or `<hash>:<size>` with `x` appended when executable and `g` when
+ * the writing copy had the file from its git commit (tracked, or its build's output); the
+ * hash is 16 hex digits or `?` (unknown). A reader without a base of its own deletes on the
+ * deployment only paths whose newest entry has `g` (docs/teams-and-ci.md). `<shared>` is how many leading UTF-16 code units the path
  * shares with the previous path of its batch; the suffix escapes `%`, TAB, LF and CR as %XX.
  *
  * Invariants: the file ends with exactly one `@tail` line, a random nonce that changes with
@@ -45,10 +47,30 @@ export interface BatchHeader {
   dir: string;
   /** hostsync version of the writer. */
   v: string;
+  /** The writing copy's git position, when its folder is a git work tree (copy-position.ts reads it). */
+  git?: GitStamp;
 }
 
-/** What a path held: null = absent. */
-export type RecEntry = Pick<Entry, 'hash' | 'size' | 'executable'> | null;
+/**
+ * Where a batch came from in git terms: what another copy needs to tell "behind" from
+ * "ahead" without network access. `anc`: the newest ancestors of `head` (RECORD_GIT_ANCESTORS,
+ * abbreviated to GIT_ABBREV hex digits), as far as the writing copy could see them.
+ */
+export interface GitStamp {
+  /** The HEAD commit (40 or 64 hex). */
+  head: string;
+  /** No tracked file modified and no untracked, not ignored file: the deploy was the commit. */
+  clean: boolean;
+  /** The commit's committer time, seconds since the epoch. */
+  time: number;
+  anc: string[];
+}
+
+/** Hex digits an ancestor id keeps in a record (as `git log --abbrev=12`): 12 a batch in 32 ancestors is ~420 bytes. */
+export const GIT_ABBREV = 12;
+
+/** What a path held: null = absent. `git`: the writing copy had it from its commit (absent: unknown, never assumed). */
+export type RecEntry = (Pick<Entry, 'hash' | 'size' | 'executable'> & { git?: boolean }) | null;
 
 export interface BatchPath {
   path: string;
@@ -83,10 +105,10 @@ export const tailLine = (nonce: string): string => `@tail ${nonce}\n`;
 
 function encodeEntry(e: RecEntry): string {
   if (e === null) return '-';
-  return `${e.hash ?? '?'}:${e.size}${e.executable ? 'x' : ''}`;
+  return `${e.hash ?? '?'}:${e.size}${e.executable ? 'x' : ''}${e.git ? 'g' : ''}`;
 }
 
-const ENTRY = /^([0-9a-f]{16}|\?):(0|[1-9][0-9]*)(x?)$/;
+const ENTRY = /^([0-9a-f]{16}|\?):(0|[1-9][0-9]*)(x?)(g?)$/;
 
 function decodeEntry(s: string, line: number): RecEntry {
   if (s === '-') return null;
@@ -94,7 +116,7 @@ function decodeEntry(s: string, line: number): RecEntry {
   if (!m) throw new RecordFormatError(line, `bad entry ${JSON.stringify(s.slice(0, 40))}`);
   const size = Number(m[2]);
   if (!Number.isSafeInteger(size)) throw new RecordFormatError(line, 'size out of range');
-  return { hash: m[1] === '?' ? null : m[1]!, size, executable: m[3] === 'x' };
+  return { hash: m[1] === '?' ? null : m[1]!, size, executable: m[3] === 'x', ...(m[4] === 'g' ? { git: true } : {}) };
 }
 
 const escapeSuffix = (s: string): string => s.replace(/[%\t\n\r]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
@@ -131,9 +153,12 @@ export function batchText(header: BatchHeader, paths: readonly BatchPath[], snap
 }
 
 /** A whole record holding one snapshot batch of `base`, ending with a tail of `nonce`. */
-export function snapshotText(header: BatchHeader, base: Iterable<Entry>, nonce: string): string {
+export function snapshotText(header: BatchHeader, base: Iterable<Entry & { git?: boolean }>, nonce: string, fromCommit: ((path: string) => boolean) | null = null): string {
   const paths: BatchPath[] = [];
-  for (const e of base) paths.push({ path: e.path, after: { hash: e.hash, size: e.size, executable: e.executable } });
+  for (const e of base) {
+    const git = e.git === true || (fromCommit !== null && fromCommit(e.path));
+    paths.push({ path: e.path, after: { hash: e.hash, size: e.size, executable: e.executable, ...(git ? { git } : {}) } });
+  }
   return `${RECORD_MAGIC}\n${batchText({ ...header, kind: 'snapshot' }, paths, true)}${tailLine(nonce)}`;
 }
 
@@ -170,7 +195,31 @@ function parseHeader(s: string, line: number): BatchHeader {
   };
   const kind = str('kind');
   if (!['snapshot', 'push', 'watch', 'pull', 'resolve', 'undo'].includes(kind)) throw new RecordFormatError(line, `unknown batch kind ${kind}`);
-  return { t: str('t'), id: str('id'), kind: kind as BatchKind, host: str('host'), dir: str('dir'), v: str('v') };
+  const git = o.git === undefined ? undefined : parseGitStamp(o.git, line);
+  return { t: str('t'), id: str('id'), kind: kind as BatchKind, host: str('host'), dir: str('dir'), v: str('v'), ...(git ? { git } : {}) };
+}
+
+const COMMIT = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
+const ABBREV = new RegExp(`^[0-9a-f]{${GIT_ABBREV}}$`);
+/** More ancestors than any writer records is a forged or damaged header. */
+const MAX_ANCESTORS = 256;
+
+/** A batch's git stamp, strictly: anything else is a damaged record, never a guess. */
+function parseGitStamp(g: unknown, line: number): GitStamp {
+  const o = g as Record<string, unknown> | null;
+  const ok =
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.head === 'string' &&
+    COMMIT.test(o.head) &&
+    typeof o.clean === 'boolean' &&
+    typeof o.time === 'number' &&
+    Number.isSafeInteger(o.time) &&
+    Array.isArray(o.anc) &&
+    o.anc.length <= MAX_ANCESTORS &&
+    o.anc.every((a) => typeof a === 'string' && ABBREV.test(a));
+  if (!ok) throw new RecordFormatError(line, 'bad git stamp in a batch header');
+  return { head: o.head as string, clean: o.clean as boolean, time: o.time as number, anc: [...(o.anc as string[])] };
 }
 
 /** Parses a whole record; throws RecordFormatError on anything but an intact record of this version. */
@@ -233,6 +282,12 @@ export const batchIds = (r: BaseRecord): Set<string> => new Set(r.batches.map((b
 /** A path's entry in a snapshot, as the record states it. */
 export const recEntryOf = (e: Entry | undefined | null): RecEntry => (e ? { hash: e.hash, size: e.size, executable: e.executable } : null);
 
+/** `paths` with each after entry marked as from the writing copy's commit where `fromCommit` says so. */
+export function markedFromCommit(paths: readonly BatchPath[], fromCommit: ((path: string) => boolean) | null): BatchPath[] {
+  if (fromCommit === null) return [...paths];
+  return paths.map((p) => (p.after !== null && fromCommit(p.path) ? { ...p, after: { ...p.after, git: true } } : p));
+}
+
 /** The batch's paths: every path whose entry differs between `before` and `after` (null before: every after path). */
 export function diffBases(before: Snapshot | null, after: Snapshot): BatchPath[] {
   if (before !== null && knownEqual(before, after)) return [];
@@ -257,4 +312,26 @@ export function diffBases(before: Snapshot | null, after: Snapshot): BatchPath[]
   }
   if (before) for (const [p, b] of before) if (!after.has(p)) out.push({ path: p, before: recEntryOf(b), after: null });
   return out;
+}
+
+/**
+ * The newest batch header of one of `kinds` in a record's text, found from its end without
+ * parsing the rest (a current copy at 100k files is ~3 MB; parsing it is ~0.5 s). Null when
+ * none, or when the header found is not intact (a damaged record is parsed, and refused, by
+ * whoever needs its batches).
+ */
+export function lastHeaderOf(text: string, kinds: ReadonlySet<BatchKind>): BatchHeader | null {
+  let end = text.length;
+  for (;;) {
+    const at = Math.max(text.lastIndexOf('\nB {', end - 1), text.lastIndexOf('\nS {', end - 1));
+    if (at < 0) return null;
+    const eol = text.indexOf('\n', at + 1);
+    try {
+      const h = parseHeader(text.slice(at + 3, eol < 0 ? text.length : eol), 0);
+      if (kinds.has(h.kind)) return h;
+    } catch {
+      return null;
+    }
+    end = at;
+  }
 }

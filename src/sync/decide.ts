@@ -4,7 +4,7 @@
  * unknown outcome, the verifying read), and acts on each decision at its edges.
  */
 import type { Plan, Reconciliation, ReconcileOptions, Snapshot } from '../model/types.js';
-import { guardRemoteSymlinks, protectSkipped } from './guards.js';
+import { guardRemoteSymlinks, keepUnholdable, protectSkipped, unholdable, withoutPaths } from './guards.js';
 import { massDeleteGuard, planChanges } from './plan.js';
 import { reconcile } from './reconcile.js';
 import { platformView } from './platform-view.js';
@@ -20,6 +20,8 @@ export interface DecideInput {
   options: ReconcileOptions;
   /** What the local file system can hold (names and executable bits: platform-view.ts); Linux's when absent. */
   platform?: Platform;
+  /** The base this copy synced itself (state.base), when `base` was derived from the record or differs: what it may rename by case. */
+  ownBase?: Snapshot | null;
 }
 
 export interface Decision {
@@ -32,7 +34,11 @@ export interface Decision {
 export function decide(input: DecideInput): Decision {
   const view = platformView(input.scanned, input.base, input.remote.snapshot, input.platform);
   const local = protectSkipped(view, input.base, input.remote.snapshot, input.skipped);
-  const rec = guardRemoteSymlinks(reconcile(input.base, local, input.remote.snapshot, input.options), input.remote.symlinks, input.base);
+  // Names this file system cannot hold are not compared at all: never deleted, listed as only on the deployment.
+  const hidden = unholdable(input.remote.snapshot, local, input.platform, input.ownBase === undefined ? input.base : input.ownBase);
+  const base = input.base === null ? null : withoutPaths(input.base, hidden);
+  const rec0 = reconcile(base, local, withoutPaths(input.remote.snapshot, hidden), input.options);
+  const rec = guardRemoteSymlinks(keepUnholdable(rec0, hidden, input.base), input.remote.symlinks, input.base);
   return { local, rec, plan: planChanges(rec.changes, input.remote.snapshot) };
 }
 

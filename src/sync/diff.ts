@@ -14,6 +14,7 @@ import { comparePaths } from '../model/paths.js';
 import type { ElsewhereChange, Entry, RemoteOrigin } from '../model/types.js';
 import { parsedRecord, readRecord } from './remote-record.js';
 import { mergeRecord } from './record-merge.js';
+import { copyPosition, deriveBase } from './copy-derive.js';
 import { remoteTexts } from './fetch.js';
 import { reconcile } from './reconcile.js';
 import { readSides, type KnownLocal } from './sides.js';
@@ -87,17 +88,20 @@ export async function diff(session: Session, paths: string[] | null, known?: Kno
   // has a base, and a push from elsewhere is told from a hand edit.
   let base = sides.base;
   let elsewhere: Map<string, ElsewhereChange> | undefined;
+  let adopted = false;
   if (sides.remoteRead !== null) {
     const read = await readRecord(session, sides.remoteRead);
     if (read.warning !== null) sides.warnings.push(read.warning);
-    const record = parsedRecord(read);
-    if (record !== null) {
-      const merged = mergeRecord(record, sides.remote, sides.base, { own: new Set(read.own), planned: null });
+    const derived = sides.base === null ? await deriveBase(session, read, sides.remote, sides.local, await copyPosition(session, read)) : null;
+    const record = derived === null ? parsedRecord(read) : null;
+    const merged = derived?.merged ?? (record !== null ? mergeRecord(record, sides.remote, sides.base, { own: new Set(read.own), planned: null }) : null);
+    adopted = derived?.adopted ?? false;
+    if (merged !== null) {
       base = merged.base;
       elsewhere = merged.elsewhere;
     }
   }
-  const rec = reconcile(base, sides.local, sides.remote, { force: false, mirror: false, ...(elsewhere ? { elsewhere } : {}) });
+  const rec = reconcile(base, sides.local, sides.remote, { force: false, mirror: false, ...(elsewhere ? { elsewhere } : {}), ...(adopted ? { adopted } : {}) });
   const origins = new Map((rec.elsewhere ?? []).map((e) => [e.path, e.origin]));
   const pairs: Pair[] = [];
   const pair = (p: string, s: DiffSide, from?: string): void => {

@@ -6,6 +6,9 @@ import { pathsOf, targetOf } from '../model/change.js';
 import { ancestors } from '../model/paths.js';
 import { keepOldEntries } from './settle.js';
 import type { Change, Conflict, Reconciliation, Snapshot } from '../model/types.js';
+import { foldName } from '../local/case-fold.js';
+import { windowsNameProblem } from '../local/windows-names.js';
+import type { Platform } from '../local/platform.js';
 
 /**
  * A path the scan skipped (a link, a special or unreadable file, an unreadable folder
@@ -52,4 +55,56 @@ export function guardRemoteSymlinks(rec: Reconciliation, symlinks: readonly stri
   }
   conflicts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { ...rec, changes, conflicts, nextBase };
+}
+
+/**
+ * Deployment paths this copy's file system cannot hold (local/platform.ts): a Windows name
+ * (reserved, forbidden characters, a trailing dot or space) on a copy that keeps Windows'
+ * rules, and on a case-insensitive one a name that folds onto a different local name or onto
+ * another deployment name, unless this copy's own base holds it (its own case-only rename).
+ * The copy cannot have had them as they are, so their absence here
+ * is no deletion: a push leaves them on the deployment (reported only there), as pull
+ * already refuses to bring them down. Empty on Linux's rules.
+ */
+export function unholdable(remote: Snapshot, local: Snapshot, platform: Platform | undefined, ownBase: Snapshot | null = null): Set<string> {
+  const out = new Set<string>();
+  if (!platform?.caseInsensitive && !platform?.windowsNames) return out;
+  let folded: Map<string, string[]> | null = null;
+  if (platform.caseInsensitive) {
+    folded = new Map();
+    for (const p of [...local.keys(), ...remote.keys()]) {
+      const k = foldName(p);
+      const names = folded.get(k);
+      if (names === undefined) folded.set(k, [p]);
+      else if (!names.includes(p)) names.push(p);
+    }
+  }
+  for (const p of remote.keys()) {
+    if (local.has(p)) continue;
+    if (platform.windowsNames && windowsNameProblem(p) !== null) out.add(p);
+    // A name this copy synced itself and now holds in another case is its own case-only rename.
+    else if (folded !== null && folded.get(foldName(p))!.length > 1 && !ownBase?.has(p)) out.add(p);
+  }
+  return out;
+}
+
+/** `snap` without `paths` (the same map when none of them is in it). */
+export function withoutPaths(snap: Snapshot, paths: ReadonlySet<string>): Snapshot {
+  if (paths.size === 0) return snap;
+  let out: Snapshot | null = null;
+  for (const p of paths) {
+    if (!snap.has(p)) continue;
+    out ??= new Map(snap);
+    out.delete(p);
+  }
+  return out ?? snap;
+}
+
+/** A reconciliation that did not see `hidden` (unholdable): they are only on the deployment, their base entries kept. */
+export function keepUnholdable(rec: Reconciliation, hidden: ReadonlySet<string>, base: Snapshot | null): Reconciliation {
+  if (hidden.size === 0) return rec;
+  const nextBase: Snapshot = new Map(rec.nextBase);
+  keepOldEntries(nextBase, base, [...hidden]);
+  const remoteOnly = [...rec.remoteOnly, ...hidden].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { ...rec, remoteOnly, nextBase };
 }

@@ -24,6 +24,11 @@ import { commitBatch, parsedRecord, readRecord, type RecordRead } from './remote
 import { mergeRecord, type RecordMerge } from './record-merge.js';
 import { batchIds, diffBases } from '../state/base-record.js';
 import { RECORD_CAS_ATTEMPTS } from './tunables.js';
+import { gitHead, type GitHead } from '../local/git.js';
+import { mayPushFrom, type CopyPosition } from './copy-position.js';
+import { copyPosition, deriveBase } from './copy-derive.js';
+import { batchStamp } from './copy-stamp.js';
+import { positionRefusal } from './position-refusal.js';
 import { WALK_SLICE_MS } from '../local/tunables.js';
 
 export interface PushOptions {
@@ -138,6 +143,14 @@ export interface PushReport {
   durationMs: number;
   /** The safety copy taken before a --force or --mirror push replaced content the base did not hold, or null. */
   backup: JournalArchive | null;
+  /** This copy against the deployment's last push, in git's terms (copy-position.ts); null when not worked out (a watch's cycle, no record). */
+  position: CopyPosition | null;
+  /**
+   * Why a push from this copy is refused (it has no base of its own and is behind, diverged
+   * from or cannot be compared with the last push), or null. A push throws it; a dry run
+   * (status) reports it, and exits 3.
+   */
+  positionRefused: string | null;
 }
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
@@ -168,6 +181,8 @@ export function emptyPushReport(): PushReport {
     overwritten: [],
     durationMs: 0,
     backup: null,
+    position: null,
+    positionRefused: null,
   };
 }
 
@@ -330,6 +345,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // The index is asked before the scan starts (it has what it needs: the cached digest), so
   // its answer comes in while the scan hashes; its grouped reads wait for the scan's tree.
   let remoteBeside: Promise<RemoteRead> | null = null;
+  // git's answer comes while the scan runs (a watch's cycle never asks: its batches ask their own).
+  const head: Promise<GitHead | null> | null = opts.local ? null : gitHead(config.root);
   if (retry) tree = retry.tree;
   else {
     const beside = readRemoteBeside(client, matcher, state.remote, () => localTree(session, opts, state.base), (t) => t.scanned, state.remote?.snapshot, state.base);
@@ -361,12 +378,24 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // A push holds the lock: what it reads becomes this machine's copy (a dry run keeps nothing).
   const record = await readRecord(session, remote, !opts.dryRun);
   if (record.warning !== null) warnings.push(record.warning);
-  let merged = mergeWithRecord(record, remote.snapshot, state.base, retry, false);
+  const force = opts.force ?? false;
+  const position = head === null && state.base !== null ? null : await copyPosition(session, record, head ?? undefined);
+  let positionRefused: string | null = null;
+  let adopted = false;
+  // No base of its own: what this copy derives from (copy-base.ts), never the latest state.
+  const derived = state.base === null && position !== null ? await deriveBase(session, record, remote.snapshot, scanned, position, retry ?? null) : null;
+  let merged: RecordMerge | null;
+  if (derived !== null) {
+    if (!mayPushFrom(position!) && !force) positionRefused = positionRefusal(position!);
+    merged = derived.merged;
+    adopted = derived.adopted;
+  } else merged = mergeWithRecord(record, remote.snapshot, state.base, retry, false);
   let base: Snapshot | null = merged?.base ?? state.base;
   let elsewhere: ReadonlyMap<string, ElsewhereChange> | undefined = merged?.elsewhere;
-  const options = { force: opts.force ?? false, mirror: opts.mirror ?? false };
+  const options = { force, mirror: opts.mirror ?? false, ...(adopted ? { adopted } : {}) };
   let protect = skipped;
-  const redecide = (r: RemoteRead): Decision => decide({ base, scanned, skipped: protect, remote: r, options: { ...options, ...(elsewhere ? { elsewhere } : {}) }, platform: session.platform });
+  const redecide = (r: RemoteRead): Decision =>
+    decide({ base, scanned, skipped: protect, remote: r, options: { ...options, ...(elsewhere ? { elsewhere } : {}) }, platform: session.platform, ownBase: state.base });
   const decideGuarded = () =>
     guardMassDelete(
       redecide(remote),
@@ -415,12 +444,15 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     checkRequests: (opts.force ? 0 : checkRequests(first.plan, remote.snapshot)) + (willApply && !(await applyScopeKnown(session)) ? 1 : 0),
     massDelete: guard,
     heldDeletes,
+    position,
+    positionRefused,
   };
   // The base record's batch: the paths whose base this push changes (none: no request).
   const batch = diffBases(base, first.rec.nextBase);
   const recordNeeded = batch.length > 0 || record.text === null;
   if (recordNeeded) report.checkRequests += 1;
-  if (opts.dryRun) {
+  if (opts.dryRun || positionRefused !== null) {
+    // A refused copy sends nothing and records nothing (pushResult exits 3 with the reason).
     report.durationMs = Date.now() - started;
     return report;
   }
@@ -431,7 +463,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
   // since our read; read again and plan again, so what it changed is seen, never overwritten.
   if (recordNeeded) {
-    const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values());
+    const stamp = await batchStamp(config, head === null ? null : await head);
+    const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values(), stamp);
     if (!committed.ok) {
       const attempt = (retry?.attempt ?? 0) + 1;
       if (attempt >= RECORD_CAS_ATTEMPTS) {

@@ -117,6 +117,13 @@ export function reconcile(
           keepBase();
           continue;
         }
+      } else if (!other.landed && entriesEqual(l, other.after) && entriesEqual(r, b) && !entriesEqual(l, r)) {
+        // The other push's write is not on the deployment: in flight, failed, or landed and
+        // undone by hand since. Which, the record cannot tell (record-merge.ts, PENDING_MAX_MS):
+        // writing the same bytes could revert a hand revert. Never a write; a conflict.
+        conflicts.push({ path, reason: 'pending-elsewhere', local: l ?? null, remote: listed ?? null, base: b ?? null });
+        keepBase();
+        continue;
       } else if (!entriesEqual(l, other.after) && (entriesEqual(r, b) || entriesEqual(r, other.after))) {
         // Both changed it: a conflict, also while the other push's write has not landed
         // (writing now would race it, and one of the two would be lost unseen).
@@ -144,7 +151,7 @@ export function reconcile(
       }
       continue;
     }
-    const c: Conflict = { path, reason: conflictReason(base === null, l, r), local: l ?? null, remote: listed ?? null, base: b ?? null };
+    const c: Conflict = { path, reason: conflictReason(base === null || (opts.adopted === true && !b), l, r), local: l ?? null, remote: listed ?? null, base: b ?? null };
     if (opts.force) {
       overridden.conflicts.push(c);
       push();

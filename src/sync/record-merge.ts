@@ -6,7 +6,12 @@
  * holds). Against the remote entry R:
  *   R = after             -> landed: hostsync left `after`;
  *   R = before (!= after) -> pending: the write has not landed (in flight, or failed): the base is `before`;
+ *                            only while the batch is younger than PENDING_MAX_MS: older, no push
+ *                            can still be sending it, so R = before is a write undone since (by
+ *                            hand, or a push that failed for good): other;
  *   neither               -> other: changed since by something else; hostsync left `after`.
+ * A pending path of another machine's batch is ambiguous (in flight, failed, or undone by hand
+ * moments after it landed): reconcile never writes it (a conflict when local holds its after).
  * Older batches are not consulted: a path put back to an older content by hand is a change.
  *
  * Merge, with this machine's base Bl (null: a fresh clone, CI, a new laptop):
@@ -22,6 +27,7 @@
 import type { BaseRecord, BatchHeader, RecEntry } from '../state/base-record.js';
 import { entriesEqual } from '../model/snapshot.js';
 import type { ElsewhereChange, Entry, RemoteOrigin, Snapshot } from '../model/types.js';
+import { PENDING_MAX_MS } from './tunables.js';
 
 export interface ReplayedPath {
   /** What hostsync last left there, as far as record and remote tell (null: absent). */
@@ -32,6 +38,8 @@ export interface ReplayedPath {
   header: BatchHeader;
   /** The oldest batch naming the path that is not in `seen` (null: all seen, or no `seen`). */
   firstUnseen: { before: Entry | null; header: BatchHeader } | null;
+  /** The newest batch's writer had the path from its git commit (base-record.ts, `g`). */
+  fromCommit: boolean;
 }
 
 const entryOf = (path: string, e: RecEntry | undefined): Entry | null =>
@@ -44,11 +52,18 @@ export function holdsRecorded(r: Entry | undefined, e: Entry | null): boolean {
   return r.hash === null ? e.hash !== null : r.hash === e.hash;
 }
 
-export function replayRecord(record: BaseRecord, remote: Snapshot, seen: ReadonlySet<string> | null = null): Map<string, ReplayedPath> {
+/** A batch recorded at `t` may still be in flight at `now` (an unreadable time never is). */
+export const mayBeInFlight = (t: string, now: number): boolean => {
+  const at = Date.parse(t);
+  return Number.isFinite(at) && now - at < PENDING_MAX_MS;
+};
+
+export function replayRecord(record: BaseRecord, remote: Snapshot, seen: ReadonlySet<string> | null = null, now: number = Date.now()): Map<string, ReplayedPath> {
   // Newest batch first: a path's first sighting is its newest batch (one map, one pass).
   const out = new Map<string, ReplayedPath>();
   for (let i = record.batches.length - 1; i >= 0; i--) {
     const batch = record.batches[i]!;
+    const young = mayBeInFlight(batch.header.t, now);
     for (const p of batch.paths) {
       if (out.has(p.path)) continue;
       const r = remote.get(p.path);
@@ -56,9 +71,9 @@ export function replayRecord(record: BaseRecord, remote: Snapshot, seen: Readonl
       const before = p.before === undefined ? null : entryOf(p.path, p.before);
       let state: ReplayedPath['state'];
       if (holdsRecorded(r, after)) state = 'landed';
-      else if (p.before !== undefined && holdsRecorded(r, before)) state = 'pending';
+      else if (young && p.before !== undefined && holdsRecorded(r, before)) state = 'pending';
       else state = 'other';
-      out.set(p.path, { base: state === 'pending' ? before : after, state, before, after, header: batch.header, firstUnseen: null });
+      out.set(p.path, { base: state === 'pending' ? before : after, state, before, after, header: batch.header, firstUnseen: null, fromCommit: p.after?.git === true });
     }
   }
   if (seen !== null) {
@@ -82,19 +97,28 @@ export interface RecordMerge {
   elsewhere: Map<string, ElsewhereChange>;
   /** What the record says hostsync left on each path it names (for the next batch's befores). */
   recorded: Snapshot;
+  /** Paths of `base` whose writer did not have them from its git commit (secrets sent on purpose, pulled data, a copy without git). */
+  uncommitted: Set<string>;
 }
 
 export interface Seen {
   own: ReadonlySet<string>;
   planned: ReadonlySet<string> | null;
+  /** The clock the pending window is measured on (tests pin it). */
+  now?: number;
 }
 
 export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Snapshot | null, seen: Seen): RecordMerge {
-  const replayed = replayRecord(record, remote, seen.planned);
+  const replayed = replayRecord(record, remote, seen.planned, seen.now);
   const foreign = (rp: ReplayedPath): boolean => !seen.own.has(rp.header.id);
   const elsewhere = new Map<string, ElsewhereChange>();
   const recorded: Snapshot = new Map();
-  for (const [p, rp] of replayed) if (rp.base) recorded.set(p, rp.base);
+  const uncommitted = new Set<string>();
+  for (const [p, rp] of replayed) {
+    if (!rp.base) continue;
+    recorded.set(p, rp.base);
+    if (!rp.fromCommit) uncommitted.add(p);
+  }
   if (localBase === null) {
     // Changed below only for batches the planning copy had not seen (a retried push).
     const base: Snapshot = seen.planned === null ? recorded : new Map(recorded);
@@ -109,7 +133,7 @@ export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Sna
         elsewhere.set(p, { before: rp.before, after: rp.after, landed: false, origin: originOf(rp.header) });
       }
     }
-    return { base, elsewhere, recorded };
+    return { base, elsewhere, recorded, uncommitted };
   }
   for (const [p, rp] of replayed) {
     const mine = localBase.get(p) ?? null;
@@ -121,5 +145,5 @@ export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Sna
       elsewhere.set(p, { before: mine, after: rp.after, landed: false, origin: originOf(rp.header) });
     }
   }
-  return { base: localBase, elsewhere, recorded };
+  return { base: localBase, elsewhere, recorded, uncommitted };
 }

@@ -20,6 +20,7 @@ import {
   appendedText,
   batchText,
   diffBases,
+  markedFromCommit,
   newNonce,
   newRecordPath,
   parseRecord,
@@ -30,6 +31,7 @@ import {
   type BatchHeader,
   type BatchKind,
   type BatchPath,
+  type GitStamp,
 } from '../state/base-record.js';
 import { RecordCopyStore, type RecordCopyMeta } from '../state/record-copy.js';
 import type { Entry } from '../model/types.js';
@@ -175,8 +177,17 @@ export function parsedRecord(read: RecordRead): BaseRecord | null {
   return read.record;
 }
 
-export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind): BatchHeader {
-  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION };
+export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind, git?: GitStamp): BatchHeader {
+  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION, ...(git ? { git } : {}) };
+}
+
+/**
+ * Where a batch comes from in git terms (copy-stamp.ts makes it): the header's stamp, and
+ * which of its paths the copy has from its commit (their entries get the `g` mark).
+ */
+export interface BatchStamp {
+  git: GitStamp;
+  fromCommit: (path: string) => boolean;
 }
 
 export type CommitResult = { ok: true; id: string; requests: number } | { ok: false; id: string; requests: number };
@@ -192,10 +203,13 @@ export async function commitBatch(
   session: Pick<Session, 'client' | 'stateDir' | 'config'>,
   read: RecordRead,
   kind: BatchKind,
-  paths: readonly BatchPath[],
+  given: readonly BatchPath[],
   whole: () => Iterable<Entry>,
+  stamp: BatchStamp | null = null,
 ): Promise<CommitResult> {
-  const header = batchHeader(session, kind);
+  const header = batchHeader(session, kind, stamp?.git);
+  const fromCommit = stamp?.fromCommit ?? null;
+  const paths = markedFromCommit(given, fromCommit);
   const nonce = newNonce();
   const store = copyStore(session);
   const own = [...read.own, header.id];
@@ -207,7 +221,7 @@ export async function commitBatch(
   if (record === null || read.text === null || read.path === null) {
     // None yet, or damaged: a snapshot of the whole base, in the damaged one's place.
     const where = read.path ?? newRecordPath();
-    const text = snapshotText(header, whole(), nonce);
+    const text = snapshotText(header, whole(), nonce, fromCommit);
     // files.write documents no cap, but writes a large file "as a first part with overwrite
     // and the rest with append": parts of writeMany's 5 MB, cut at line ends. A reader
     // between two parts finds no tail: a damaged record, absent for that moment.

@@ -42,7 +42,10 @@ import { landed, takeLanded } from './unverified-fold.js';
 import { STATE_JOURNAL_COMPACT_BYTES } from '../state/tunables.js';
 import { TreeSnapshot } from '../model/tree-snapshot.js';
 import { diffBases } from '../state/base-record.js';
+import { WATCH_GIT_HEAD_TTL_MS } from './tunables.js';
 import { commitBatch, copyStore, parsedRecord, type RecordRead } from './remote-record.js';
+import { batchStamp } from './copy-stamp.js';
+import { gitHead, type GitHead } from '../local/git.js';
 
 /**
  * Another machine recorded a batch in the base record since this watch last read it: the
@@ -353,11 +356,21 @@ export class ScopedSync {
     const read: RecordRead = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
     // A copy that does not parse is no copy (never rewrite the deployment's record from it).
     if (parsedRecord(read) === null) return;
-    const committed = await commitBatch(this.session, read, 'watch', paths, () => []);
+    const stamp = await batchStamp(this.session.config, await this.gitHead(), { paths: paths.map((p) => p.path) });
+    const committed = await commitBatch(this.session, read, 'watch', paths, () => [], stamp);
     if (committed.ok) return;
     await this.persist();
     this.base = null;
     throw new RecordMovedError();
+  }
+
+  /** HEAD as git last said, asked again past WATCH_GIT_HEAD_TTL_MS (a burst of cycles asks once). */
+  private head: { at: number; answer: Promise<GitHead | null> } | null = null;
+
+  private gitHead(): Promise<GitHead | null> {
+    const now = Date.now();
+    if (this.head === null || now - this.head.at > WATCH_GIT_HEAD_TTL_MS) this.head = { at: now, answer: gitHead(this.session.config.root) };
+    return this.head.answer;
   }
 
   /** Records what the remote must hold once change `c` lands. */

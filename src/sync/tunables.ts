@@ -199,3 +199,21 @@ export const RECORD_KEEP_BATCHES = 4;
  * Two racing pushes settle in two; more means a storm of pushes, better reported than chased.
  */
 export const RECORD_CAS_ATTEMPTS = 4;
+
+/**
+ * A recorded batch younger than this may still be in flight (a push records before it
+ * sends): its paths still holding their before are "not landed yet". Older, no push can
+ * still be sending it (the longest, a 100k-file archive push waiting out its decompress, is
+ * about 12 minutes: LEFTOVER_MIN_AGE_MS's reasoning), so a before on the deployment is a
+ * write undone since (by hand, or a push that failed for good): never read as permission to
+ * write it again (record-merge.ts). Measured on the writer's clock: skew between machines
+ * shifts the window, never makes an old batch pending past it plus the skew.
+ */
+export const PENDING_MAX_MS = LEFTOVER_MIN_AGE_MS;
+
+/**
+ * A watch's batches carry the git stamp of HEAD as git said it at most this long ago: a burst
+ * of cycles asks git once (two processes, ~10 ms), and a commit is seen by the cycle after.
+ * A stamp a little old only makes other copies judge themselves ahead of it, never behind.
+ */
+export const WATCH_GIT_HEAD_TTL_MS = 2_000;

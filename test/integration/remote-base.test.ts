@@ -2,11 +2,11 @@
  * Issue 27: the base travels with the deployment (the base record). A fresh clone (CI, a
  * teammate), a second copy of the project and two machines at once push with git's safety.
  */
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { tempDir, writeTree } from '../helpers/tree.js';
+import { tempDir } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor, pushOnce } from '../helpers/push.js';
 import { existsSync } from 'node:fs';
@@ -14,10 +14,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startWatch, type WatchDaemon } from '../../src/watch/daemon.js';
 import { Recorder, watchSession } from '../watch/harness.js';
 import { ownBudgetPerTest } from '../helpers/budget.js';
+import { clone, repo } from '../helpers/git.js';
 
 let emu: RunningEmulator;
 let vol: { dir: string; cleanup: () => Promise<void> };
-const dirs: Array<{ dir: string; cleanup: () => Promise<void> }> = [];
 
 beforeAll(async () => {
   vol = await tempDir('hostsync-emu-');
@@ -33,21 +33,16 @@ afterAll(async () => {
 beforeEach(async () => {
   for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
 });
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await d.cleanup();
-});
 
-async function folder(prefix: string): Promise<string> {
-  const d = await tempDir(`hostsync-${prefix}-`);
-  dirs.push(d);
-  return d.dir;
+
+/** A project in a git repository, its files committed (as a laptop's or a CI runner's copy is). */
+async function project(prefix: string): Promise<string> {
+  return (await repo(prefix, PROJECT, '2026-11-01T10:00:00Z')).dir;
 }
 
-/** A copy of `from` as `git clone` makes it: everything but `.hostsync/`. */
+/** `git clone` of `from`: the same commit, no `.hostsync/` (issue 43: a copy's base is what it derives from). */
 async function cloneOf(from: string, prefix = 'clone'): Promise<string> {
-  const to = await folder(prefix);
-  await cp(from, to, { recursive: true, filter: (src) => !src.split(path.sep).includes('.hostsync') });
-  return to;
+  return clone(from, prefix);
 }
 
 /** A watch (--no-apply) on `dir`, idle, for the length of `fn`; stopped and closed after it. */
@@ -82,8 +77,7 @@ async function records(): Promise<string[]> {
 
 describe('a base record on the deployment', () => {
   it('a push leaves one record under .hostsync/, with an unguessable name, never listed as a change or remote-only', async () => {
-    const laptop = await folder('laptop');
-    await writeTree(laptop, PROJECT);
+    const laptop = await project('laptop');
     const first = await pushOnce(emu, laptop);
     expect(first.report.failures).toEqual([]);
     expect(await records()).toHaveLength(1);
@@ -101,8 +95,7 @@ describe('a base record on the deployment', () => {
 
 describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
   it('one change: written, exit 0 (not a first-push conflict)', async () => {
-    const laptop = await folder('laptop');
-    await writeTree(laptop, PROJECT);
+    const laptop = await project('laptop');
     await pushOnce(emu, laptop);
     const ci = await cloneOf(laptop, 'ci');
     await writeFile(path.join(ci, 'src/app.js'), 'console.log(2)\n');
@@ -120,8 +113,7 @@ describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
   });
 
   it('a file edited on the deployment outside hostsync: exit 3 naming it', async () => {
-    const laptop = await folder('laptop');
-    await writeTree(laptop, PROJECT);
+    const laptop = await project('laptop');
     await pushOnce(emu, laptop);
     await writeFile(path.join(emu.volume, 'src/util.js'), 'export const u = 2 // hotfix\n');
     const ci = await cloneOf(laptop, 'ci');
@@ -133,8 +125,7 @@ describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
   });
 
   it('a fresh clone costs at most one read more than the laptop (the record)', async () => {
-    const laptop = await folder('laptop');
-    await writeTree(laptop, PROJECT);
+    const laptop = await project('laptop');
     await pushOnce(emu, laptop);
     const ci = await cloneOf(laptop, 'ci');
     const noop = await pushOnce(emu, ci);
@@ -150,8 +141,7 @@ describe('a fresh clone (CI) pushes with the deployment\'s base', () => {
 
 describe('every writer records', () => {
   it('a pull that took a hand edit is recorded: a fresh clone then changes that file without a conflict', async () => {
-    const laptop = await folder('laptop');
-    await writeTree(laptop, PROJECT);
+    const laptop = await project('laptop');
     await pushOnce(emu, laptop);
     await writeFile(path.join(emu.volume, 'src/util.js'), 'export const u = 2 // hotfix\n');
     const pulled = await runCli(['pull', '--json', '--dir', laptop], envFor(emu));
@@ -171,8 +161,7 @@ describe('a damaged record', () => {
     ['of another version', (t: string) => t.replace('hostsync base record 1', 'hostsync base record 9')],
     ['garbage', () => '\u0000\u0001 not a record'],
   ])('%s: treated as absent with one warning, never as permission to overwrite', async (_name, damage) => {
-    const laptop = await folder('laptop');
-    await writeTree(laptop, PROJECT);
+    const laptop = await project('laptop');
     await pushOnce(emu, laptop);
     const [name] = await records();
     const file = path.join(emu.volume, '.hostsync', name!);
@@ -195,8 +184,7 @@ describe('a damaged record', () => {
 
 describe('two copies of the project, one deployment', () => {
   it('a watch started on a clone records its cycles: another copy sees its write as a push from elsewhere, not as a hand edit', async () => {
-    const a = await folder('copy-a');
-    await writeTree(a, PROJECT);
+    const a = await project('copy-a');
     await pushOnce(emu, a);
     const b = await cloneOf(a, 'copy-b');
     // B's watch starts with a no-op push: nothing to record, but it reads the record and keeps it.
@@ -211,8 +199,7 @@ describe('two copies of the project, one deployment', () => {
   });
 
   it("a deletion a watch made from copy A is named by copy B's status and never reverted by B; B's change is never reverted by A", async () => {
-    const a = await folder('copy-a');
-    await writeTree(a, PROJECT);
+    const a = await project('copy-a');
     await pushOnce(emu, a);
     const b = await cloneOf(a, 'copy-b');
     // B pushes once (takes the deployment's base).
@@ -275,8 +262,7 @@ describe('two copies of the project, one deployment', () => {
 describe('two machines at once', () => {
   /** Two copies that both pushed once (each has its own base), as a laptop and a CI runner with a cache. */
   async function twoCopies(): Promise<[string, string]> {
-    const x = await folder('machine-x');
-    await writeTree(x, PROJECT);
+    const x = await project('machine-x');
     await pushOnce(emu, x);
     const y = await cloneOf(x, 'machine-y');
     await pushOnce(emu, y);
@@ -319,8 +305,7 @@ describe('two machines at once', () => {
   });
 
   it('two fresh clones (two CI jobs) racing on the same file: the loser of the record compare-and-swap reports the conflict', async () => {
-    const laptop = await folder('laptop');
-    await writeTree(laptop, PROJECT);
+    const laptop = await project('laptop');
     await pushOnce(emu, laptop);
     const [x, y] = [await cloneOf(laptop, 'ci-x'), await cloneOf(laptop, 'ci-y')];
     await writeFile(path.join(x, 'src/app.js'), 'console.log("x")\n');

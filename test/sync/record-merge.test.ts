@@ -5,7 +5,9 @@ import { reconcile } from '../../src/sync/reconcile.js';
 import type { Entry, Snapshot } from '../../src/model/types.js';
 import { file, snap } from './fixtures.js';
 
-const H = (id: string, kind: BatchHeader['kind'] = 'push'): BatchHeader => ({ t: '2026-01-01T00:00:00.000Z', id, kind, host: 'ci', dir: 'repo', v: '0.1.0' });
+/** Batches recorded a moment ago: within PENDING_MAX_MS, a write not on the deployment may still be in flight. */
+const RECENT = new Date().toISOString();
+const H = (id: string, kind: BatchHeader['kind'] = 'push', t = RECENT): BatchHeader => ({ t, id, kind, host: 'ci', dir: 'repo', v: '0.1.0' });
 const E = (e: Entry | null): BatchPath['after'] => (e ? { hash: e.hash, size: e.size, executable: e.executable } : null);
 const F = (p: string, c: string): Entry => file(p, c);
 const T = (p: string, c: string): Entry => file(p, c, { text: true });
@@ -86,8 +88,9 @@ describe('merge with the record (what a push then does)', () => {
     const got = pushOf(inflight, now, mine, snap(T('a', 'mine'), T('b', 'mine')));
     expect(got.conflicts).toEqual(['a']);
     expect(got.changes).toEqual(['write b']);
-    // ...the same content as theirs is no conflict.
-    expect(pushOf(inflight, now, mine, snap(T('a', 'theirs'), T('b', '1'))).conflicts).toEqual([]);
+    // ...the same content as theirs is no write either: their write may have landed and been
+    // undone by hand since (issue 43), which the record cannot tell from one still in flight.
+    expect(pushOf(inflight, now, mine, snap(T('a', 'theirs'), T('b', '1')))).toMatchObject({ conflicts: ['a'], changes: [] });
     // A fresh clone (no base, no copy) is as careful.
     expect(pushOf(inflight, now, null, snap(T('a', 'mine'), T('b', '1'))).conflicts).toEqual(['a']);
   });
@@ -108,5 +111,31 @@ describe('merge with the record (what a push then does)', () => {
     // A stale copy that lost the race to a write of the same path: conflict as well.
     const stale = snap(F('a', '1'), F('b', '1'));
     expect(pushOf(won, snap(F('a', 'won'), F('b', '1')), stale, snap(T('a', 'lost'), T('b', '1')), { planned: ['snap'] }).conflicts).toEqual(['a']);
+  });
+});
+
+describe('a batch is not pending forever (issue 43)', () => {
+  const HOUR_AGO = new Date(Date.now() - 3_600_000).toISOString();
+  /** Push v1, push v2 (landed), then v1 put back on the deployment by hand. */
+  function reverted(t: string) {
+    const text = snapshotText(H('s1', 'snapshot', t), [F('app.js', 'v1')], 'a'.repeat(32));
+    const batch = batchText(H('p2', 'push', t), [{ path: 'app.js', before: E(F('app.js', 'v1')), after: E(F('app.js', 'v2')) }]);
+    return parseRecord(appendedText(text, 'a'.repeat(32), batch, 'b'.repeat(32)));
+  }
+  const remote = snap(F('app.js', 'v1'));
+  it('a young batch whose before is on the deployment: pending (in flight, failed, or undone: cannot be told)', () => {
+    expect(replayRecord(reverted(RECENT), remote).get('app.js')!.state).toBe('pending');
+  });
+  it('past PENDING_MAX_MS the same is a change made since (other): its after is what hostsync left', () => {
+    const r = replayRecord(reverted(HOUR_AGO), remote).get('app.js')!;
+    expect(r.state).toBe('other');
+    expect(r.base!.hash).toBe(F('app.js', 'v2').hash);
+  });
+  it('a fresh clone holding v2 never writes it over the hand revert: a conflict while young, drift after', () => {
+    expect(pushOf(reverted(RECENT), remote, null, snap(T('app.js', 'v2')))).toMatchObject({ changes: [], conflicts: ['app.js'] });
+    expect(pushOf(reverted(HOUR_AGO), remote, null, snap(T('app.js', 'v2')))).toMatchObject({ changes: [], conflicts: [], drift: ['app.js'] });
+  });
+  it('a header time that does not parse is never in flight', () => {
+    expect(replayRecord(reverted('yesterday'), remote).get('app.js')!.state).toBe('other');
   });
 });

@@ -1,0 +1,25 @@
+/** The one line `status`, `push` and `diff` say about where this copy stands against the deployment's last push (sync/copy-position.ts). */
+import pc from 'picocolors';
+import type { CopyPosition } from '../sync/copy-position.js';
+import { plain } from '../sync/position-refusal.js';
+
+const short = (c: string | null): string => (c === null ? '?' : c.slice(0, 12));
+
+export function positionLines(p: CopyPosition | null): string[] {
+  if (p === null || !p.comparable || p.against === null) return [];
+  const a = p.against;
+  const last = `the deployment's last push (${short(a.commit)}${a.clean === false ? ', with uncommitted changes' : ''}; ${plain(a.kind)} from ${plain(a.host)}:${plain(a.dir)}, ${plain(a.time)})`;
+  const mine = `This copy (${short(p.commit)})`;
+  switch (p.state) {
+    case 'same':
+      return [pc.dim(`${mine} is at the commit of ${last}.`)];
+    case 'ahead':
+      return [pc.dim(`${mine} is ahead of ${last}${p.assumed ? ': assumed from commit times, that commit is not in this shallow clone' : ''}.`)];
+    case 'behind':
+      return [pc.yellow(`${mine} is behind ${last}: git pull before pushing.`)];
+    case 'diverged':
+      return [pc.yellow(`${mine} has diverged from ${last}: git pull before pushing.`)];
+    default:
+      return [pc.yellow(`${mine} cannot be compared with ${last}: that commit is not in this clone (git fetch).`)];
+  }
+}
