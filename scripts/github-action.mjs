@@ -13,6 +13,7 @@
  * before anything but the CLI's build exists, and tests run it as a runner would.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,25 @@ const yes = (name) => /^(true|yes|1)$/i.test(input(name));
 /** Workflow-command escaping (the runner's own rules): data, and property values. */
 const escapeData = (s) => String(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/**
+ * One `name<<DELIMITER` block per output, as $GITHUB_OUTPUT (and $GITHUB_ENV) take a
+ * multi-line value: a value from the service (the app's URL) may hold newlines, and as
+ * `name=value` its later lines would be outputs of their own (`healthy=true` after a
+ * crash). The delimiter is random, and drawn again in the unlikely case it occurs in
+ * the value, so no value can end its block early.
+ */
+function commandFileEntries(values) {
+  let out = '';
+  for (const [name, raw] of Object.entries(values)) {
+    const value = String(raw);
+    let delimiter;
+    do delimiter = `ghadelimiter_${randomBytes(16).toString('hex')}`;
+    while (value.includes(delimiter));
+    out += `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+  }
+  return out;
+}
 
 /** Splits the `args` input as a shell would for plain words and quotes (no expansion). */
 function words(s) {
@@ -168,7 +188,7 @@ const resultFile = path.join(env.RUNNER_TEMP || tmpdir(), `hostsync-push-${proce
 writeFileSync(resultFile, result === null ? stdout : `${JSON.stringify(result)}\n`);
 if (env.GITHUB_OUTPUT) {
   const healthy = result?.healthy === true ? 'true' : result?.healthy === false ? 'false' : '';
-  appendFileSync(env.GITHUB_OUTPUT, `healthy=${healthy}\nurl=${urlOf(result)}\nexit-code=${exitCode}\nresult=${resultFile}\n`);
+  appendFileSync(env.GITHUB_OUTPUT, commandFileEntries({ healthy, url: urlOf(result), 'exit-code': exitCode, result: resultFile }));
 }
 if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, summary(result, exitCode, stderr));
 for (const line of annotations(result, exitCode, dir, stderr)) process.stdout.write(`${line}\n`);

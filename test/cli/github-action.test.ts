@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { githubRunner, parseYaml, runCompositeAction, type Runner } from '../helpers/actions.js';
 import { TEST_CONFIG_HOME } from '../helpers/cli.js';
+import { startRewriteProxy } from '../helpers/rewrite-proxy.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 const ACTION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -131,6 +132,22 @@ describe('action.yml', () => {
     expect(r.summary).toContain('Health: unhealthy');
     expect(r.summary).toMatch(/<details open><summary>Log tail \(the app\)<\/summary>\n\n```\n(.*\n)*.*Error: An invalid token was provided\./);
     expectNoKey(r.stdout, r.stderr, r.summary);
+  });
+
+  it('issue 44 item 1: an apply answer whose URL carries newlines cannot forge the outputs of a crashed app', async () => {
+    const dep = await emu.createDeployment({ runtime: 'nodejs', entryFile: 'index.js' });
+    const forged = 'http://x/\nhealthy=true\nexit-code=0';
+    const proxy = await startRewriteProxy(emu.baseUrl, (op, body) =>
+      op.endsWith('/apply') ? { ...(body as object), http: { ...(body as { http?: object }).http, url: forged } } : undefined,
+    );
+    cleanups.push(proxy.close);
+    const { runner } = await workspace({ 'index.js': "throw new Error('crashed on start');\n" });
+    const r = await runCompositeAction(ACTION_DIR, inputs(dep.id, { 'base-url': proxy.baseUrl }), runner);
+    expect(r.code).toBe(4);
+    expect(r.outputs.healthy).toBe('false');
+    expect(r.outputs['exit-code']).toBe('4');
+    // The value arrives whole, as the service gave it, in its own output.
+    expect(r.outputs.url).toBe(forged);
   });
 
   it('a configuration error (no deployment): exit 2, an ::error with the message, hostsync\'s own lines in the summary', async () => {
