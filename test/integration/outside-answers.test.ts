@@ -110,3 +110,46 @@ describe('issue 44 item 3: open hands the opener only a plain web address', () =
     expect(await readFile(log, 'utf8')).toBe('ARG[http://x/&calc.exe]\n');
   });
 });
+
+describe('issue 44 item 5: names and strings from outside are escaped before a terminal or a CI log', () => {
+  it('a deployment file named "x\\n::warning::pwned" or holding ESC/BEL prints quoted, on its own line, in CI', async () => {
+    const t = await setup({ 'index.html': 'x\n' }, () => undefined);
+    expect((await t.cli(['push', '--no-apply'])).code).toBe(0);
+    await writeTree(t.emu.volume, { 'x\n::warning::pwned': 'a\n', 't\u001b]0;pwned\u0007': 'b\n' });
+    const r = await t.cli(['status'], { CI: 'true' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/^::/m);
+    expect(r.stdout).not.toMatch(/[\u0007\u001b]/);
+    expect(r.stdout).toContain('"x\\n::warning::pwned"');
+    expect(r.stdout).toContain('"t\\033]0;pwned\\a"');
+  });
+
+  it('a record batch whose host holds a newline cannot print a forged ::error:: line', async () => {
+    const t = await setup({ 'a.txt': 'one\n' }, () => undefined);
+    expect((await t.cli(['push', '--no-apply'])).code).toBe(0);
+    // A second copy of the project: its push is "from elsewhere" for the first.
+    const other = await tempDir('hostsync-outside-other-');
+    cleanups.push(other.cleanup);
+    await writeTree(other.dir, { 'a.txt': 'two\n' });
+    const pushed = await runCli(['push', '--no-apply', '--force', '--dir', other.dir], t.env);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const records = path.join(t.emu.volume, '.hostsync');
+    const { readdir, writeFile } = await import('node:fs/promises');
+    const name = (await readdir(records)).find((n) => /^base-[0-9a-f]{32}\.rec$/.test(n))!;
+    const text = await readFile(path.join(records, name), 'utf8');
+    await writeFile(path.join(records, name), text.replace(/"host":"[^"]*"/g, '"host":"ci\\n::error::pwned"'));
+    const r = await t.cli(['status'], { CI: 'true' });
+    expect(r.stdout).toContain('a.txt');
+    expect(r.stdout).toContain('"ci\\n::error::pwned"');
+    expect(r.stdout).not.toMatch(/^::/m);
+  });
+
+  it('the app\'s log lines keep their text, lose their escape sequences, and stay one line each', async () => {
+    const t = await setup({ 'index.html': 'x\n' }, (op, body) =>
+      op.endsWith('/logs') ? { ...(body as object), lines: ['\u001b[32mready\u001b[0m on :3000', '\u001b]0;pwned\u0007title', 'a\n::error::pwned', 'tab\there'] } : undefined,
+    );
+    const r = await t.cli(['logs'], { CI: 'true' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('ready on :3000\ntitle\na\\n::error::pwned\ntab\there\n');
+  });
+});
