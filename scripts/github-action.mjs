@@ -13,6 +13,7 @@
  * before anything but the CLI's build exists, and tests run it as a runner would.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,58 @@ const yes = (name) => /^(true|yes|1)$/i.test(input(name));
 /** Workflow-command escaping (the runner's own rules): data, and property values. */
 const escapeData = (s) => String(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const escapeProperty = (s) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/**
+ * One `name<<DELIMITER` block per output, as $GITHUB_OUTPUT (and $GITHUB_ENV) take a
+ * multi-line value: a value from the service (the app's URL) may hold newlines, and as
+ * `name=value` its later lines would be outputs of their own (`healthy=true` after a
+ * crash). The delimiter is random, and drawn again in the unlikely case it occurs in
+ * the value, so no value can end its block early.
+ */
+function commandFileEntries(values) {
+  let out = '';
+  for (const [name, raw] of Object.entries(values)) {
+    const value = String(raw);
+    let delimiter;
+    do delimiter = `ghadelimiter_${randomBytes(16).toString('hex')}`;
+    while (value.includes(delimiter));
+    out += `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+  }
+  return out;
+}
+
+/**
+ * Text from outside (a path, the service's URL and reasons, a log line) in the job
+ * summary's Markdown: control characters C-escaped so it stays on its line, and as text
+ * every Markdown and HTML punctuation mark backslash-escaped, so a name with a backtick,
+ * `#`, `|` or `<` cannot open a heading, a table or a tag. (src/cli/terminal-text.ts does
+ * the same for the terminal; this script runs without the CLI's modules.)
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const C_ESCAPES = { '\x07': '\\a', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\v': '\\v', '\f': '\\f', '\r': '\\r' };
+const cEscaped = (s) => String(s).replace(CONTROL, (c) => C_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** ESC-led sequences an app writes for colour or a title: dropped from a log line, as `hostsync logs` does. */
+const TERMINAL_SEQUENCE = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]/g;
+const mdText = (s) =>
+  String(s)
+    .replace(/[\\`*_[\]<>#|~&]/g, (c) => `\\${c}`)
+    .replace(/^([-+]|\d+[.)])/, '\\$1')
+    .replace(CONTROL, (c) => `\\${cEscaped(c)}`);
+/** A code span whose fence is longer than any run of backticks in it (CommonMark's rule). */
+function mdCode(s) {
+  const text = cEscaped(s);
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+/** A fenced block of log lines: the fence longer than any backtick run in them, each line one line. */
+function mdLogBlock(lines) {
+  const clean = lines.map((l) => cEscaped(String(l).replace(TERMINAL_SEQUENCE, '')).replace(/\\t/g, '\t'));
+  const longest = Math.max(2, ...clean.flatMap((l) => (l.match(/`+/g) ?? []).map((r) => r.length)));
+  const fence = '`'.repeat(longest + 1);
+  return [fence, ...clean, fence];
+}
 
 /** Splits the `args` input as a shell would for plain words and quotes (no expansion). */
 function words(s) {
@@ -117,24 +170,24 @@ const VERDICT = { 0: 'deployed', 1: 'failed', 2: 'configuration error', 3: 'refu
 
 function summary(r, code, stderr) {
   const lines = [`### hostsync push: ${VERDICT[code] ?? `exit ${code}`} (exit ${code})`, ''];
-  if (r?.error) lines.push(`> ${r.error}`, '');
+  if (r?.error) lines.push(`> ${mdText(r.error)}`, '');
   if (r) {
     const c = r.changes ?? {};
     lines.push('| written | deleted | moved | chmod | conflicts | requests | healthy |', '|---|---|---|---|---|---|---|');
     lines.push(`| ${c.written ?? 0} | ${c.deleted ?? 0} | ${c.moved ?? 0} | ${c.chmod ?? 0} | ${(r.conflicts ?? []).length} | ${r.requests?.total ?? 0} | ${r.healthy ?? 'n/a'} |`, '');
-    const planned = (r.planned ?? []).map((p) => (p.kind === 'rename' ? `rename ${p.from} -> ${p.to}` : `${p.kind} ${p.path}`));
+    const planned = (r.planned ?? []).map((p) => (p.kind === 'rename' ? `rename ${mdCode(p.from)} -> ${mdCode(p.to)}` : `${p.kind} ${mdCode(p.path)}`));
     if (planned.length > 0) {
-      lines.push('<details><summary>Changes</summary>', '', ...planned.slice(0, 200).map((p) => `- \`${p}\``));
+      lines.push('<details><summary>Changes</summary>', '', ...planned.slice(0, 200).map((p) => `- ${p}`));
       if (planned.length > 200) lines.push(`- +${planned.length - 200} more`);
       lines.push('', '</details>', '');
     }
     if ((r.conflicts ?? []).length > 0) {
       lines.push('**Conflicts** (left alone on the deployment):', '');
-      for (const x of r.conflicts.slice(0, SHOWN)) lines.push(`- \`${x.path}\`: ${x.reason}`);
+      for (const x of r.conflicts.slice(0, SHOWN)) lines.push(`- ${mdCode(x.path)}: ${mdText(x.reason)}`);
       if (r.conflicts.length > SHOWN) lines.push(`- +${r.conflicts.length - SHOWN} more`);
       lines.push('');
     }
-    const kept = [...(r.drift ?? []).map((d) => `- \`${d.path}\`: changed on the deployment by something other than hostsync`), ...(r.elsewhere ?? []).map((e) => `- \`${e.path}\`: changed by a push from ${e.host}:${e.dir} (${e.time})`)];
+    const kept = [...(r.drift ?? []).map((d) => `- ${mdCode(d.path)}: changed on the deployment by something other than hostsync`), ...(r.elsewhere ?? []).map((e) => `- ${mdCode(e.path)}: changed by a push from ${mdCode(e.host)}:${mdCode(e.dir)} (${mdText(e.time)})`)];
     if (kept.length > 0) {
       lines.push('**Left as they are on the deployment** (this commit did not change them; `hostsync pull` takes them):', '', ...kept.slice(0, SHOWN));
       if (kept.length > SHOWN) lines.push(`- +${kept.length - SHOWN} more`);
@@ -144,16 +197,16 @@ function summary(r, code, stderr) {
     if (ops) lines.push(`Requests: ${r.requests.total} (${ops}; rate-limited ${r.requests.rateLimited ?? 0}).`, '');
     if (r.health) {
       const h = r.health;
-      lines.push(`Health: ${h.healthy ? 'healthy' : 'unhealthy'}${h.kind ? ` (${h.kind})` : ''}: ${h.reason}; state ${h.state ?? 'unknown'}.`, '');
+      lines.push(`Health: ${h.healthy ? 'healthy' : 'unhealthy'}${h.kind ? ` (${mdText(h.kind)})` : ''}: ${mdText(h.reason)}; state ${mdText(h.state ?? 'unknown')}.`, '');
     } else if (r.apply === null) {
       lines.push('Health: nothing was applied.', '');
     }
     const url = urlOf(r);
-    if (url) lines.push(`URL: ${url}`, '');
+    if (url) lines.push(`URL: ${mdText(url)}`, '');
   }
   if (code !== 0) {
     const tail = logTail(r, stderr);
-    if (tail.lines.length > 0) lines.push(`<details open><summary>Log tail (${tail.from})</summary>`, '', '```', ...tail.lines, '```', '', '</details>', '');
+    if (tail.lines.length > 0) lines.push(`<details open><summary>Log tail (${tail.from})</summary>`, '', ...mdLogBlock(tail.lines), '', '</details>', '');
   }
   return `${lines.join('\n')}\n`;
 }
@@ -168,7 +221,7 @@ const resultFile = path.join(env.RUNNER_TEMP || tmpdir(), `hostsync-push-${proce
 writeFileSync(resultFile, result === null ? stdout : `${JSON.stringify(result)}\n`);
 if (env.GITHUB_OUTPUT) {
   const healthy = result?.healthy === true ? 'true' : result?.healthy === false ? 'false' : '';
-  appendFileSync(env.GITHUB_OUTPUT, `healthy=${healthy}\nurl=${urlOf(result)}\nexit-code=${exitCode}\nresult=${resultFile}\n`);
+  appendFileSync(env.GITHUB_OUTPUT, commandFileEntries({ healthy, url: urlOf(result), 'exit-code': exitCode, result: resultFile }));
 }
 if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, summary(result, exitCode, stderr));
 for (const line of annotations(result, exitCode, dir, stderr)) process.stdout.write(`${line}\n`);

@@ -1,10 +1,12 @@
 /**
  * `hostsync open`: the app's public address, from the deployment's record (one
- * deployments.get). Opening a browser is the CLI's business (cli/commands/open.ts).
+ * deployments.get), only ever an http: or https: URL (model/web-address.ts). Opening a
+ * browser is the CLI's business (cli/commands/open.ts).
  */
 import { HostingClient } from '../remote/client.js';
 import { answerTimeout } from '../sync/session.js';
 import { EXIT } from '../errors.js';
+import { webAddress } from '../model/web-address.js';
 import { resolveConfig, type ConnectionOptions } from './options.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
@@ -33,8 +35,13 @@ export async function runOpen(opts: OpenOptions = {}): Promise<{ result: Outcome
       client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
       try {
         const d = await client.deployments.get();
-        const url = d.domains?.url || null;
+        const given = d.domains?.url || null;
+        const url = given === null ? null : webAddress(given);
         const result: OpenResult = { ok: url !== null, url, state: d.state, requests: requestsOf(client.stats()) };
+        // The address goes to a browser opener: anything but a plain web address is refused, never opened.
+        if (given !== null && url === null) {
+          return failedWith(result, `deployment ${config.deploymentId}'s public address ${JSON.stringify(given)} is not an http: or https: URL: not opened (the service's record is wrong; report it)`, EXIT.failed);
+        }
         // A bot or worker publishes no address: nothing to open is an answer, not a fault of the service.
         return url ? result : failedWith(result, `deployment ${config.deploymentId} has no public address (a bot or worker serves none; a web app gets one once it has a domain)`, EXIT.failed);
       } finally {

@@ -5,6 +5,7 @@
  */
 import type { createColors } from 'picocolors';
 import { usageError } from '../errors.js';
+import { safeText } from './terminal-text.js';
 
 type Colors = ReturnType<typeof createColors>;
 
@@ -27,7 +28,7 @@ export function chooseLogFormat(opts: { json: boolean; env: NodeJS.ProcessEnv; s
 }
 
 const value = (v: unknown): string => {
-  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  if (typeof v === 'string') return safeText(/^[^\s"=]+$/.test(v) ? v : JSON.stringify(v));
   return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
 };
 
@@ -42,7 +43,7 @@ export function formatLogRecord(record: Record<string, unknown>, pc: Colors): st
   const { level, time, msg, ...fields } = record;
   const name = typeof level === 'number' ? (LEVELS[level] ?? String(level)) : String(level ?? '');
   const painted = typeof level === 'number' && level >= 50 ? pc.red(name) : level === 40 ? pc.yellow(name) : pc.dim(name);
-  const parts = [typeof time === 'number' ? pc.dim(clock(time)) : null, painted, typeof msg === 'string' ? msg : null];
+  const parts = [typeof time === 'number' ? pc.dim(clock(time)) : null, painted, typeof msg === 'string' ? safeText(msg) : null];
   const kv = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${pc.dim(`${k}=`)}${value(v)}`);

@@ -7,6 +7,7 @@ import type * as Commander from 'commander';
 import { describeError } from './errors.js';
 import { EXIT } from '../errors.js';
 import { WASM_TIERING_BUDGET } from './tunables.js';
+import { safeText } from './terminal-text.js';
 
 // CommonJS packages are required, not imported: see docs/decisions.md, "Start-up". Commander
 // is required once a command line is parsed: a status the running watch answers never
@@ -278,7 +279,7 @@ export async function main(argv: string[]): Promise<number> {
     const { message, exitCode } = describeError(err);
     const json = argv.includes('--json');
     // commander already printed its own usage errors on stderr
-    if (!(err instanceof CommanderError) && !json) process.stderr.write(`hostsync: ${message}\n`);
+    if (!(err instanceof CommanderError) && !json) process.stderr.write(`hostsync: ${safeText(message)}\n`);
     if (json) {
       // Imported here: it loads every command's result module, which a run that succeeds never needs.
       const { notRunJson } = await import('./not-run.js');

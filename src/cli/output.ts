@@ -1,5 +1,6 @@
 import { EXIT } from '../errors.js';
 import type { Outcome } from '../app/result.js';
+import { safeText } from './terminal-text.js';
 
 export interface EmitOptions<T> {
   /** `--quiet`: errors, and the final line alone. */
@@ -23,9 +24,9 @@ export function emitResult<T extends { ok: boolean }>(
 ): number {
   const { result, thrown } = outcome;
   if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
-  else if (thrown) process.stderr.write(`hostsync: ${result.error}\n`);
+  else if (thrown) process.stderr.write(`hostsync: ${safeText(String(result.error))}\n`);
   else if (opts.quiet) {
-    if (!result.ok && result.error) process.stderr.write(`hostsync: ${result.error}\n`);
+    if (!result.ok && result.error) process.stderr.write(`hostsync: ${safeText(result.error)}\n`);
     const line = opts.summary ? opts.summary(result) : (human(result).trimEnd().split('\n').pop() ?? '');
     process.stdout.write(`${line}\n`);
   } else process.stdout.write(`${human(result)}\n`);

@@ -5,8 +5,9 @@
  */
 import { pc } from './colors.js';
 import type { SettingsResult } from '../app/deploy-settings.js';
+import { quoteName } from './terminal-text.js';
 
-const shown = (v: string | number): string => (typeof v === 'number' ? String(v) : v === '' ? '(none)' : v);
+const shown = (v: string | number): string => (typeof v === 'number' ? String(v) : v === '' ? '(none)' : quoteName(v));
 
 export function settingsLines(s: SettingsResult | null | undefined, mode: 'status' | 'dry-run' | 'push'): string[] {
   if (!s) return [];

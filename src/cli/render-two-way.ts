@@ -6,6 +6,7 @@ import type { ResolveResult } from '../app/resolve.js';
 import { conflictReason, resolveHint, targetName } from './render.js';
 import { plural } from './plural.js';
 import { DIFF_TEXT_MAX_BYTES } from '../sync/tunables.js';
+import { quoteName, safeContentLine, safeText } from './terminal-text.js';
 
 /** "1 file differs", "2 files differ": the noun and the verb agree. */
 const filesDiffer = (n: number): string => `${plural(n, 'file')} ${n === 1 ? 'differs' : 'differ'}`;
@@ -21,12 +22,12 @@ const SIDES: Record<DiffItem['side'], string> = {
 
 /** Who changed it; a deployment change hostsync made elsewhere says where from. */
 const sideOf = (f: DiffItem): string =>
-  f.elsewhere ? `changed by a ${f.elsewhere.by === 'watch' ? 'watch' : f.elsewhere.by === 'snapshot' ? 'push' : f.elsewhere.by} from ${f.elsewhere.host}:${f.elsewhere.dir}, ${f.elsewhere.time}; hostsync pull takes it` : SIDES[f.side];
+  f.elsewhere ? `changed by a ${f.elsewhere.by === 'watch' ? 'watch' : f.elsewhere.by === 'snapshot' ? 'push' : f.elsewhere.by} from ${quoteName(f.elsewhere.host)}:${quoteName(f.elsewhere.dir)}, ${safeText(f.elsewhere.time)}; hostsync pull takes it` : SIDES[f.side];
 
 const short = (h: string | null): string => (h ? h.slice(0, 8) : 'unhashed');
 
 function summary(f: DiffItem): string {
-  const name = f.from !== undefined ? `${f.from} -> ${f.path}` : f.path;
+  const name = f.from !== undefined ? `${quoteName(f.from)} -> ${quoteName(f.path)}` : quoteName(f.path);
   const what = f.change === 'mode'
     ? `mode ${f.remote?.executable ? '+x' : '-x'} -> ${f.local?.executable ? '+x' : '-x'}`
     : f.tooLarge
@@ -43,6 +44,7 @@ function colourPatch(patch: string): string {
   return patch
     .replace(/\n$/, '')
     .split('\n')
+    .map(safeContentLine)
     .map((l) => (l.startsWith('+++') || l.startsWith('---') ? pc.bold(l) : l.startsWith('+') ? pc.green(l) : l.startsWith('-') ? pc.red(l) : l.startsWith('@@') ? pc.cyan(l) : l))
     .join('\n');
 }
@@ -60,10 +62,10 @@ export function renderDiff(result: DiffResult, stat = false): string {
   for (const f of result.files) {
     if (f.lineEndings !== undefined) out.push(`${summary(f)}  ${f.lineEndings}`);
     else if (stat || f.patch === null) out.push(summary(f));
-    else out.push(`${pc.dim(`# ${f.path}: ${sideOf(f)}`)}\n${colourPatch(f.patch)}`);
+    else out.push(`${pc.dim(`# ${quoteName(f.path)}: ${sideOf(f)}`)}\n${colourPatch(f.patch)}`);
   }
   out.push(diffSummary(result));
-  out.push(...result.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  out.push(...result.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
   return out.join('\n');
 }
 
@@ -81,19 +83,19 @@ export function pullSummary(r: PullResult): string {
 /** `hostsync pull` for humans. */
 export function renderPull(r: PullResult): string {
   const out: string[] = [];
-  for (const p of r.fetched) out.push(`  ${pc.green('↓')}  ${p}`);
-  for (const p of r.removed) out.push(`  ${pc.red('D')}  ${p}`);
-  for (const c of r.chmod) out.push(`  ${pc.yellow('M')}  ${c.path} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`);
-  for (const c of r.overridden) out.push(pc.yellow(`  replaced your edit of ${c.path} (--force)`));
+  for (const p of r.fetched) out.push(`  ${pc.green('↓')}  ${quoteName(p)}`);
+  for (const p of r.removed) out.push(`  ${pc.red('D')}  ${quoteName(p)}`);
+  for (const c of r.chmod) out.push(`  ${pc.yellow('M')}  ${quoteName(c.path)} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`);
+  for (const c of r.overridden) out.push(pc.yellow(`  replaced your edit of ${quoteName(c.path)} (--force)`));
   out.push(pullSummary(r));
-  for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  for (const f of r.failures) out.push(pc.red(`failed: ${quoteName(f.path)}: ${safeText(f.error)}`));
   if (r.conflicts.length > 0) {
     out.push(pc.red(`Conflicts (${r.conflicts.length}; your files left as they are):`));
-    for (const c of r.conflicts) out.push(`  ${pc.red('C')}  ${c.path}  ${pc.dim(conflictReason(c))}`);
+    for (const c of r.conflicts) out.push(`  ${pc.red('C')}  ${quoteName(c.path)}  ${pc.dim(conflictReason(c))}`);
     out.push(...resolveHint());
   }
   if (r.localChanges > 0) out.push(pc.dim(`${plural(r.localChanges, 'local change')} left for push.`));
-  out.push(...r.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  out.push(...r.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
   return out.join('\n');
 }
 
@@ -102,10 +104,10 @@ export function renderResolve(r: ResolveResult): string {
   const out: string[] = [];
   if (r.settled.length === 0 && r.leftAlone.length === 0 && r.conflicts.length === 0) out.push('Nothing to settle: these paths already match the deployment.');
   else if (r.settled.length === 0) out.push('Nothing settled:');
-  else if (r.side === 'theirs') out.push(`Took the deployment's side of ${plural(r.settled.length, 'path')}:`, ...r.settled.map((p) => `  ${p}`));
-  else out.push(`Kept your side of ${plural(r.settled.length, 'path')}; the next push writes them:`, ...r.settled.map((p) => `  ${p}`));
-  for (const a of r.leftAlone) out.push(pc.yellow(`Not settled: ${a.path}: ${a.why}`));
-  for (const c of r.conflicts) out.push(pc.red(`Not settled: ${c.path} changed here while resolve ran; your file was kept`));
-  for (const f of r.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  else if (r.side === 'theirs') out.push(`Took the deployment's side of ${plural(r.settled.length, 'path')}:`, ...r.settled.map((p) => `  ${quoteName(p)}`));
+  else out.push(`Kept your side of ${plural(r.settled.length, 'path')}; the next push writes them:`, ...r.settled.map((p) => `  ${quoteName(p)}`));
+  for (const a of r.leftAlone) out.push(pc.yellow(`Not settled: ${quoteName(a.path)}: ${safeText(a.why)}`));
+  for (const c of r.conflicts) out.push(pc.red(`Not settled: ${quoteName(c.path)} changed here while resolve ran; your file was kept`));
+  for (const f of r.failures) out.push(pc.red(`failed: ${quoteName(f.path)}: ${safeText(f.error)}`));
   return out.join('\n');
 }

@@ -12,6 +12,7 @@ import type { DeploymentRef } from '../app/options.js';
 import { watchStatusLines } from './watch-status-render.js';
 import { settingsLines } from './render-settings.js';
 import { plural } from './plural.js';
+import { quoteName, safeLogLine, safeText } from './terminal-text.js';
 
 /** Most changes a human listing shows before it summarises the rest. */
 const LIST_LIMIT = 50;
@@ -32,19 +33,19 @@ export const conflictReason = (c: Pick<ConflictItem, 'reason'>): string => REASO
 export function changeLine(c: ChangeItem): string {
   switch (c.kind) {
     case 'write':
-      return c.create ? `${pc.green('A')}  ${c.path}` : `${pc.yellow('M')}  ${c.path}`;
+      return c.create ? `${pc.green('A')}  ${quoteName(c.path)}` : `${pc.yellow('M')}  ${quoteName(c.path)}`;
     case 'delete':
-      return `${pc.red('D')}  ${c.path}`;
+      return `${pc.red('D')}  ${quoteName(c.path)}`;
     case 'rename':
-      return `${pc.cyan('R')}  ${c.from} -> ${c.to}`;
+      return `${pc.cyan('R')}  ${quoteName(c.from)} -> ${quoteName(c.to)}`;
     case 'chmod':
-      return `${pc.yellow('M')}  ${c.path} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`;
+      return `${pc.yellow('M')}  ${quoteName(c.path)} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`;
   }
 }
 
 function driftLine(d: DriftItem): string {
   const letter = d.kind === 'added' ? 'A' : d.kind === 'deleted' ? 'D' : 'M';
-  return `${pc.magenta(letter)}  ${d.path}`;
+  return `${pc.magenta(letter)}  ${quoteName(d.path)}`;
 }
 
 function limited(lines: string[], indent = '  '): string[] {
@@ -55,7 +56,7 @@ function limited(lines: string[], indent = '  '): string[] {
 
 /** How a human names the deployment a command worked on. */
 export const targetName = (d: DeploymentRef | null): string =>
-  d ? `${d.target ? `target ${d.target}, ` : ''}deployment ${d.id} (${d.host})` : 'the deployment';
+  d ? `${d.target ? `target ${quoteName(d.target)}, ` : ''}deployment ${quoteName(d.id)} (${quoteName(d.host)})` : 'the deployment';
 
 /** Remote-only paths a human listing names before "... and N more". */
 const REMOTE_ONLY_SHOWN = 20;
@@ -64,7 +65,7 @@ const appState = (state: string): string => (state === 'running' ? pc.green(stat
 
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
-  const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${report.url}` : ''}`];
+  const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${safeText(report.url)}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch, report.local));
   out.push(...positionLines(report.position));
   const settings = settingsLines(report.settings, 'status');
@@ -82,14 +83,14 @@ export function renderStatus(report: StatusResult): string {
   if (report.remoteOnly > 0) {
     out.push(pc.dim(`Only on the deployment (${report.remoteOnly}; push leaves them, --mirror deletes them):`));
     const shown = report.remoteOnlyPaths.slice(0, REMOTE_ONLY_SHOWN);
-    out.push(...shown.map((p) => pc.dim(`  ?  ${p}`)));
+    out.push(...shown.map((p) => pc.dim(`  ?  ${quoteName(p)}`)));
     if (report.remoteOnly > shown.length) out.push(pc.dim(`  ... and ${report.remoteOnly - shown.length} more`));
   }
   if (report.applyPending) out.push(pc.yellow('An apply is pending: an earlier push landed files the app has not been applied with; the next push applies them.'));
   if (report.massDelete.refuse) {
     out.push(pc.yellow(`push would refuse: it deletes ${report.massDelete.deletes} of ${report.massDelete.tracked} tracked files (--allow-mass-delete).`));
   }
-  out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  out.push(...report.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
   return out.join('\n');
 }
 
@@ -117,7 +118,7 @@ function conflictSection(conflicts: ConflictItem[]): string[] {
   if (conflicts.length === 0) return [];
   return [
     pc.red(`Conflicts (${conflicts.length}; left alone; --force overwrites them with the local files):`),
-    ...limited(conflicts.map((c) => `${pc.red('C')}  ${c.path}  ${pc.dim(conflictReason(c))}`)),
+    ...limited(conflicts.map((c) => `${pc.red('C')}  ${quoteName(c.path)}  ${pc.dim(conflictReason(c))}`)),
     ...resolveHint(),
   ];
 }
@@ -127,7 +128,7 @@ function elsewhereLine(e: ElsewhereItem): string {
   const letter = e.kind === 'added' ? 'A' : e.kind === 'deleted' ? 'D' : 'M';
   const verb = e.kind === 'added' ? 'added' : e.kind === 'deleted' ? 'deleted' : 'changed';
   const by = e.by === 'push' || e.by === 'snapshot' ? 'a push' : e.by === 'watch' ? 'a watch' : `a ${e.by}`;
-  return `${pc.cyan(letter)}  ${e.path}  ${pc.dim(`(${verb} by ${by} from ${e.host}:${e.dir}, ${e.time})`)}`;
+  return `${pc.cyan(letter)}  ${quoteName(e.path)}  ${pc.dim(`(${verb} by ${safeText(by)} from ${quoteName(e.host)}:${quoteName(e.dir)}, ${safeText(e.time)})`)}`;
 }
 
 function elsewhereSection(items: ElsewhereItem[]): string[] {
@@ -165,27 +166,27 @@ export function renderHealth(apply: ApplyResult | null, health: HealthReport | n
   const parts = [state === 'running' ? pc.green(state) : pc.red(state)];
   if (health?.kind === 'worker') {
     parts.push('worker');
-    if (health.readyLine) parts.push(`ready: "${health.readyLine}"`);
+    if (health.readyLine) parts.push(`ready: "${safeLogLine(health.readyLine)}"`);
   } else if (apply?.http?.url) {
     const status = apply.http.status === 0 ? 'no answer' : `HTTP ${apply.http.status}`;
     parts.push(apply.http.ok ? pc.green(status) : pc.red(status));
-    if (apply.http.title) parts.push(`"${apply.http.title}"`);
-    parts.push(pc.dim(apply.http.url));
+    if (apply.http.title) parts.push(`"${safeText(apply.http.title)}"`);
+    parts.push(pc.dim(safeText(apply.http.url)));
   }
-  if (apply) parts.push(apply.restarted ? 'restarted' : apply.skippedRestart ? `no restart (${apply.skippedRestart})` : 'not restarted');
+  if (apply) parts.push(apply.restarted ? 'restarted' : apply.skippedRestart ? `no restart (${safeText(apply.skippedRestart)})` : 'not restarted');
   const out = [`${healthy ? pc.green('✔') : pc.red('✘')} deployment ${parts.join(' · ')}`];
   if (health) {
     const note = autoNote(health);
-    if (note) out.push(pc.dim(`  ${note}`));
+    if (note) out.push(pc.dim(`  ${safeText(note)}`));
     if (!health.healthy) {
-      out.push(pc.red(`  unhealthy: ${health.reason}`));
+      out.push(pc.red(`  unhealthy: ${safeText(health.reason)}`));
       if (health.logs.length > 0) {
         out.push('  log lines of this start:');
-        out.push(...health.logs.map((l) => `    ${l}`));
+        out.push(...health.logs.map((l) => `    ${safeLogLine(l)}`));
       }
     }
   }
-  if (!healthy && apply?.hint) out.push(`  hint: ${apply.hint}`);
+  if (!healthy && apply?.hint) out.push(`  hint: ${safeText(apply.hint)}`);
   return out;
 }
 
@@ -234,21 +235,21 @@ export function renderPush(report: PushResult): string {
   if (report.planned.length > 0 && !report.positionRefused) out.push(...limited(report.planned.map(mark)));
   if (report.backup) {
     const n = report.backup.paths.length;
-    out.push(pc.yellow(`safety copy of ${n} file${n === 1 ? '' : 's'}: ${report.backup.archive} (on the deployment; \`hostsync undo\` restores from it)`));
+    out.push(pc.yellow(`safety copy of ${n} file${n === 1 ? '' : 's'}: ${quoteName(report.backup.archive)} (on the deployment; \`hostsync undo\` restores from it)`));
   }
-  for (const f of report.failures) out.push(pc.red(`failed: ${f.path}: ${f.error}`));
+  for (const f of report.failures) out.push(pc.red(`failed: ${quoteName(f.path)}: ${safeText(f.error)}`));
   out.push(...settingsLines(report.settings, report.dryRun ? 'dry-run' : 'push'));
   out.push(...conflictSection(report.conflicts));
   out.push(...elsewhereSection(report.elsewhere));
   out.push(...driftSection(report.drift));
-  out.push(...report.warnings.map((w) => pc.yellow(`warning: ${w}`)));
+  out.push(...report.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
   if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy));
-  if (report.applyRefused) out.push(pc.red(`apply refused: ${report.applyRefused}`));
+  if (report.applyRefused) out.push(pc.red(`apply refused: ${safeText(report.applyRefused)}`));
   else if (report.applyPending && !report.dryRun) {
     out.push(pc.yellow('apply pending: the files landed, but the app was not applied with them; the next `hostsync push` applies them'));
   }
   if (report.apply && report.leftOut.length > 0) {
-    out.push(pc.yellow(`applied without ${report.leftOut.length} file(s) that could not land: ${report.leftOut.slice(0, LIST_LIMIT).join(', ')}`));
+    out.push(pc.yellow(`applied without ${report.leftOut.length} file(s) that could not land: ${report.leftOut.slice(0, LIST_LIMIT).map(quoteName).join(', ')}`));
   }
   out.push(pushSummary(report));
   return out.join('\n');

@@ -10,6 +10,7 @@ import { watchEvent, type WatchCycleEvent, type WatchEvent } from '../app/watch.
 import type { ChangeItem } from '../app/push.js';
 import type { CycleEvent, WatchEvent as DaemonEvent } from '../watch/daemon.js';
 import { WATCH_DELETE_WINDOW_MS } from '../watch/tunables.js';
+import { quoteName, safeLogLine, safeText } from './terminal-text.js';
 
 const WINDOW_MINUTES = WATCH_DELETE_WINDOW_MS / 60_000;
 
@@ -53,20 +54,20 @@ export function renderCycle(event: WatchCycleEvent | CycleEvent, noApply: boolea
   if (e.ms !== null) parts.push(`${e.ms} ms`);
   const out = [`${pc.dim(clock(new Date(e.time)))}  ${parts.join(dot)}`];
 
-  for (const f of e.failures) out.push(pc.red(`  failed: ${f.path}: ${f.error}`));
-  for (const c of e.conflicts) out.push(`  ${pc.red('C')} ${c.path}  ${pc.dim(`${conflictReason(c)}; left alone (push --force overwrites)`)}`);
+  for (const f of e.failures) out.push(pc.red(`  failed: ${quoteName(f.path)}: ${safeText(f.error)}`));
+  for (const c of e.conflicts) out.push(`  ${pc.red('C')} ${quoteName(c.path)}  ${pc.dim(`${conflictReason(c)}; left alone (push --force overwrites)`)}`);
   for (const d of e.drift) {
     const letter = d.kind === 'added' ? 'A' : d.kind === 'deleted' ? 'D' : 'M';
-    out.push(`  ${pc.magenta(letter)} ${d.path}  ${pc.dim('changed on the deployment only; left alone')}`);
+    out.push(`  ${pc.magenta(letter)} ${quoteName(d.path)}  ${pc.dim('changed on the deployment only; left alone')}`);
   }
-  for (const w of e.warnings) out.push(pc.yellow(`  warning: ${w}`));
+  for (const w of e.warnings) out.push(pc.yellow(`  warning: ${safeText(w)}`));
   if (e.state !== null && e.healthy === false) {
     const logs = e.logs ?? [];
     if (logs.length > 0) {
       out.push(pc.red(`  the deployment is ${e.state}; last log lines:`));
-      out.push(...logs.map((l) => `    ${l}`));
+      out.push(...logs.map((l) => `    ${safeLogLine(l)}`));
     }
-    if (e.hint) out.push(`  hint: ${e.hint}`);
+    if (e.hint) out.push(`  hint: ${safeText(e.hint)}`);
   }
   return out;
 }
@@ -83,28 +84,28 @@ export function renderWatchEvent(
     case 'cycle':
       return e.quiet ? [] : renderCycle(e, ctx.noApply);
     case 'ready':
-      return [`${now}  watching ${ctx.root} -> ${ctx.target} (${e.backend} watcher, ready in ${e.watcherMs} ms)${ctx.noApply ? ', --no-apply' : ''}; Ctrl-C to stop`];
+      return [`${now}  watching ${quoteName(ctx.root)} -> ${ctx.target} (${e.backend} watcher, ready in ${e.watcherMs} ms)${ctx.noApply ? ', --no-apply' : ''}; Ctrl-C to stop`];
     case 'waiting':
-      return [pc.yellow(`${now}  waiting for the service (${e.message}); retrying in ${seconds(e.retryInMs)}`)];
+      return [pc.yellow(`${now}  waiting for the service (${safeText(e.message)}); retrying in ${seconds(e.retryInMs)}`)];
     case 'recovered':
       return [pc.green(`${now}  the service is back after ${seconds(e.afterMs)}; catching up`)];
     case 'error':
-      return [pc.red(`${now}  sync failed: ${e.message}; retrying in ${seconds(e.retryInMs)}`)];
+      return [pc.red(`${now}  sync failed: ${safeText(e.message)}; retrying in ${seconds(e.retryInMs)}`)];
     case 'refused':
-      return [pc.red(`${now}  refused: ${e.message}`)];
+      return [pc.red(`${now}  refused: ${safeText(e.message)}`)];
     case 'held': {
       const how = ctx.keys ? 'press d to delete them, or ' : '';
       return [
         pc.red(`${now}  holding ${e.paths.length} deletion(s): with the ones before, this would delete ${e.deletes} of ${e.tracked} tracked files within ${WINDOW_MINUTES} minutes (wrong folder, or an emptied checkout?)`),
-        ...e.paths.slice(0, LINE_CHANGES).map((p) => `  ${pc.red('D')} ${p}  ${pc.dim('held')}`),
+        ...e.paths.slice(0, LINE_CHANGES).map((p) => `  ${pc.red('D')} ${quoteName(p)}  ${pc.dim('held')}`),
         ...(e.paths.length > LINE_CHANGES ? [pc.dim(`  +${e.paths.length - LINE_CHANGES} more`)] : []),
         `  everything else keeps syncing; ${how}stop watch and run \`hostsync push --allow-mass-delete\` to delete them, or restore the files`,
       ];
     }
     case 'rescan':
-      return [pc.yellow(`${now}  full rescan (${e.reason})`)];
+      return [pc.yellow(`${now}  full rescan (${safeText(e.reason)})`)];
     case 'fatal':
-      return [pc.red(`${now}  stopping: ${e.message}`)];
+      return [pc.red(`${now}  stopping: ${safeText(e.message)}`)];
     case 'stopped':
       return [
         `${now}  stopped${e.result === 'abandoned' ? ' (the sync in flight was abandoned; the next start completes it)' : ''}`,

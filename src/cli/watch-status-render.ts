@@ -7,6 +7,7 @@ import { pc } from './colors.js';
 import type { WatchCycleSummary, WatchStatus } from '../state/watch-status.js';
 import { plural } from './plural.js';
 import type { LocalSource } from '../app/watch-answer.js';
+import { quoteName, safeText } from './terminal-text.js';
 
 /** Local wall-clock time of an ISO stamp, as a watch line shows it. */
 const clock = (iso: string): string => new Date(iso).toTimeString().slice(0, 8);
@@ -22,7 +23,7 @@ export function watchStatusLines(w: WatchStatus, local?: LocalSource): string[] 
   lines.push(`  last cycle: ${w.lastCycle ? cycleText(w.lastCycle) : 'none yet'}`);
   if (local?.source === 'watch' && local.by === 'watch') lines.push(`  answered by the watch: ${plural(local.read ?? 0, 'path')} read, no scan`);
   else if (local?.source === 'watch') lines.push(`  asked the watch what changed: ${plural(local.read ?? 0, 'path')} read, no scan`);
-  else if (local?.why) lines.push(pc.dim(`  scanned every file: ${local.why}`));
+  else if (local?.why) lines.push(pc.dim(`  scanned every file: ${safeText(local.why)}`));
   return lines;
 }
 
@@ -30,7 +31,7 @@ function pendingText(p: WatchStatus['pending']): string {
   const parts: string[] = [];
   if (p.paths > 0) {
     const more = p.paths > p.sample.length ? `, +${p.paths - p.sample.length}` : '';
-    parts.push(`${plural(p.paths, 'path')} pending (${p.sample.join(', ')}${more})`);
+    parts.push(`${plural(p.paths, 'path')} pending (${p.sample.map(quoteName).join(', ')}${more})`);
   }
   if (p.unverified > 0) parts.push(`${plural(p.unverified, 'write')} not yet verified`);
   if (p.rescan) parts.push('a full rescan pending');
@@ -46,7 +47,7 @@ function cycleText(c: WatchCycleSummary): string {
     case 'error':
     case 'refused':
     case 'fatal':
-      return `${at} ${pc.yellow(c.outcome)}: ${c.message ?? ''}`;
+      return `${at} ${pc.yellow(c.outcome)}: ${safeText(c.message ?? '')}`;
     default: {
       const what = c.outcome === 'synced' ? pc.green('synced') : pc.yellow(c.outcome);
       const parts = [`${at} ${what} ${plural(c.changed, 'change')}`, plural(c.requests, 'request')];

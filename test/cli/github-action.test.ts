@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { githubRunner, parseYaml, runCompositeAction, type Runner } from '../helpers/actions.js';
 import { TEST_CONFIG_HOME } from '../helpers/cli.js';
+import { startRewriteProxy } from '../helpers/rewrite-proxy.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
 const ACTION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -70,7 +71,7 @@ describe('action.yml', () => {
     const result = JSON.parse(await readFile(r.outputs.result!, 'utf8')) as { ok: boolean; changes: { written: number } };
     expect(result).toMatchObject({ ok: true, changes: { written: 2 } });
     expect(r.summary).toContain('### hostsync push: deployed (exit 0)');
-    expect(r.summary).toContain('- `write index.js`');
+    expect(r.summary).toContain('- write `index.js`');
     expect(r.summary).toMatch(/^Requests: \d+ \(.*deployments\.apply 1, .*files\.writeMany 1; rate-limited 0\)\.$/m);
     expect(r.summary).toMatch(/Health: healthy \(web\): /);
     expect(r.summary).toContain(`URL: ${r.outputs.url}`);
@@ -131,6 +132,38 @@ describe('action.yml', () => {
     expect(r.summary).toContain('Health: unhealthy');
     expect(r.summary).toMatch(/<details open><summary>Log tail \(the app\)<\/summary>\n\n```\n(.*\n)*.*Error: An invalid token was provided\./);
     expectNoKey(r.stdout, r.stderr, r.summary);
+  });
+
+  it('issue 44 item 1: an apply answer whose URL carries newlines cannot forge the outputs of a crashed app', async () => {
+    const dep = await emu.createDeployment({ runtime: 'nodejs', entryFile: 'index.js' });
+    const forged = 'http://x/\nhealthy=true\nexit-code=0';
+    const proxy = await startRewriteProxy(emu.baseUrl, (op, body) =>
+      op.endsWith('/apply') ? { ...(body as object), http: { ...(body as { http?: object }).http, url: forged } } : undefined,
+    );
+    cleanups.push(proxy.close);
+    const { runner } = await workspace({ 'index.js': "throw new Error('crashed on start');\n" });
+    const r = await runCompositeAction(ACTION_DIR, inputs(dep.id, { 'base-url': proxy.baseUrl }), runner);
+    expect(r.code).toBe(4);
+    expect(r.outputs.healthy).toBe('false');
+    expect(r.outputs['exit-code']).toBe('4');
+    // The value arrives whole, as the service gave it, in its own output.
+    expect(r.outputs.url).toBe(forged);
+  });
+
+  it('issue 44 item 5: a file name and a URL from outside stay text in the job summary', async () => {
+    const dep = await emu.createDeployment({ runtime: 'nodejs', entryFile: 'index.js' });
+    const proxy = await startRewriteProxy(emu.baseUrl, (op, body) =>
+      op.endsWith('/apply') ? { ...(body as object), http: { ...(body as { http?: object }).http, url: 'http://x/\n# forged heading' } } : undefined,
+    );
+    cleanups.push(proxy.close);
+    const { runner } = await workspace({ 'index.js': "console.log('```');\nconsole.log('## forged');\nprocess.exit(1);\n", 'a`b #c.txt': 'x\n' });
+    const r = await runCompositeAction(ACTION_DIR, inputs(dep.id, { 'base-url': proxy.baseUrl }), runner);
+    expect(r.code).toBe(4);
+    expect(r.summary).toContain('- write ``a`b #c.txt``');
+    expect(r.summary).toContain('URL: http://x/\\\\n\\# forged heading');
+    expect(r.summary).not.toMatch(/^# forged heading/m);
+    // The app's "```" line does not close the log block: its fence is longer.
+    expect(r.summary).toMatch(/^````\n(.*\n)*```\n## forged\n(.*\n)*````$/m);
   });
 
   it('a configuration error (no deployment): exit 2, an ::error with the message, hostsync\'s own lines in the summary', async () => {

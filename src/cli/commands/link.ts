@@ -5,13 +5,14 @@ import { configEditLine } from '../config-changes.js';
 import { connectionFlags, globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
 import { askChoice, canPrompt } from '../prompt.js';
+import { quoteName, safeText } from '../terminal-text.js';
 
 export interface LinkFlags {
   name?: string;
 }
 
 export const choiceLine = (d: LinkChoice, i?: number): string =>
-  `${i === undefined ? '' : `${String(i + 1).padStart(3)}) `}${d.name}  ${pc.dim(d.id)}  ${d.state === 'running' ? pc.green(d.state) : d.state}`;
+  `${i === undefined ? '' : `${String(i + 1).padStart(3)}) `}${quoteName(d.name)}  ${pc.dim(quoteName(d.id))}  ${d.state === 'running' ? pc.green(d.state) : safeText(d.state)}`;
 
 const listing = (visible: LinkChoice[]): string =>
   `Deployments this key can see:\n${visible.map((d, i) => choiceLine(d, i)).join('\n')}\n`;

@@ -5,6 +5,7 @@ import type { FollowEvent } from '../../watch/log-follower.js';
 import { pc } from '../colors.js';
 import { connectionFlags, globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
+import { safeLogLine, safeText } from '../terminal-text.js';
 
 export interface LogsFlags {
   lines?: number;
@@ -19,13 +20,13 @@ export interface LogsFlags {
 export function renderFollowEvent(e: FollowEvent): { out: 'stdout' | 'stderr'; text: string } | null {
   switch (e.type) {
     case 'line':
-      return { out: 'stdout', text: e.line };
+      return { out: 'stdout', text: safeLogLine(e.line) };
     case 'state':
-      return { out: 'stderr', text: pc.dim(`-- deployment ${e.state}${e.hint ? `: ${e.hint}` : ''}`) };
+      return { out: 'stderr', text: pc.dim(`-- deployment ${safeText(e.state)}${e.hint ? `: ${safeText(e.hint)}` : ''}`) };
     case 'gap':
       return { out: 'stderr', text: pc.yellow('-- more lines arrived between two reads than one read holds (500); some were not shown') };
     case 'waiting':
-      return { out: 'stderr', text: pc.yellow(`-- ${e.message}; retrying in ${Math.round(e.retryInMs / 1000)} s`) };
+      return { out: 'stderr', text: pc.yellow(`-- ${safeText(e.message)}; retrying in ${Math.round(e.retryInMs / 1000)} s`) };
     case 'recovered':
       return { out: 'stderr', text: pc.dim('-- reading the logs again') };
   }
@@ -43,7 +44,7 @@ export async function logsCommand(flags: LogsFlags, cmd: Command): Promise<numbe
   if (!flags.follow) {
     const outcome = await runLogs(opts);
     if (json || !outcome.result.ok) return emitResult(outcome, json, () => '');
-    for (const line of outcome.result.lines) process.stdout.write(`${line}\n`);
+    for (const line of outcome.result.lines) process.stdout.write(`${safeLogLine(line)}\n`);
     return EXIT.ok;
   }
 
@@ -67,7 +68,7 @@ export async function logsCommand(flags: LogsFlags, cmd: Command): Promise<numbe
     });
     if (end.ok) return EXIT.ok;
     if (json) process.stdout.write(`${JSON.stringify({ type: 'fatal', message: end.error, exitCode: end.exitCode })}\n`);
-    else process.stderr.write(`hostsync: ${end.error}\n`);
+    else process.stderr.write(`hostsync: ${safeText(end.error ?? '')}\n`);
     return end.exitCode ?? EXIT.failed;
   } finally {
     process.off('SIGINT', onSignal);

@@ -5,6 +5,7 @@ import { emitResult } from '../output.js';
 import { progressBar } from '../progress.js';
 import { pushSummary, renderPush } from '../render.js';
 import { askYesNo, canPrompt } from '../prompt.js';
+import { quoteName } from '../terminal-text.js';
 
 /** Files named before "+N more" when asking about .gitignore. */
 const GITIGNORED_SHOWN = 20;
@@ -12,7 +13,7 @@ const GITIGNORED_SHOWN = 20;
 /** The first push's question about files .gitignore excludes (the answer goes into hostsync.json). */
 async function askGitignore(paths: string[], progress: { stop(): void }): Promise<boolean> {
   progress.stop();
-  const lines = paths.slice(0, GITIGNORED_SHOWN).map((p) => `  ${p}`);
+  const lines = paths.slice(0, GITIGNORED_SHOWN).map((p) => `  ${quoteName(p)}`);
   if (paths.length > GITIGNORED_SHOWN) lines.push(`  +${paths.length - GITIGNORED_SHOWN} more`);
   process.stdout.write(`.gitignore excludes ${paths.length} file(s) this first push would upload:\n${lines.join('\n')}\n`);
   return askYesNo('Keep them (and whatever .gitignore lists) off the deployment? Saved as "gitignore" in hostsync.json');

@@ -11,6 +11,7 @@ import { followDeploymentLogs } from '../../app/logs.js';
 import { pc } from '../colors.js';
 import { AppMonitor, type AppDown } from '../../watch/app-monitor.js';
 import { APP_MONITOR_INTERVAL_MS } from '../../watch/tunables.js';
+import { safeLogLine, safeText } from '../terminal-text.js';
 
 export interface WatchFlags {
   /** commander's `--no-apply` */
@@ -56,7 +57,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     }
     // A watch that never started failed like any command: one line on stderr.
     if (e.type === 'fatal' && !started) {
-      process.stderr.write(`hostsync: ${e.message}\n`);
+      process.stderr.write(`hostsync: ${safeText(e.message)}\n`);
       return;
     }
     if (e.type === 'ready') started = true;
@@ -73,8 +74,8 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       process.stdout.write(`${JSON.stringify({ ...down, time: new Date().toISOString() })}\n`);
       return;
     }
-    process.stdout.write(`${pc.red('✘')} app ${pc.red(down.state)} after it came up${down.error ? `: ${down.error}` : ''}\n`);
-    if (!quiet) for (const l of down.lines) process.stdout.write(`  ${pc.dim(l)}\n`);
+    process.stdout.write(`${pc.red('✘')} app ${pc.red(down.state)} after it came up${down.error ? `: ${safeLogLine(down.error)}` : ''}\n`);
+    if (!quiet) for (const l of down.lines) process.stdout.write(`  ${pc.dim(safeLogLine(l))}\n`);
   });
 
   // --logs: a follower beside the daemon, read again at once after each apply so the app's lines follow its cycle line.
@@ -94,10 +95,10 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
         if (le.type === 'line') process.stdout.write(`${JSON.stringify({ type: 'log', line: le.line, time: new Date().toISOString() })}\n`);
         return;
       }
-      if (le.type === 'line' && !quiet) process.stdout.write(`${pc.dim('[app]')} ${le.line}\n`);
+      if (le.type === 'line' && !quiet) process.stdout.write(`${pc.dim('[app]')} ${safeLogLine(le.line)}\n`);
     }).then((end) => {
       // The watch goes on without the app's lines; say why once.
-      if (!end.ok) process.stderr.write(`hostsync: watch stopped reading the app's console: ${end.error}\n`);
+      if (!end.ok) process.stderr.write(`hostsync: watch stopped reading the app's console: ${safeText(end.error ?? '')}\n`);
     });
   };
 
