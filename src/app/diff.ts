@@ -1,4 +1,5 @@
 import { diff as diffCore, type DiffItem, type DiffReport } from '../sync/diff.js';
+import type { CopyPosition } from '../sync/copy-position.js';
 import type { Session } from '../sync/session.js';
 import { readWatchStatus } from '../state/watch-status.js';
 import { SCANNED, withLocalSide, type LocalSource } from './watch-answer.js';
@@ -21,9 +22,11 @@ export interface DiffResult extends Partial<FailureFields> {
   deployment: DeploymentRef | null;
   /** A whole-tree diff's local side: from the running watch's answer or a scan, and why (as status's). */
   local: LocalSource;
+  /** This copy against the deployment's last push (git's ahead/behind); null for a diff of named paths. */
+  position: CopyPosition | null;
 }
 
-export const emptyDiffResult = (): DiffResult => ({ ok: false, files: [], requests: requestsOf(null), warnings: [], deployment: null, local: SCANNED });
+export const emptyDiffResult = (): DiffResult => ({ ok: false, files: [], requests: requestsOf(null), warnings: [], deployment: null, local: SCANNED, position: null });
 
 /** `hostsync diff` as a function. Never rejects. */
 export function runDiff(opts: DiffOptions = {}): Promise<{ result: Outcome<DiffResult>; thrown: boolean }> {
@@ -33,7 +36,7 @@ export function runDiff(opts: DiffOptions = {}): Promise<{ result: Outcome<DiffR
     async (session) => {
       const scopes = scopesOf(session, opts);
       const { report, local } = await compare(session, scopes, opts.scan ?? false);
-      return { ok: true, files: report.items, requests: requestsOf(session.client.stats()), warnings: report.warnings, deployment: deploymentRef(session.config), local };
+      return { ok: true, files: report.items, requests: requestsOf(session.client.stats()), warnings: report.warnings, deployment: deploymentRef(session.config), local, position: report.position };
     },
   );
 }

@@ -1,14 +1,14 @@
 /** The one line `status`, `push` and `diff` say about where this copy stands against the deployment's last push (sync/copy-position.ts). */
 import pc from 'picocolors';
 import type { CopyPosition } from '../sync/copy-position.js';
-import { plain } from '../sync/position-refusal.js';
+import { quoteName, safeText } from './terminal-text.js';
 
 const short = (c: string | null): string => (c === null ? '?' : c.slice(0, 12));
 
 export function positionLines(p: CopyPosition | null): string[] {
   if (p === null || !p.comparable || p.against === null) return [];
   const a = p.against;
-  const last = `the deployment's last push (${short(a.commit)}${a.clean === false ? ', with uncommitted changes' : ''}; ${plain(a.kind)} from ${plain(a.host)}:${plain(a.dir)}, ${plain(a.time)})`;
+  const last = `the deployment's last push (${short(a.commit)}${a.clean === false ? ', with uncommitted changes' : ''}; ${safeText(a.kind)} from ${quoteName(a.host)}:${quoteName(a.dir)}, ${safeText(a.time)})`;
   const mine = `This copy (${short(p.commit)})`;
   switch (p.state) {
     case 'same':

@@ -1,4 +1,5 @@
 /** Human text for diff, pull and resolve, rendered from the result objects `--json` prints. */
+import { positionLines } from './render-position.js';
 import { pc } from './colors.js';
 import type { DiffItem, DiffResult } from '../app/diff.js';
 import type { PullResult } from '../app/pull.js';
@@ -57,8 +58,8 @@ export function diffSummary(result: DiffResult): string {
 
 /** `hostsync diff`: unified diffs (deployment -> local), or with `stat` one line per file. */
 export function renderDiff(result: DiffResult, stat = false): string {
-  if (result.files.length === 0) return diffSummary(result);
-  const out: string[] = [];
+  const out: string[] = positionLines(result.position);
+  if (result.files.length === 0) return [...out, diffSummary(result)].join('\n');
   for (const f of result.files) {
     if (f.lineEndings !== undefined) out.push(`${summary(f)}  ${f.lineEndings}`);
     else if (stat || f.patch === null) out.push(summary(f));

@@ -15,6 +15,7 @@ import type { ElsewhereChange, Entry, RemoteOrigin } from '../model/types.js';
 import { parsedRecord, readRecord } from './remote-record.js';
 import { mergeRecord } from './record-merge.js';
 import { copyPosition, deriveBase } from './copy-derive.js';
+import type { CopyPosition } from './copy-position.js';
 import { remoteTexts } from './fetch.js';
 import { reconcile } from './reconcile.js';
 import { readSides, type KnownLocal } from './sides.js';
@@ -61,6 +62,8 @@ export interface DiffItem {
 export interface DiffReport {
   items: DiffItem[];
   warnings: string[];
+  /** This copy against the deployment's last push (whole-tree diffs; null for named paths). */
+  position: CopyPosition | null;
 }
 
 const side = (e: Entry | undefined): FileSide | null => (e ? { size: e.size, hash: e.hash, executable: e.executable } : null);
@@ -89,10 +92,12 @@ export async function diff(session: Session, paths: string[] | null, known?: Kno
   let base = sides.base;
   let elsewhere: Map<string, ElsewhereChange> | undefined;
   let adopted = false;
+  let position: CopyPosition | null = null;
   if (sides.remoteRead !== null) {
     const read = await readRecord(session, sides.remoteRead);
     if (read.warning !== null) sides.warnings.push(read.warning);
-    const derived = sides.base === null ? await deriveBase(session, read, sides.remote, sides.local, await copyPosition(session, read)) : null;
+    position = await copyPosition(session, read);
+    const derived = sides.base === null ? await deriveBase(session, read, sides.remote, sides.local, position) : null;
     const record = derived === null ? parsedRecord(read) : null;
     const merged = derived?.merged ?? (record !== null ? mergeRecord(record, sides.remote, sides.base, { own: new Set(read.own), planned: null }) : null);
     adopted = derived?.adopted ?? false;
@@ -178,7 +183,7 @@ export async function diff(session: Session, paths: string[] | null, known?: Kno
     }
     items.push(item);
   }
-  return { items, warnings: sides.warnings };
+  return { items, warnings: sides.warnings, position };
 }
 
 /** The local file's bytes when they can be shown as text; null for binary or too large. */

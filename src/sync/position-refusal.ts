@@ -8,7 +8,7 @@ import type { CopyPosition } from './copy-position.js';
 const short = (c: string | null): string => (c === null ? 'a commit' : c.slice(0, 12));
 
 /** Record fields come from other machines: control characters never reach a terminal raw from here. */
-export const plain = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const plain = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 export function positionRefusal(p: CopyPosition): string {
   const a = p.against;

@@ -14,6 +14,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
+import { EXIT, HostsyncError } from '../errors.js';
 import { xxh64Bytes } from '../local/hash.js';
 import {
   appendedRecord,
@@ -57,6 +58,18 @@ export interface RecordRead {
   requests: number;
   /** Set when a record exists but could not be used (the next batch rewrites it). */
   warning: string | null;
+  /**
+   * The text of a record that was read but does not parse: the next batch replaces it with a
+   * compare-and-swap on exactly this text (files.edit), never a blind write over whatever is
+   * there by then. Absent otherwise.
+   */
+  damagedText?: string;
+  /**
+   * The record the index listed is binary (readMany reports, never returns, binary files): not
+   * a record, and no text to match. The one record replaced by a write, since an edit cannot
+   * match bytes that are not text.
+   */
+  damagedBinary?: true;
 }
 
 export const copyStore = (session: Pick<Session, 'stateDir'>): RecordCopyStore => new RecordCopyStore(session.stateDir);
@@ -92,7 +105,11 @@ export async function readRecord(
   }
   let text: string | null = null;
   let requests = 0;
-  const damaged = (why: string): RecordRead => ({
+  // A record that cannot be read is an error: treated as absent, the next batch would replace
+  // every push it holds with one snapshot. One that was read but does not parse is damaged.
+  const unreadable = (why: string): HostsyncError =>
+    new HostsyncError(`could not read the deployment's base record (${listed.path}): ${why}; nothing was sent, and the record is left as it is: run the command again`, EXIT.failed);
+  const damaged = (why: string, damagedText: string | null): RecordRead => ({
     path: listed.path,
     text: null,
     record: null,
@@ -100,6 +117,7 @@ export async function readRecord(
     current: false,
     requests,
     warning: `the deployment's base record (${listed.path}) ${why}: treated as absent (files that differ are conflicts, as on a first push); the next push rewrites it`,
+    ...(damagedText !== null ? { damagedText } : { damagedBinary: true }),
   });
   try {
     if (listed.size <= READ_MANY_BUDGET_BYTES) {
@@ -107,7 +125,13 @@ export async function readRecord(
       const res = await session.client.files.readMany([listed.path], READ_MANY_BUDGET_BYTES);
       const f = res.files.find((x) => x.path === listed.path || x.path === `/${listed.path}`) ?? res.files[0];
       text = f?.content ?? null;
-      if (text === null) return damaged(`could not be read (${f?.skipped ?? 'no answer'})`);
+      if (text === null) {
+        // Binary is never a record (it is text): damaged, known without its text. Gone since the
+        // listing: absent. Anything else (over the budget, not answered) is not knowing it.
+        if (f?.skipped === 'binary') return damaged('is binary, not a record', null);
+        if (f?.skipped === 'not found') return { path: null, text: null, record: null, own, current: false, requests, warning: null };
+        throw unreadable(`files.readMany left it out (${f?.skipped ?? 'no answer'})`);
+      }
     } else {
       requests++;
       // A command that only reads (status, diff) on a fresh clone may be the first to need
@@ -123,7 +147,7 @@ export async function readRecord(
     }
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return { path: null, text: null, record: null, own, current: false, requests, warning: null };
-    if (err instanceof ApiError && !err.retryable) return damaged(`could not be read (${err.message})`);
+    if (err instanceof ApiError) throw unreadable(err.message);
     throw err;
   }
   try {
@@ -135,7 +159,7 @@ export async function readRecord(
     }
     return { path: listed.path, text, record, own, current: false, requests, warning: null };
   } catch (err) {
-    if (err instanceof RecordFormatError) return damaged(`is damaged or of another version (${err.message})`);
+    if (err instanceof RecordFormatError) return damaged(`is damaged or of another version (${err.message})`, text);
     throw err;
   }
 }
@@ -219,9 +243,25 @@ export async function commitBatch(
     await store.save({ path: where, hash: await xxh64Bytes(bytes), size: bytes.length, tail: nonce, own }, text);
   };
   if (record === null || read.text === null || read.path === null) {
-    // None yet, or damaged: a snapshot of the whole base, in the damaged one's place.
-    const where = read.path ?? newRecordPath();
+    // None yet, or damaged: a snapshot of the whole base.
     const text = snapshotText(header, whole(), nonce, fromCommit);
+    if (read.path !== null && read.damagedText !== undefined) {
+      // In the damaged one's place, only if it is still exactly what was read (one exact-match edit).
+      // An empty file has no text to match: written over (it held nothing to lose when read).
+      try {
+        if (read.damagedText === '') await session.client.files.write(read.path, text, 'overwrite');
+        else await session.client.files.edit(read.path, read.damagedText, text);
+      } catch (err) {
+        if (err instanceof OutcomeUnknownError || (err instanceof ApiError && (err.status === 409 || err.status === 404))) return { ok: false, id: header.id, requests: 1 };
+        throw err;
+      }
+      await save(read.path, text);
+      return { ok: true, id: header.id, requests: 1 };
+    }
+    if (read.path !== null && !read.damagedBinary) {
+      throw new HostsyncError(`the deployment's base record (${read.path}) is there but was not read: nothing replaces it unread; run the push again`, EXIT.failed);
+    }
+    const where = read.path ?? newRecordPath();
     // files.write documents no cap, but writes a large file "as a first part with overwrite
     // and the rest with append": parts of writeMany's 5 MB, cut at line ends. A reader
     // between two parts finds no tail: a damaged record, absent for that moment.

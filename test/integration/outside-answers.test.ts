@@ -4,7 +4,7 @@
  * (test/helpers/rewrite-proxy.ts); the built CLI runs against the proxy.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -151,5 +151,46 @@ describe('issue 44 item 5: names and strings from outside are escaped before a t
     const r = await t.cli(['logs'], { CI: 'true' });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('ready on :3000\ntitle\na\\n::error::pwned\ntab\there\n');
+  });
+});
+
+describe('issue 44 item 6: a base record that cannot be read is never replaced', () => {
+  it('the record left out of the read answer: the push fails (exit 1, naming the record), the record and the files stay as they were', async () => {
+    let refuseRecord = false;
+    const t = await setup({ 'app.js': 'v1\n', 'lib.js': 'l1\n' }, (op, body) => {
+      if (!refuseRecord || !op.endsWith('/files/read-many')) return undefined;
+      const b = body as { files: Array<{ path: string }> };
+      return { ...b, files: b.files.map((f) => ({ path: f.path, skipped: 'unreadable' })) };
+    });
+    expect((await t.cli(['push', '--no-apply'])).code).toBe(0);
+    const [name] = (await readdir(path.join(t.emu.volume, '.hostsync'))).filter((n) => n.endsWith('.rec'));
+    const recordFile = path.join(t.emu.volume, '.hostsync', name!);
+    const before = await readFile(recordFile, 'utf8');
+    // A second copy (no local copy of the record: it must read it) with an edit.
+    await rm(path.join(t.dir, '.hostsync'), { recursive: true, force: true });
+    await writeFile(path.join(t.dir, 'app.js'), 'v2\n');
+    refuseRecord = true;
+    const r = await t.cli(['push', '--no-apply', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const out = JSON.parse(r.stdout) as { error: string };
+    expect(out.error).toContain(`could not read the deployment's base record (.hostsync/${name})`);
+    expect(out.error).not.toContain('files:read');
+    expect(await readFile(recordFile, 'utf8')).toBe(before);
+    expect(await readFile(path.join(t.emu.volume, 'app.js'), 'utf8')).toBe('v1\n');
+  });
+
+  it('a damaged record is replaced only through a compare-and-swap on the text that was read', async () => {
+    const t = await setup({ 'app.js': 'v1\n' }, () => undefined);
+    expect((await t.cli(['push', '--no-apply'])).code).toBe(0);
+    const [name] = (await readdir(path.join(t.emu.volume, '.hostsync'))).filter((n) => n.endsWith('.rec'));
+    const recordFile = path.join(t.emu.volume, '.hostsync', name!);
+    await writeFile(recordFile, 'damaged\n');
+    await rm(path.join(t.dir, '.hostsync'), { recursive: true, force: true });
+    const r = await t.cli(['push', '--no-apply', '--force', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await readFile(recordFile, 'utf8')).toMatch(/^hostsync base record 1\n/);
+    const ops = (await (await fetch(`${t.emu.baseUrl}/__emulator/stats`)).json()) as { requests: { byOperation: Record<string, number> } };
+    expect(ops.requests.byOperation['files.edit'] ?? 0).toBeGreaterThanOrEqual(1);
+    expect(ops.requests.byOperation['files.write'] ?? 0).toBe(1);
   });
 });
