@@ -108,7 +108,9 @@ export function reconcile(
       if (entriesEqual(l, b)) {
         // Another hostsync changed it and this machine did not: theirs stands (a stale copy
         // never reverts it). Landed: reported apart from hand edits; in flight: nothing yet.
-        if (other.landed && entriesEqual(r, other.after)) {
+        // A write in flight when the record was read that has landed by this read (a push's
+        // verifying read during a race) is that push's too, never drift (issue 44, item 13).
+        if (entriesEqual(r, other.after)) {
           elsewhere.push({ path, kind: !r ? 'deleted' : b ? 'modified' : 'added', remote: listed ?? null, base: b ?? null, origin: other.origin });
           keepBase();
           continue;

@@ -139,3 +139,17 @@ describe('a batch is not pending forever (issue 43)', () => {
     expect(replayRecord(reverted('yesterday'), remote).get('app.js')!.state).toBe('other');
   });
 });
+
+describe('a write in flight when the record was read that lands before the next read (issue 44, item 13)', () => {
+  it('is the other push\'s change (elsewhere), never drift', () => {
+    const inflight = record([F('a', '1'), F('b', '1')], { id: 'y', paths: [['b', F('b', '1'), F('b', 'y')]] });
+    const mine = snap(F('a', '1'), F('b', '1'));
+    // Merged while y's write was not on the deployment...
+    const m = mergeRecord(inflight, snap(F('a', '1'), F('b', '1')), mine, { own: new Set(), planned: null });
+    // ...decided again on the verifying read, after it landed.
+    const r = reconcile(m.base, snap(T('a', 'x'), T('b', '1')), snap(F('a', 'x'), F('b', 'y')), { force: false, mirror: false, elsewhere: m.elsewhere });
+    expect(r.drift).toEqual([]);
+    expect((r.elsewhere ?? []).map((e) => e.path)).toEqual(['b']);
+  });
+});
+
