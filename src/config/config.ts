@@ -5,7 +5,7 @@ import { relPathProblem } from '../model/safe-path.js';
 import { TARGET_KEYS, unknownKeyError } from './keys.js';
 import { checkFileBaseUrl, isLoopback } from './trust.js';
 import { validateBuild, validateSize, validateStartup, validateSyncDir, type DeclaredSize, type DeclaredStartup } from './deploy-settings.js';
-import { findProjectRoot } from './find-root.js';
+import { findProjectRoot, findProjectUp } from './find-root.js';
 import { devEmulatorFor } from './dev-emulator.js';
 import { targetOfFolder } from './target-folder.js';
 
@@ -17,6 +17,8 @@ export interface Config {
   /** Absolute path of the synced root. */
   root: string;
   baseUrl: string;
+  /** Where baseUrl came from, for messages: `--base-url (https://...)`, `HOSTSYNC_BASE_URL (...)`, `"baseUrl" in hostsync.json (...)`; empty without one. */
+  baseUrlFrom: string;
   deploymentId: string;
   apiKey: string;
   /** Extra ignore patterns (gitignore syntax) from hostsync.json, after the defaults and .syncignore. */
@@ -420,6 +422,10 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     throw usageError(`log level "${logLevelRaw}" is unknown: use one of ${LOG_LEVELS.join(', ')}`);
   }
   if (requireRemote) {
+    // Outside any project, what is missing is the project, not one of its settings (issue 46, item 14).
+    if ((!baseUrlRaw || (!deploymentId && opts.requireDeployment !== false)) && opts.flags.dir === undefined && !(await findProjectUp(projectRoot))) {
+      throw usageError(`no ${CONFIG_FILE} here or above (${projectRoot}): run \`hostsync init\` in the project folder, or pass --dir with it`);
+    }
     if (!baseUrlRaw) throw usageError('no service address: set HOSTSYNC_BASE_URL, "baseUrl" in hostsync.json, or --base-url');
     if (!deploymentId && opts.requireDeployment !== false) {
       const known = Object.keys(raw.targets ?? {});
@@ -431,11 +437,13 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   }
   const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : selected?.settings.baseUrl ? `"baseUrl" of target ${selected.name}` : '"baseUrl" in hostsync.json';
   const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '';
+  const baseUrlFrom = !baseUrlRaw ? '' : dev ? `the running \`hostsync dev\` emulator's address` : `${source} (${baseUrl})`;
   // The key follows the base URL: one that only a file in the project names must be trusted first.
   if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL && !dev) await checkFileBaseUrl(baseUrl, env, selected?.settings.baseUrl ? selected.name : null);
   return {
     root,
     baseUrl,
+    baseUrlFrom,
     deploymentId,
     apiKey,
     ignore: file.ignore ?? [],
