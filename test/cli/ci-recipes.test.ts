@@ -221,6 +221,8 @@ describe.each(RECIPES)('docs/ci.md, %s, on a shallow clone with no .hostsync/', 
     const out = await runRecipe(p);
     expect(out.code, out.log).toBe(0);
     expect(await readFile(path.join(p.deployment.volume, 'about.html'), 'utf8')).toBe('<h1>about, hotfixed on the server</h1>\n');
+    // Issue 46, item 15: the job log names the drift, not only the JSON (the action: an annotation).
+    expect(out.log).toMatch(/drift[^\n]*about\.html|about\.html changed on the deployment/);
   });
 
   it('after a local change (a commit the deployment has not seen): exit 0, and the change is on the deployment', async () => {
