@@ -9,7 +9,8 @@
  * fails exactly when the push did.
  *
  * Inputs come as INPUT_* variables that action.yml's step sets from its `inputs`
- * (a composite action does not set them by itself). Plain Node, no dependency: it runs
+ * (a composite action does not set them by itself); run by hand with them, it works on a
+ * laptop too (docs/ci.md, "Trying the action on a laptop"). Plain Node, no dependency: it runs
  * before anything but the CLI's build exists, and tests run it as a runner would.
  */
 import { spawn } from 'node:child_process';

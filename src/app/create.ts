@@ -36,7 +36,7 @@ export async function runCreate(opts: CreateOptions): Promise<{ result: Outcome<
       const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
       apiKey = config.apiKey;
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}), ...answerTimeout(config) });
       try {
         const s = config.startup ?? {};
         const z = config.size ?? {};

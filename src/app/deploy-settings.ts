@@ -95,6 +95,9 @@ export async function settingsPreview(session: Session, record: Deployment, opts
   return { changes: plan.changes, conflicts: plan.conflicts, refused: runtimeRefusal(plan, opts.changeRuntime), applied: false, requests: 0, warnings: [] };
 }
 
+/** How a warning of deployments.updateStartup starts in a push's warnings (a push that restarts the app drops it: app/push.ts). */
+export const STARTUP_WARNING = 'deployments.updateStartup: ';
+
 /**
  * Push's settings step, before the files: reads the deployment unless the steady state
  * makes that needless, sends what changed, records the new base, and marks an apply owed
@@ -130,7 +133,7 @@ export async function pushSettings(session: Session, opts: { dryRun: boolean; fo
   let after: SettingsBase = settingsAfter(remote, plan);
   if (plan.startup) {
     const answer = await client.deployments.updateStartup({ ...plan.startup, ...(plan.runtimeChange ? { wipeFiles: true } : {}) });
-    if (answer.warning) result.warnings.push(`deployments.updateStartup: ${answer.warning}`);
+    if (answer.warning) result.warnings.push(`${STARTUP_WARNING}${answer.warning}`);
     // What the service says it now runs; a key it does not echo keeps the value sent.
     for (const k of ['runtime', 'runtimeVersion', 'entryFile', 'startCommand'] as const) {
       if (typeof answer[k] === 'string' && answer[k] !== '') after = { ...after, [k]: answer[k] };

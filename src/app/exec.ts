@@ -44,7 +44,7 @@ export async function runExec(opts: ExecOptions): Promise<{ result: Outcome<Exec
       apiKey = config.apiKey;
       await confirmTarget(config, opts, 'run a command on');
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
       try {
         const r = await client.deployments.shell({
           command: opts.command,

@@ -91,7 +91,7 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
       const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
       ({ baseUrl, apiKey } = config);
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}), ...answerTimeout(config) });
       try {
         visible = (await client.deployments.list()).deployments.map(choiceOf);
         const chosen = await chooseDeployment(

@@ -48,7 +48,7 @@ function linesWanted(lines: number | undefined): number {
 async function openClient(opts: ConnectionOptions): Promise<{ client: HostingClient; apiKey: string }> {
   const config = await resolveConfig(opts);
   const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-  const client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
+  const client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
   return { client, apiKey: config.apiKey };
 }
 

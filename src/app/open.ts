@@ -5,9 +5,10 @@
  */
 import { HostingClient } from '../remote/client.js';
 import { answerTimeout } from '../sync/session.js';
-import { EXIT } from '../errors.js';
+import { EXIT, HostsyncError } from '../errors.js';
 import { webAddress } from '../model/web-address.js';
 import { resolveConfig, type ConnectionOptions } from './options.js';
+import { knownWorker } from './worker-app.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export type OpenOptions = ConnectionOptions;
@@ -31,6 +32,9 @@ export async function runOpen(opts: OpenOptions = {}): Promise<{ result: Outcome
     async () => {
       const config = await resolveConfig(opts);
       apiKey = config.apiKey;
+      // The service lists an address for a worker too, but nothing listens there.
+      const worker = await knownWorker(config);
+      if (worker) throw new HostsyncError(`deployment ${config.deploymentId} is a worker (${worker}): it has no public URL; \`hostsync logs -f\` shows it running`, EXIT.failed);
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
       client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
       try {

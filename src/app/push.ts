@@ -9,9 +9,10 @@ import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/pu
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift, PushedElsewhere } from '../model/types.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
-import { pushSettings, type SettingsResult } from './deploy-settings.js';
+import { pushSettings, STARTUP_WARNING, type SettingsResult } from './deploy-settings.js';
 import { runBuild } from './build.js';
-import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+import { sayAutoKindOnce } from '../state/auto-kind.js';
+import { failedWith, requestsOf, runCommand, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export interface PushOptions extends ConnectionOptions {
   /** Show the plan, send nothing but the index read. */
@@ -117,6 +118,12 @@ export interface PushResult extends Partial<FailureFields> {
   position: CopyPosition | null;
   /** Why this copy may not push (behind, diverged from or not comparable with the last push; exit 3), or null. */
   positionRefused: string | null;
+  /**
+   * `health` was decided by auto, and this is the first push from this folder to see it
+   * judge the app so (or judge it differently): a human report says how to pin the kind
+   * once, not on every push.
+   */
+  autoKindNew: boolean;
 }
 
 export const changeItem = (c: Change): ChangeItem => {
@@ -163,6 +170,7 @@ export function emptyPushResult(): PushResult {
     settings: null,
     position: null,
     positionRefused: null,
+    autoKindNew: false,
   };
 }
 
@@ -231,7 +239,7 @@ function reasonFor(report: PushReport, code: ExitCode): string {
     return `${n} conflict${n === 1 ? '' : 's'} left alone (first: ${report.conflicts[0]?.path}): resolve them, or push --force to overwrite them with the local files`;
   }
   const reason = report.health?.reason ?? `the deployment is ${report.apply?.state ?? 'unhealthy'}`;
-  return `the deployment is unhealthy after the push: ${reason} (see health.logs and apply.hint)`;
+  return `the deployment is unhealthy after the push: ${reason}; ${SEE_LOGS}`;
 }
 
 /** The result of a push that ran, from its report. */
@@ -263,6 +271,7 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     deployment: deploymentRef(session.config),
     position: report.position,
     positionRefused: report.positionRefused,
+    autoKindNew: false,
   };
   if (code === EXIT.ok) return result;
   return failedWith(result, report.dryRun ? previewReason(report) : reasonFor(report, code), code);
@@ -310,7 +319,9 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
           ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, projectRootOf(session.config)) } : {}),
         });
-        return withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings);
+        const result = withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings);
+        const auto = result.health?.decided === 'auto' ? result.health.kind : null;
+        return auto ? { ...result, autoKindNew: await sayAutoKindOnce(session.stateDir, auto) } : result;
       } finally {
         await lock?.release();
         await session.close();
@@ -324,8 +335,12 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
  * A push's result with its settings step: the settings' conflicts (or a refused runtime
  * change, in a dry run) make an otherwise clean push refused (exit 3), as file conflicts do.
  */
-export function withSettings<R extends { ok: boolean; warnings: string[]; exitCode?: number; error?: string; settings?: SettingsResult | null }>(result: R, settings: SettingsResult | null): R {
-  const out = { ...result, settings, warnings: [...result.warnings, ...(settings?.warnings ?? [])] };
+export function withSettings<R extends { ok: boolean; warnings: string[]; exitCode?: number; error?: string; settings?: SettingsResult | null; apply?: ApplyResult | null }>(result: R, settings: SettingsResult | null): R {
+  // "deployments.updateStartup: applies at the next (re)start" is news only when this push
+  // did not restart the app itself (issue 46, item 13); settings.warnings keeps it for --json.
+  const restarted = result.apply?.restarted === true;
+  const fromSettings = (settings?.warnings ?? []).filter((w) => !(restarted && w.startsWith(STARTUP_WARNING)));
+  const out = { ...result, settings, warnings: [...result.warnings, ...fromSettings] };
   if (!out.ok || !settings) return out;
   if (settings.refused) return failedWith(out, settings.refused, EXIT.refused);
   const n = settings.conflicts.length;

@@ -10,7 +10,7 @@ import { EXIT } from '../errors.js';
 import { awaitHealth, type HealthReport } from '../sync/apply.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
-import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+import { failedWith, requestsOf, runCommand, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export type RestartOptions = ConnectionOptions;
 
@@ -59,7 +59,7 @@ export async function runRestart(opts: RestartOptions = {}): Promise<{ result: O
           durationMs: Date.now() - started,
           deployment: deploymentRef(config),
         };
-        return health.healthy ? result : failedWith(result, `the app is unhealthy after the restart: ${health.reason} (see health.logs and apply.hint)`, EXIT.unhealthy);
+        return health.healthy ? result : failedWith(result, `the app is unhealthy after the restart: ${health.reason}; ${SEE_LOGS}`, EXIT.unhealthy);
       } finally {
         await session.close();
       }

@@ -45,6 +45,9 @@ export function failure<T extends { ok: boolean }>(
   return { ...shape, ok: false, error: message, exitCode };
 }
 
+/** Where a human error about an unhealthy app sends the reader (JSON field names mean nothing on a terminal: issue 46, item 13). */
+export const SEE_LOGS = '`hostsync logs` shows the app\'s console';
+
 /** `shape` marked failed with a known message and exit code (nothing was thrown). */
 export function failedWith<T extends { ok: boolean }>(shape: T, error: string, exitCode: ExitCode): T & FailureFields {
   return { ...shape, ok: false, error, exitCode };

@@ -5,7 +5,7 @@ import type { StepFailure } from '../sync/execute.js';
 import { undo as undoCore, type UndoCounts, type UndoReport } from '../sync/undo.js';
 import type { ConnectionOptions, DeploymentRef } from './options.js';
 import { deploymentRef } from './options.js';
-import { failedWith, requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+import { failedWith, requestsOf, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { runOnSession } from './session-command.js';
 
 export interface UndoOptions extends ConnectionOptions {
@@ -97,7 +97,7 @@ export function undoResultOf(report: UndoReport, requests: RequestsSummary, depl
     );
   }
   if (report.healthy === false) {
-    return failedWith(result, `the deployment is unhealthy after the undo: ${report.health?.reason ?? report.apply?.state} (see health.logs)`, EXIT.unhealthy);
+    return failedWith(result, `the deployment is unhealthy after the undo: ${report.health?.reason ?? report.apply?.state}; ${SEE_LOGS}`, EXIT.unhealthy);
   }
   return result;
 }

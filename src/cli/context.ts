@@ -4,6 +4,7 @@ import type { ConnectionOptions } from '../app/options.js';
 import { createLogger } from './logger.js';
 import { askYesNo, canPrompt } from './prompt.js';
 import { noteDevEmulator } from './dev-emulator-note.js';
+import { noteTargetFromFolder } from './target-folder-note.js';
 
 /** Global flags every command accepts (declared once on the program). */
 export interface GlobalFlags extends ConfigFlags {
@@ -31,7 +32,10 @@ export function connectionFlags(cmd: Command): ConnectionOptions {
     // Validated by the configuration loader, which names the bad value.
     ...(flags.logLevel !== undefined ? { logLevel: flags.logLevel as LogLevel } : {}),
     logger: (config) => {
-      if (!flags.quiet) noteDevEmulator(config);
+      if (!flags.quiet) {
+        noteDevEmulator(config);
+        noteTargetFromFolder(config);
+      }
       return createLogger(config.logLevel, { json: flags.json ?? false });
     },
   };

@@ -1,5 +1,5 @@
 /** The one line `status`, `push` and `diff` say about where this copy stands against the deployment's last push (sync/copy-position.ts). */
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { CopyPosition } from '../sync/copy-position.js';
 import { quoteName, safeText } from './terminal-text.js';
 

@@ -161,7 +161,7 @@ function autoNote(health: HealthReport): string | null {
  * send): state, the web answer or the worker's ready line, the restart, and when it is
  * unhealthy why, this start's log lines that matter and the service's hint.
  */
-export function renderHealth(apply: ApplyResult | null, health: HealthReport | null, healthy: boolean | null): string[] {
+export function renderHealth(apply: ApplyResult | null, health: HealthReport | null, healthy: boolean | null, sayAutoKind = true): string[] {
   const state = health?.state ?? apply?.state ?? 'unknown';
   const parts = [state === 'running' ? pc.green(state) : pc.red(state)];
   if (health?.kind === 'worker') {
@@ -176,7 +176,7 @@ export function renderHealth(apply: ApplyResult | null, health: HealthReport | n
   if (apply) parts.push(apply.restarted ? 'restarted' : apply.skippedRestart ? `no restart (${safeText(apply.skippedRestart)})` : 'not restarted');
   const out = [`${healthy ? pc.green('✔') : pc.red('✘')} deployment ${parts.join(' · ')}`];
   if (health) {
-    const note = autoNote(health);
+    const note = sayAutoKind ? autoNote(health) : null;
     if (note) out.push(pc.dim(`  ${safeText(note)}`));
     if (!health.healthy) {
       out.push(pc.red(`  unhealthy: ${safeText(health.reason)}`));
@@ -243,7 +243,7 @@ export function renderPush(report: PushResult): string {
   out.push(...elsewhereSection(report.elsewhere));
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
-  if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy));
+  if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy, report.autoKindNew));
   if (report.applyRefused) out.push(pc.red(`apply refused: ${safeText(report.applyRefused)}`));
   else if (report.applyPending && !report.dryRun) {
     out.push(pc.yellow('apply pending: the files landed, but the app was not applied with them; the next `hostsync push` applies them'));

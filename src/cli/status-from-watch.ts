@@ -18,6 +18,7 @@ import type { Outcome } from '../app/result.js';
 import type { StatusResult } from '../app/status.js';
 import { WATCH_STATUS_WAIT_MS } from './tunables.js';
 import { noteDevEmulator } from './dev-emulator-note.js';
+import { noteTargetFromFolder } from './target-folder-note.js';
 
 /** Levels at which the command itself would print diagnostics a watch's answer cannot carry. */
 const CHATTY = new Set(['info', 'debug', 'trace']);
@@ -62,7 +63,10 @@ export async function statusFromWatch(argv: string[], env: NodeJS.ProcessEnv = p
   const [{ emitResult }, { renderStatus, statusSummary }] = await printing;
   const json = values.json ?? false;
   const quiet = values.quiet ?? false;
-  if (!quiet) noteDevEmulator(config);
+  if (!quiet) {
+    noteDevEmulator(config);
+    noteTargetFromFolder(config);
+  }
   return emitResult({ result: answer.result, thrown: false }, json, renderStatus, { quiet, summary: statusSummary });
 }
 

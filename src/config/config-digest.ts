@@ -6,14 +6,14 @@
  *
  * Invariant: equal digests mean equal configurations in everything that decides what a
  * command compares and how (root, service, deployment, key, ignore rules, file system
- * kind, targets, timeouts); only the log level, which decides where diagnostics go, is
- * left out.
+ * kind, targets, timeouts); left out are the log level, which decides where diagnostics
+ * go, and what only messages name: where the base URL and the target came from.
  */
 import { createHash } from 'node:crypto';
 import type { Config } from './config.js';
 
 export function configDigest(config: Config): string {
-  const { logLevel: _diagnosticsOnly, ...decisive } = config;
+  const { logLevel: _diagnosticsOnly, baseUrlFrom: _named, targetFromFolder: _noted, ...decisive } = config;
   return createHash('sha256').update(canonical(decisive)).digest('hex');
 }
 

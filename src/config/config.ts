@@ -5,8 +5,9 @@ import { relPathProblem } from '../model/safe-path.js';
 import { TARGET_KEYS, unknownKeyError } from './keys.js';
 import { checkFileBaseUrl, isLoopback } from './trust.js';
 import { validateBuild, validateSize, validateStartup, validateSyncDir, type DeclaredSize, type DeclaredStartup } from './deploy-settings.js';
-import { findProjectRoot } from './find-root.js';
+import { findProjectRoot, findProjectUp } from './find-root.js';
 import { devEmulatorFor } from './dev-emulator.js';
+import { targetOfFolder } from './target-folder.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -16,6 +17,8 @@ export interface Config {
   /** Absolute path of the synced root. */
   root: string;
   baseUrl: string;
+  /** Where baseUrl came from, for messages: `--base-url (https://...)`, `HOSTSYNC_BASE_URL (...)`, `"baseUrl" in hostsync.json (...)`; empty without one. */
+  baseUrlFrom: string;
   deploymentId: string;
   apiKey: string;
   /** Extra ignore patterns (gitignore syntax) from hostsync.json, after the defaults and .syncignore. */
@@ -30,8 +33,10 @@ export interface Config {
   /** How to judge that the app came up (hostsync.json "health"). */
   health: HealthSettings;
   logLevel: LogLevel;
-  /** The target selected (flag > HOSTSYNC_TARGET > "defaultTarget"); null when hostsync.json has none or none was chosen. */
+  /** The target selected (flag > HOSTSYNC_TARGET > the one whose folder the command runs in > "defaultTarget"); null when hostsync.json has none or none was chosen. */
   target: string | null;
+  /** The target was taken from the folder the command runs in (the CLI says so on stderr). */
+  targetFromFolder: boolean;
   /** The selected target asks before anything is sent (`"confirm": true`); `--yes` answers for the user. */
   confirm: boolean;
   /** Environment file for `hostsync env`, relative to the root (default .env), POSIX, never outside it. */
@@ -326,12 +331,14 @@ export function topSettings(file: ConfigFile): Settings {
 }
 
 /**
- * The target a command works on: the flag, else HOSTSYNC_TARGET, else "defaultTarget";
+ * The target a command works on: the flag, else HOSTSYNC_TARGET, else the target whose
+ * folder the command runs in (`folder`, config/target-folder.ts), else "defaultTarget";
  * null when none is named. A named target that hostsync.json does not define is a usage error.
  */
-export function selectTarget(file: ConfigFile, flag: string | undefined, env: NodeJS.ProcessEnv): { name: string; settings: TargetSettings } | null {
-  const name = flag || env.HOSTSYNC_TARGET || file.defaultTarget;
+export function selectTarget(file: ConfigFile, flag: string | undefined, env: NodeJS.ProcessEnv, folder: string | null = null): { name: string; settings: TargetSettings; fromFolder: boolean } | null {
+  const name = flag || env.HOSTSYNC_TARGET || folder || file.defaultTarget;
   if (!name) return null;
+  const fromFolder = !flag && !env.HOSTSYNC_TARGET && !!folder;
   const source = flag ? '--target' : env.HOSTSYNC_TARGET ? 'HOSTSYNC_TARGET' : '"defaultTarget"';
   const known = Object.keys(file.targets ?? {});
   const settings = file.targets?.[name];
@@ -342,7 +349,7 @@ export function selectTarget(file: ConfigFile, flag: string | undefined, env: No
         : `${source} names target "${name}", but ${CONFIG_FILE} defines no targets: add one with \`hostsync init --target ${name} --deployment ID\``,
     );
   }
-  return { name, settings };
+  return { name, settings, fromFolder };
 }
 
 /** Checks a base URL: absolute http(s), no path beyond "/" (the client appends /api/v1 itself). */
@@ -382,7 +389,9 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const projectRoot = await findProjectRoot(opts.flags.dir, opts.cwd);
   const raw = await readConfigFile(projectRoot);
   const requireRemote = opts.requireRemote ?? true;
-  const selected = selectTarget(raw, opts.flags.target, env);
+  // --dir names the project; without it, the folder the command runs in may name a target.
+  const folder = opts.flags.dir === undefined ? targetOfFolder(raw, projectRoot, opts.cwd ?? process.cwd()) : null;
+  const selected = selectTarget(raw, opts.flags.target, env, folder);
   // A target's settings override the top level's, key by key.
   const file: TargetSettings = { ...topSettings(raw), ...(selected?.settings ?? {}) };
 
@@ -413,6 +422,10 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     throw usageError(`log level "${logLevelRaw}" is unknown: use one of ${LOG_LEVELS.join(', ')}`);
   }
   if (requireRemote) {
+    // Outside any project, what is missing is the project, not one of its settings (issue 46, item 14).
+    if ((!baseUrlRaw || (!deploymentId && opts.requireDeployment !== false)) && opts.flags.dir === undefined && !(await findProjectUp(projectRoot))) {
+      throw usageError(`no ${CONFIG_FILE} here or above (${projectRoot}): run \`hostsync init\` in the project folder, or pass --dir with it`);
+    }
     if (!baseUrlRaw) throw usageError('no service address: set HOSTSYNC_BASE_URL, "baseUrl" in hostsync.json, or --base-url');
     if (!deploymentId && opts.requireDeployment !== false) {
       const known = Object.keys(raw.targets ?? {});
@@ -424,11 +437,13 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   }
   const source = opts.flags.baseUrl ? '--base-url' : env.HOSTSYNC_BASE_URL ? 'HOSTSYNC_BASE_URL' : selected?.settings.baseUrl ? `"baseUrl" of target ${selected.name}` : '"baseUrl" in hostsync.json';
   const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, source) : '';
+  const baseUrlFrom = !baseUrlRaw ? '' : dev ? `the running \`hostsync dev\` emulator's address` : `${source} (${baseUrl})`;
   // The key follows the base URL: one that only a file in the project names must be trusted first.
   if (requireRemote && baseUrl && !opts.flags.baseUrl && !env.HOSTSYNC_BASE_URL && !dev) await checkFileBaseUrl(baseUrl, env, selected?.settings.baseUrl ? selected.name : null);
   return {
     root,
     baseUrl,
+    baseUrlFrom,
     deploymentId,
     apiKey,
     ignore: file.ignore ?? [],
@@ -439,6 +454,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     health: { ...DEFAULT_HEALTH, ...file.health },
     logLevel: logLevelRaw as LogLevel,
     target: selected?.name ?? null,
+    targetFromFolder: selected?.fromFolder ?? false,
     confirm: selected?.settings.confirm ?? false,
     envFile: file.envFile ?? '.env',
     envFiles: [...new Set(['.env', raw.envFile, ...Object.values(raw.targets ?? {}).map((t) => t.envFile)].filter((f): f is string => f !== undefined))].sort(),

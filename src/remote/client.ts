@@ -109,6 +109,8 @@ export interface ClientOptions {
   apiKey: string;
   /** Empty only for a client that makes account-level calls (deployments.list, account.get), as `link` does. */
   deploymentId: string;
+  /** Where `baseUrl` came from (`--base-url`, `HOSTSYNC_BASE_URL`, `"baseUrl" in hostsync.json`): an unreachable service's error asks whether that is right. */
+  baseUrlFrom?: string | undefined;
   /** The key's budget; default 120 per 60 s, and 300 per user across keys (hosting-api.md, Limits). */
   rateLimit?: { requests: number; windowMs: number; userRequests?: number };
   /**
@@ -353,6 +355,7 @@ export class HostingClient {
       // One spare connection per origin so a long upload does not hold up API calls.
       connectionsPerOrigin: maxInFlight + 1,
       userAgent: USER_AGENT,
+      baseUrlFrom: opts.baseUrlFrom,
     });
 
     const O = OPERATIONS;

@@ -438,7 +438,7 @@ export function deadlineError(
 export function networkError(
   op: Operation,
   cause: unknown,
-  ctx: { host: string; redactor: Redactor; idempotent: boolean; timeoutMs?: number },
+  ctx: { host: string; redactor: Redactor; idempotent: boolean; timeoutMs?: number; baseUrlFrom?: string | undefined },
 ): ApiError {
   const { code, syscall } = causeOf(cause);
   if (ctx.timeoutMs !== undefined && (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')) {
@@ -455,8 +455,9 @@ export function networkError(
     return new ApiError(text, { ...init, retryable: false });
   }
   if (neverSent(code, syscall)) {
-    // Signed node URLs come from the server; only API calls go where HOSTSYNC_BASE_URL says.
-    const hint = op.rateLimited && CHECK_BASE_URL_CODES.has(code) ? ' Is the service up, and is HOSTSYNC_BASE_URL right?' : '';
+    // Signed node URLs come from the server; only API calls go where the base URL says,
+    // and the question names where that came from (issue 46, item 14).
+    const hint = op.rateLimited && CHECK_BASE_URL_CODES.has(code) ? ` Is the service up, and is ${ctx.baseUrlFrom ?? 'the service address'} right?` : '';
     return new ApiError(`${op.name}: could not reach ${ctx.host}: ${serverMessage}.${hint}`, {
       ...init,
       retryable: !PERMANENT_CODES.has(code),

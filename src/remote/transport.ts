@@ -74,6 +74,8 @@ export interface TransportOptions {
   logger: Logger;
   connectionsPerOrigin: number;
   userAgent: string;
+  /** Where the service address came from (`--base-url`, `HOSTSYNC_BASE_URL`, ...), named when it cannot be reached. */
+  baseUrlFrom?: string | undefined;
 }
 
 /** setTimeout's largest delay; a longer one fires at once. */
@@ -205,7 +207,7 @@ export class Transport {
         ? stopped(true)
         : timedOut
           ? timeoutError(req.op, headersIn ? 'UND_ERR_BODY_TIMEOUT' : 'UND_ERR_HEADERS_TIMEOUT', { host, idempotent: req.idempotent, timeoutMs: req.timeoutMs })
-          : networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent, timeoutMs: req.timeoutMs });
+          : networkError(req.op, cause, { host, redactor: this.opts.redactor, idempotent: req.idempotent, timeoutMs: req.timeoutMs, baseUrlFrom: this.opts.baseUrlFrom });
       log({ status: 0, bytesIn, error: err.code });
       throw err;
     } finally {

@@ -87,6 +87,7 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
   const deadlineMs = config.deadlineSeconds !== undefined ? config.deadlineSeconds * 1000 : opts.deadlineMs;
   const client = new HostingClient({
     baseUrl: config.baseUrl,
+    baseUrlFrom: config.baseUrlFrom,
     apiKey: config.apiKey,
     deploymentId: config.deploymentId,
     ...(logger ? { logger } : {}),

@@ -3,9 +3,10 @@
  * no .hostsync/. Each recipe's YAML (or shell) is read from the page and run as its runner
  * runs it, in a fresh `git clone --depth 1` of a small project that a laptop pushed,
  * against the emulator. Two things are stood in for, and only these: the service address
- * (the page's https://hosting.example.com becomes the emulator's), and `npm ci`, which
- * needs the registry: it is replaced by what it leaves behind for a project pinning
- * hostsync, this build as node_modules/hostsync with its bin (npx then runs it offline).
+ * (the page's https://hosting.example.com becomes the emulator's), and the install of
+ * hostsync from its repository, which needs the network: it is replaced by what it leaves
+ * behind, this build as the `hostsync` command on PATH (issue 46, item 4: hostsync is not
+ * on the npm registry, so the earlier `npm ci` + `npx hostsync` failed with E404).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -48,20 +49,29 @@ async function recipe(heading: string, lang: string): Promise<string> {
   return block![1]!.replaceAll(PAGE_URL, emu.baseUrl);
 }
 
-/** What `npm ci` leaves for a project with hostsync in devDependencies: the package and its bin. */
-const NPM_CI_STAND_IN = [
-  'mkdir -p node_modules/.bin',
-  `ln -s ${JSON.stringify(REPO)} node_modules/hostsync`,
-  `printf '#!/bin/sh\\nexec node %s "$@"\\n' ${JSON.stringify(JSON.stringify(CLI))} > node_modules/.bin/hostsync`,
-  'chmod +x node_modules/.bin/hostsync',
-].join('\n');
-const standIn = (script: string): string | undefined => (script === 'npm ci' ? NPM_CI_STAND_IN : undefined);
+/**
+ * What `npm install -g github:acme/hostsync#v1` leaves (hostsync is not on the npm
+ * registry: the recipes install it from the repository): the `hostsync` command in npm's
+ * global bin, which is on the runner's PATH. Only that line is stood in for: a recipe that
+ * runs `npm ci` or `npx hostsync` reaches the (offline) registry, and fails as it would
+ * for a user today.
+ */
+const INSTALL_LINE = 'npm install -g github:acme/hostsync#v1';
+const installStandIn = (globalBin: string): string =>
+  [
+    `mkdir -p ${JSON.stringify(globalBin)}`,
+    `printf '#!/bin/sh\\nexec node %s "$@"\\n' ${JSON.stringify(JSON.stringify(CLI))} > ${JSON.stringify(path.join(globalBin, 'hostsync'))}`,
+    `chmod +x ${JSON.stringify(path.join(globalBin, 'hostsync'))}`,
+  ].join('\n');
+const standInFor = (p: Project) => (script: string): string | undefined => (script === INSTALL_LINE ? installStandIn(p.globalBin) : undefined);
 
 interface Project {
   origin: string;
   workspace: string;
   deployment: { id: string; volume: string };
   temp: string;
+  /** npm's global bin, on the runner's PATH. */
+  globalBin: string;
   /** Environment every runner gives: PATH, HOME, npm kept offline. */
   base: Record<string, string>;
 }
@@ -81,7 +91,6 @@ async function project(): Promise<Project> {
     'hostsync.json': `${JSON.stringify({ deployment: dep.id, gitignore: true }, null, 2)}\n`,
     '.gitignore': 'node_modules/\n.hostsync/\n',
     '.syncignore': '*.log\n',
-    'package.json': `${JSON.stringify({ name: 'site', private: true, devDependencies: { hostsync: '0.1.0' } }, null, 2)}\n`,
     'index.html': '<h1>home</h1>\n',
     'about.html': '<h1>about</h1>\n',
   });
@@ -90,8 +99,9 @@ async function project(): Promise<Project> {
   await git(origin.dir, 'commit', '-q', '-m', 'site');
   const laptop = await runCli(['push', '--dir', origin.dir], { HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl });
   expect(laptop.code, laptop.stderr).toBe(0);
+  const globalBin = path.join(temp, 'npm-global', 'bin');
   const base = {
-    PATH: process.env.PATH ?? '',
+    PATH: `${globalBin}:${process.env.PATH ?? ''}`,
     HOME: process.env.HOME ?? '/tmp',
     XDG_CONFIG_HOME: TEST_CONFIG_HOME,
     npm_config_offline: 'true',
@@ -100,7 +110,7 @@ async function project(): Promise<Project> {
     npm_config_fund: 'false',
     npm_config_audit: 'false',
   };
-  return { origin: origin.dir, workspace: ws.dir, deployment: dep, temp, base };
+  return { origin: origin.dir, workspace: ws.dir, deployment: dep, temp, globalBin, base };
 }
 
 async function git(cwd: string, ...args: string[]): Promise<void> {
@@ -128,7 +138,7 @@ async function githubPlain(p: Project): Promise<Outcome> {
     if (uses.startsWith('actions/checkout@')) await shallowClone(p);
     else if (!uses.startsWith('actions/setup-node@')) throw new Error(`no stand-in for ${uses}`);
   };
-  const { steps, failed } = await runSteps(wf.jobs.deploy.steps as never, runner, { secrets: { HOSTSYNC_API_KEY: emu.apiKey } }, { onUses, standIn });
+  const { steps, failed } = await runSteps(wf.jobs.deploy.steps as never, runner, { secrets: { HOSTSYNC_API_KEY: emu.apiKey } }, { onUses, standIn: standInFor(p) });
   const pushStep = steps.find((s) => s.name === 'push to the deployment')!;
   expect(failed).toBe(pushStep.code !== 0);
   // The result went to $RUNNER_TEMP, outside the synced folder.
@@ -159,7 +169,7 @@ async function gitlab(p: Project): Promise<Outcome> {
   // The runner's environment: CI variables, the job's variables, the masked CI/CD variable.
   const env = { ...p.base, CI: 'true', GITLAB_CI: 'true', CI_PROJECT_DIR: p.workspace, CI_COMMIT_BRANCH: 'main', CI_DEFAULT_BRANCH: 'main', ...job.variables, HOSTSYNC_API_KEY: emu.apiKey };
   // GitLab runs the script lines as one bash script (-eo pipefail), after_script in a shell of its own.
-  const script = await bash(job.script.map((l) => standIn(l) ?? l).join('\n'), env, p.workspace);
+  const script = await bash(job.script.map((l) => standInFor(p)(l) ?? l).join('\n'), env, p.workspace);
   const after = await bash(job.after_script.join('\n'), env, p.workspace);
   for (const artifact of job.artifacts.paths) expect(existsSync(path.join(p.workspace, artifact)), artifact).toBe(true);
   return { code: script.code, log: script.stdout + script.stderr + after.stdout + after.stderr };
@@ -168,8 +178,9 @@ async function gitlab(p: Project): Promise<Outcome> {
 async function anyShell(p: Project): Promise<Outcome> {
   const snippet = await recipe('Any shell', 'sh');
   await shallowClone(p);
-  // A clone has no node_modules: the project's `npm ci` first, then the page's POSIX sh.
-  expect((await bash(NPM_CI_STAND_IN, p.base, p.workspace)).code).toBe(0);
+  // "With hostsync installed": the install line the page names first, then its POSIX sh.
+  expect(await readFile(DOC, 'utf8')).toContain(`With hostsync installed (\`${INSTALL_LINE}\`)`);
+  expect((await bash(installStandIn(p.globalBin), p.base, p.workspace)).code).toBe(0);
   const r = await new Promise<{ code: number; out: string }>((resolve, reject) => {
     const child = execFile('sh', ['-c', snippet], { cwd: p.workspace, env: { ...p.base, CI: 'true', TMPDIR: p.temp, HOSTSYNC_API_KEY: emu.apiKey, HOSTSYNC_BASE_URL: emu.baseUrl } }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') reject(err);
@@ -210,6 +221,8 @@ describe.each(RECIPES)('docs/ci.md, %s, on a shallow clone with no .hostsync/', 
     const out = await runRecipe(p);
     expect(out.code, out.log).toBe(0);
     expect(await readFile(path.join(p.deployment.volume, 'about.html'), 'utf8')).toBe('<h1>about, hotfixed on the server</h1>\n');
+    // Issue 46, item 15: the job log names the drift, not only the JSON (the action: an annotation).
+    expect(out.log).toMatch(/drift[^\n]*about\.html|about\.html changed on the deployment/);
   });
 
   it('after a local change (a commit the deployment has not seen): exit 0, and the change is on the deployment', async () => {

@@ -53,3 +53,15 @@ describe('docs/api.md against the client', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('docs/configuration.md against the keys hostsync.json may hold', () => {
+  // Issue 46, item 9: the page listed eight keys a target may set, and four more a section later.
+  it('the Targets section names every key a target may set, in one list', async () => {
+    const { TARGET_KEYS } = await import('../../src/config/keys.js');
+    const config = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const targets = config.slice(config.indexOf('\n## Targets\n')).split(/\n## /)[1]!;
+    const list = /A target may set these keys[^:]*:([\s\S]*?);/.exec(targets)?.[1] ?? '';
+    const named = [...list.matchAll(/`([a-zA-Z]+)`/g)].map((m) => m[1]);
+    expect([...new Set(named)].sort()).toEqual([...TARGET_KEYS].sort());
+  });
+});

@@ -5,8 +5,8 @@
  * above its fence, `<!-- not run: REASON -->`, and the reason is shown as the skipped test's
  * name. And every `hostsync COMMAND ... --flag` the docs mention is a flag that command has.
  *
- * What a reader fills in is filled in as they would: `export HOSTSYNC_API_KEY=...` keeps the
- * key the test already set, `https://<service>` is the emulator's address, the deployment is
+ * What a reader fills in is filled in as they would: `export HOSTSYNC_API_KEY=...` sets the
+ * emulator's key (a block without that line has it in its environment), `https://<service>` is the emulator's address, the deployment is
  * the emulator's (as `link` picks it), and a block that starts with `cd my-app` runs beside a
  * copy of the project so named. Commands that do not
  * end by themselves (watch, dev, logs -f, emulator) are stopped with Ctrl-C after a few
@@ -44,11 +44,14 @@ function shellBlocks(page: string): Block[] {
 }
 const blocks = PAGES.flatMap(shellBlocks);
 
-/** What the reader types in place of the placeholders. */
-function filled(code: string, baseUrl: string): string {
-  return code
-    .replace(/^export HOSTSYNC_API_KEY=\.\.\..*$/gm, ': the key is already in the environment')
-    .replaceAll('https://<service>', baseUrl);
+const EXPORT_KEY = /^export HOSTSYNC_API_KEY=\.\.\..*$/m;
+
+/**
+ * What the reader types in place of the placeholders. A block that exports the key has it
+ * from that line on, not before (issue 46, item 5: guides ran `link` before the export).
+ */
+function filled(code: string, baseUrl: string, key: string): string {
+  return code.replace(new RegExp(EXPORT_KEY.source, 'gm'), `export HOSTSYNC_API_KEY=${key}`).replaceAll('https://<service>', baseUrl);
 }
 
 /** `hostsync` on PATH: this build; commands that run until stopped get Ctrl-C after a few seconds. */
@@ -101,12 +104,12 @@ describe('shell blocks of the docs', () => {
           NO_COLOR: '1',
           XDG_CONFIG_HOME: TEST_CONFIG_HOME,
           HOSTSYNC_CACHE_DIR: process.env.HOSTSYNC_CACHE_DIR ?? path.join(project, '.cache'),
-          HOSTSYNC_API_KEY: emu.apiKey,
+          ...(EXPORT_KEY.test(b.code) ? {} : { HOSTSYNC_API_KEY: emu.apiKey }),
           HOSTSYNC_BASE_URL: emu.baseUrl,
           // The emulator's one deployment, as `hostsync link` would pick it (blocks that are not the tour start linked).
           HOSTSYNC_DEPLOYMENT: emu.deploymentId,
         };
-        const r = await bash(`set -eo pipefail\n${filled(b.code, emu.baseUrl)}`, env, into ? work : project);
+        const r = await bash(`set -eo pipefail\n${filled(b.code, emu.baseUrl, emu.apiKey)}`, env, into ? work : project);
         expect(r.code, `${name} exited ${r.code}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-2000)}`).toBe(0);
       } finally {
         await emu.close();

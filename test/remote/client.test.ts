@@ -177,7 +177,7 @@ describe('errors', () => {
     const s = await startFakeService(() => ({}));
     const { port, baseUrl } = s;
     await s.close();
-    const client = new HostingClient({ baseUrl, apiKey: KEY, deploymentId: 'dep-1', retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    const client = new HostingClient({ baseUrl, baseUrlFrom: `HOSTSYNC_BASE_URL (${baseUrl})`, apiKey: KEY, deploymentId: 'dep-1', retry: { maxAttempts: 2, baseDelayMs: 1 } });
     track(client);
     const e = (await client.files.move(['a'], 'b').catch((x: unknown) => x)) as ApiError;
     expect(e).toBeInstanceOf(ApiError);
@@ -185,7 +185,7 @@ describe('errors', () => {
     expect(e.status).toBe(0);
     expect(e.message).toContain(`127.0.0.1:${port}`);
     expect(e.message).toContain('ECONNREFUSED');
-    expect(e.message).toContain('HOSTSYNC_BASE_URL');
+    expect(e.message).toContain(`is HOSTSYNC_BASE_URL (${baseUrl}) right?`);
     expect(client.stats().retries).toBe(1);
   });
 

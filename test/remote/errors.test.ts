@@ -114,9 +114,11 @@ describe('networkError', () => {
     expect(i.retryable).toBe(true);
   });
 
-  it('a refused connection to the API says to check HOSTSYNC_BASE_URL; a node URL does not', () => {
-    expect(networkError(OPERATIONS.filesIndex, sys('ECONNREFUSED'), ctx).message).toContain('HOSTSYNC_BASE_URL');
-    expect(networkError(OPERATIONS.filesUpload, sys('ECONNREFUSED'), ctx).message).not.toContain('HOSTSYNC_BASE_URL');
+  it('a refused connection to the API asks whether the address is right, named by where it came from; a node URL does not', () => {
+    expect(networkError(OPERATIONS.filesIndex, sys('ECONNREFUSED'), ctx).message).toContain('is the service address right?');
+    const fromFlag = { ...ctx, baseUrlFrom: '--base-url (https://h.example)' };
+    expect(networkError(OPERATIONS.filesIndex, sys('ECONNREFUSED'), fromFlag).message).toContain('is --base-url (https://h.example) right?');
+    expect(networkError(OPERATIONS.filesUpload, sys('ECONNREFUSED'), fromFlag).message).not.toContain('right?');
   });
 
   it('unreachable-host codes mean "never sent" only when connect(2) raised them', () => {
