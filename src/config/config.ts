@@ -6,6 +6,7 @@ import { TARGET_KEYS, unknownKeyError } from './keys.js';
 import { checkFileBaseUrl, isLoopback } from './trust.js';
 import { validateBuild, validateSize, validateStartup, validateSyncDir, type DeclaredSize, type DeclaredStartup } from './deploy-settings.js';
 import { findProjectRoot } from './find-root.js';
+import { assertSyncDirInside } from './sync-dir.js';
 import { devEmulatorFor } from './dev-emulator.js';
 
 /**
@@ -392,6 +393,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     if (file.build) return path.join(projectRoot, file.dir!);
     throw usageError(`"dir" of ${CONFIG_FILE} names ${path.join(projectRoot, file.dir!)}, which is not a folder: build the project first, or set "build" to the command that does`);
   }) : projectRoot;
+  if (file.dir) await assertSyncDirInside(projectRoot, file.dir, root);
   // With no service named anywhere, a running `hostsync dev` of this project is the one.
   const dev = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl || opts.devEmulator === false ? null : await devEmulatorFor(projectRoot);
   // `||`, not `??`: an exported-but-empty variable must not hide hostsync.json.

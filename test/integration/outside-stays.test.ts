@@ -47,3 +47,57 @@ describe('the project root (item 7)', () => {
     expect(await exists(path.join(t.dir, 'src', '.hostsync'))).toBe(false);
   });
 });
+
+describe('"dir" that leads out of the project (item 2)', () => {
+  /** The layout: project/linkdir -> ../outside, "dir": "linkdir"; the deployment holds s.txt and newfile.txt. */
+  async function linkedOut() {
+    const t = await setup();
+    const project = path.join(t.dir, 'project');
+    const outside = path.join(t.dir, 'outside');
+    await writeTree(outside, { 's.txt': 'mine, outside the project\n' });
+    await writeTree(project, { 'app.js': 'console.log(1);\n' });
+    await symlink('../outside', path.join(project, 'linkdir'));
+    await writeFile(path.join(project, 'hostsync.json'), JSON.stringify({ dir: 'linkdir' }));
+    await writeTree(t.emu.volume, { 's.txt': 'from the deployment\n', 'newfile.txt': 'new\n' });
+    return { ...t, project, outside };
+  }
+
+  it('push refuses with exit 2 and sends nothing of the folder outside', async () => {
+    const t = await linkedOut();
+    const r = await runCli(['push', '--no-apply'], envFor(t.emu), { cwd: t.project });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/"dir" of hostsync\.json names "linkdir", which leads outside the project .*: point "dir" at a folder inside the project/);
+    expect(await readFile(path.join(t.emu.volume, 's.txt'), 'utf8')).toBe('from the deployment\n');
+  });
+
+  it('pull refuses with exit 2 and writes nothing into the folder outside', async () => {
+    const t = await linkedOut();
+    const r = await runCli(['pull'], envFor(t.emu), { cwd: t.project });
+    expect(r.code).toBe(2);
+    expect(await readFile(path.join(t.outside, 's.txt'), 'utf8')).toBe('mine, outside the project\n');
+    expect(await exists(path.join(t.outside, 'newfile.txt'))).toBe(false);
+  });
+
+  it('a build that makes "dir" a link out of the project is refused after it ran, before anything is sent', async () => {
+    const t = await setup();
+    const project = path.join(t.dir, 'project');
+    await writeTree(path.join(t.dir, 'outside'), { 'secret.txt': 'not for the deployment\n' });
+    await writeTree(project, { 'build.js': "require('node:fs').symlinkSync('../outside', 'dist');\n" });
+    await writeFile(path.join(project, 'hostsync.json'), JSON.stringify({ dir: 'dist', build: 'node build.js' }));
+    const r = await runCli(['push', '--no-apply'], envFor(t.emu), { cwd: project });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/leads outside the project/);
+    expect(await exists(path.join(t.emu.volume, 'secret.txt'))).toBe(false);
+  });
+
+  it('a "dir" that is a link to a folder inside the project is synced', async () => {
+    const t = await setup();
+    const project = path.join(t.dir, 'project');
+    await writeTree(project, { 'build/out/index.html': '<title>x</title>\n' });
+    await symlink('build/out', path.join(project, 'site'));
+    await writeFile(path.join(project, 'hostsync.json'), JSON.stringify({ dir: 'site' }));
+    const r = await runCli(['push', '--no-apply'], envFor(t.emu), { cwd: project });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await readFile(path.join(t.emu.volume, 'index.html'), 'utf8')).toBe('<title>x</title>\n');
+  });
+});
