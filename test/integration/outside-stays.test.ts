@@ -101,3 +101,50 @@ describe('"dir" that leads out of the project (item 2)', () => {
     expect(await readFile(path.join(t.emu.volume, 'index.html'), 'utf8')).toBe('<title>x</title>\n');
   });
 });
+
+describe('deployment ids (item 9)', () => {
+  const bad = ['..', '.', 'a/../b'];
+
+  it.each(bad)('--deployment %j is refused with exit 2 before any request', async (id) => {
+    const t = await setup();
+    await writeTree(t.dir, { 'app.js': 'console.log(1);\n' });
+    const r = await runCli(['push', '--no-apply', '--deployment', id], envFor(t.emu), { cwd: t.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`--deployment ${JSON.stringify(id).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not a deployment id .*: .*hostsync link`));
+    expect(t.emu.stats().requests.total).toBe(0);
+    expect(await exists(path.join(t.emu.volume, 'app.js'))).toBe(false);
+  });
+
+  it('HOSTSYNC_DEPLOYMENT, hostsync.json, a target and link are checked the same way', async () => {
+    const t = await setup();
+    const env = { ...envFor(t.emu), HOSTSYNC_DEPLOYMENT: '..' };
+    const fromEnv = await runCli(['status'], env, { cwd: t.dir });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/HOSTSYNC_DEPLOYMENT "\.\." is not a deployment id/);
+
+    const keyOnly = { HOSTSYNC_API_KEY: t.emu.apiKey, HOSTSYNC_BASE_URL: t.emu.baseUrl };
+    await writeFile(path.join(t.dir, 'hostsync.json'), JSON.stringify({ deployment: 'a/../b' }));
+    const fromFile = await runCli(['status'], keyOnly, { cwd: t.dir });
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toMatch(/"deployment" "a\/\.\.\/b" is not a deployment id \(it holds "\/"\)/);
+
+    await writeFile(path.join(t.dir, 'hostsync.json'), JSON.stringify({ targets: { prod: { deployment: '.' } } }));
+    const fromTarget = await runCli(['status', '--target', 'prod'], keyOnly, { cwd: t.dir });
+    expect(fromTarget.code).toBe(2);
+    expect(fromTarget.stderr).toMatch(/"targets\.prod\.deployment" "\." is not a deployment id/);
+
+    await writeFile(path.join(t.dir, 'hostsync.json'), '{}');
+    const linked = await runCli(['link', '--deployment', '..', '--base-url', t.emu.baseUrl], { HOSTSYNC_API_KEY: t.emu.apiKey }, { cwd: t.dir });
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toMatch(/--deployment "\.\." is not a deployment id/);
+    expect(t.emu.stats().requests.total).toBe(0);
+  });
+
+  it('the emulator\'s own id passes', async () => {
+    const t = await setup();
+    await writeTree(t.dir, { 'app.js': 'console.log(1);\n' });
+    const r = await runCli(['push', '--no-apply'], envFor(t.emu), { cwd: t.dir });
+    expect(r.code, r.stderr).toBe(0);
+  });
+});
