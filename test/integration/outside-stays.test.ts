@@ -3,7 +3,7 @@
  * or an answer the user did not write cannot move the project, the synced folder or the
  * API path elsewhere. Each test is the issue's repro.
  */
-import { access, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -146,5 +146,23 @@ describe('deployment ids (item 9)', () => {
     await writeTree(t.dir, { 'app.js': 'console.log(1);\n' });
     const r = await runCli(['push', '--no-apply'], envFor(t.emu), { cwd: t.dir });
     expect(r.code, r.stderr).toBe(0);
+  });
+});
+
+describe('the guard against deleting every tracked file (item 14)', () => {
+  it('counts hostsync\'s own files out: an app whose every file went while hostsync.json stayed is refused (exit 3)', async () => {
+    const t = await setup();
+    const app = { 'a.js': '1\n', 'b.js': '2\n', 'c.js': '3\n', 'lib/d.js': '4\n', 'lib/e.js': '5\n', 'package.json': '{"name":"x"}\n' };
+    await writeTree(t.dir, { ...app, '.syncignore': 'tmp/\n' });
+    await writeFile(path.join(t.dir, 'hostsync.json'), '{"restart": "never"}\n');
+    expect((await runCli(['push', '--no-apply'], envFor(t.emu), { cwd: t.dir })).code).toBe(0);
+    for (const f of Object.keys(app)) await rm(path.join(t.dir, f));
+    const r = await runCli(['push', '--no-apply', '--json'], envFor(t.emu), { cwd: t.dir });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).error).toMatch(/--allow-mass-delete/);
+    for (const f of Object.keys(app)) expect(await exists(path.join(t.emu.volume, f)), f).toBe(true);
+    const allowed = await runCli(['push', '--no-apply', '--allow-mass-delete'], envFor(t.emu), { cwd: t.dir });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(await exists(path.join(t.emu.volume, 'a.js'))).toBe(false);
   });
 });
