@@ -166,3 +166,28 @@ describe('the guard against deleting every tracked file (item 14)', () => {
     expect(await exists(path.join(t.emu.volume, 'a.js'))).toBe(false);
   });
 });
+
+describe('a named pull below a local symlink (item 11)', () => {
+  it('says the path was skipped and why, not "Up to date"', async () => {
+    const t = await setup();
+    const project = path.join(t.dir, 'project');
+    await mkdir(path.join(t.dir, 'outside'));
+    await writeTree(project, { 'app.js': '1\n' });
+    await symlink('../outside', path.join(project, 'sub'));
+    await writeTree(t.emu.volume, { 'app.js': '1\n', 'sub/f.txt': 'from the deployment\n' });
+    const r = await runCli(['pull', 'sub/f.txt'], envFor(t.emu), { cwd: project });
+    expect(r.code).toBe(3);
+    expect(r.stdout).not.toMatch(/Up to date/);
+    expect(r.stdout).toMatch(/Not pulled: sub\/f\.txt: sub is a symlink here \(-> \.\.\/outside\); hostsync never writes through links: replace it with a regular folder to pull sub\/f\.txt/);
+    expect(r.stdout).toMatch(/Nothing pulled from .*: 1 named path left alone/);
+    const j = await runCli(['pull', 'sub/f.txt', '--json'], envFor(t.emu), { cwd: project });
+    expect(j.code).toBe(3);
+    expect(JSON.parse(j.stdout)).toMatchObject({ error: expect.stringMatching(/^sub\/f\.txt was not pulled \(first: sub is a symlink here/), exitCode: 3 });
+    expect(JSON.parse(j.stdout).leftAlone).toEqual([{ path: 'sub/f.txt', why: expect.stringMatching(/^sub is a symlink here/) }]);
+    expect(await exists(path.join(t.dir, 'outside', 'f.txt'))).toBe(false);
+    // A whole-tree pull keeps its warning and exit 0: nothing was named.
+    const whole = await runCli(['pull'], envFor(t.emu), { cwd: project });
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout).toMatch(/warning: symlink skipped \(links are not followed\): sub -> \.\.\/outside/);
+  });
+});
