@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
+import { startAnswerProxy } from '../helpers/answer-proxy.js';
 import { envFor } from '../helpers/push.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
@@ -189,5 +190,34 @@ describe('a named pull below a local symlink (item 11)', () => {
     const whole = await runCli(['pull'], envFor(t.emu), { cwd: project });
     expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stdout).toMatch(/warning: symlink skipped \(links are not followed\): sub -> \.\.\/outside/);
+  });
+});
+
+describe('index entries with a leading "/" (item 10)', () => {
+  const entry = { path: '/tmp/x/abs.txt', type: 'file', sizeBytes: 4, modifiedAt: '2026-01-01T00:00:00.000Z', mode: '0644', hash: '0123456789abcdef' };
+
+  it('one absolute path among the emulator\'s volume-relative ones refuses the whole answer: exit 1, nothing created', async () => {
+    const t = await setup();
+    await writeTree(t.emu.volume, { 'app.js': '1\n' });
+    const proxy = await startAnswerProxy(t.emu.baseUrl, '/files/index', (b) => ({ ...b, unchanged: false, entries: [...(b.entries as unknown[] ?? []), entry] }));
+    cleanups.push(() => proxy.close());
+    const env = { ...envFor(t.emu), HOSTSYNC_BASE_URL: proxy.baseUrl };
+    const r = await runCli(['pull'], env, { cwd: t.dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/unexpected answer from the service to files\.index: an unsafe path "\/tmp\/x\/abs\.txt" \(an absolute path among volume-relative ones\): the answer was refused/);
+    expect(await exists(path.join(t.dir, 'tmp'))).toBe(false);
+    expect(await exists(path.join(t.dir, 'app.js'))).toBe(false);
+  });
+
+  it('answers whose paths all carry the volume root\'s "/" (/app.js) are read as volume-relative', async () => {
+    const t = await setup();
+    await writeTree(t.emu.volume, { 'app.js': '1\n', 'src/a.js': '2\n' });
+    const proxy = await startAnswerProxy(t.emu.baseUrl, '/files/index', (b) => ({ ...b, entries: (b.entries as Array<{ path: string }> | undefined)?.map((e) => ({ ...e, path: `/${e.path}` })) }));
+    cleanups.push(() => proxy.close());
+    const env = { ...envFor(t.emu), HOSTSYNC_BASE_URL: proxy.baseUrl };
+    const r = await runCli(['pull'], env, { cwd: t.dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await readFile(path.join(t.dir, 'app.js'), 'utf8')).toBe('1\n');
+    expect(await readFile(path.join(t.dir, 'src/a.js'), 'utf8')).toBe('2\n');
   });
 });
