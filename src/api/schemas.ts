@@ -14,7 +14,7 @@
  */
 import * as v from 'valibot';
 import type * as T from './types.js';
-import { entryNameProblem, quotePath, volumePathProblem } from '../model/safe-path.js';
+import { entryNameProblem, mixedRootProblem, quotePath, volumePathProblem } from '../model/safe-path.js';
 
 const str = v.string();
 const bool = v.boolean();
@@ -78,6 +78,10 @@ export const FileIndexEntry = v.looseObject({
 export const IndexResult = v.pipe(
   v.looseObject({ unchanged: bool, digest: str, truncated: bool, entries: v.optional(v.array(FileIndexEntry)) }),
   v.check((r) => r.unchanged || r.entries !== undefined, 'entries: missing (the tree is not unchanged)'),
+  v.check((r) => mixedRootProblem((r.entries ?? []).map((e) => e.path)) === null, (issue) => {
+    const mixed = mixedRootProblem(((issue.input as { entries?: { path: string }[] }).entries ?? []).map((e) => e.path))!;
+    return unsafeMessage(mixed.path, mixed.why);
+  }),
   v.transform((r) => ({ ...r, entries: r.entries ?? [] })),
 );
 
@@ -96,6 +100,9 @@ export function plainIndexResult(body: unknown): T.IndexResult | null {
   if (typeof unchanged !== 'boolean' || typeof digest !== 'string' || typeof truncated !== 'boolean') return null;
   if (entries === undefined) return unchanged ? ({ ...body, entries: [] } as unknown as T.IndexResult) : null;
   if (!Array.isArray(entries)) return null;
+  // mixedRootProblem, inline: one pass over what may be 100k entries.
+  let slashed = false;
+  let bare = false;
   for (const e of entries as unknown[]) {
     if (!isRecord(e)) return null;
     const { path, type, sizeBytes, modifiedAt, mode, hash } = e;
@@ -103,6 +110,9 @@ export function plainIndexResult(body: unknown): T.IndexResult | null {
     if (typeof sizeBytes !== 'number' || !Number.isInteger(sizeBytes) || sizeBytes < 0) return null;
     if (hash !== undefined && hash !== null && typeof hash !== 'string') return null;
     if (volumePathProblem(path) !== null) return null;
+    if (path.charCodeAt(0) === 0x2f) slashed ||= path.length > 1;
+    else bare = true;
+    if (slashed && bare) return null;
   }
   return body as unknown as T.IndexResult;
 }

@@ -4,7 +4,7 @@
  * not killed for want of memory), then linked in hostsync.json. The entry file and start
  * command are not create's fields: the first push sets them (an `S` line), with the files.
  */
-import { projectRootOf } from '../config/config.js';
+import { checkDeploymentId, projectRootOf } from '../config/config.js';
 import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
 import { HostingClient } from '../remote/client.js';
 import { answerTimeout } from '../sync/session.js';
@@ -49,6 +49,7 @@ export async function runCreate(opts: CreateOptions): Promise<{ result: Outcome<
           ...(z.cpuPct ? { cpuPct: z.cpuPct } : {}),
           ...(z.storageMB ? { storageMB: z.storageMB } : {}),
         });
+        checkDeploymentId(d.id, 'the service created a deployment whose id');
         const edit = await setConfigFields(projectRootOf(config), { deployment: d.id, ...(opts.baseUrl ? { baseUrl: config.baseUrl } : {}) });
         return {
           ok: true,

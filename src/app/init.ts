@@ -1,7 +1,7 @@
 import { access, appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONFIG_FILE, normaliseBaseUrl, readConfigFile, resolveRoot } from '../config/config.js';
+import { checkDeploymentId, CONFIG_FILE, normaliseBaseUrl, readConfigFile, resolveRoot } from '../config/config.js';
 import { setConfigFields, setGitignoreSetting, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { detectProjectKind, type ProjectKind } from '../config/project-kind.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
@@ -72,6 +72,7 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       const existed = await exists(path.join(root, CONFIG_FILE));
       // On a new file the environment fills in too; an existing file changes only on an option.
       const deployment = opts.deployment ?? (existed ? undefined : env.HOSTSYNC_DEPLOYMENT || undefined);
+      if (deployment) checkDeploymentId(deployment, opts.deployment ? '--deployment' : 'HOSTSYNC_DEPLOYMENT');
       const baseUrlRaw = opts.baseUrl ?? (existed ? undefined : env.HOSTSYNC_BASE_URL || undefined);
       const baseUrl = baseUrlRaw ? normaliseBaseUrl(baseUrlRaw, opts.baseUrl ? '--base-url' : 'HOSTSYNC_BASE_URL') : undefined;
       // The user typed this address (or exported it): the key may follow it from the file too.

@@ -1,5 +1,5 @@
 import type { Deployment } from '../api/types.js';
-import { projectRootOf, readConfigFile } from '../config/config.js';
+import { checkDeploymentId, projectRootOf, readConfigFile } from '../config/config.js';
 import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { usageError } from '../errors.js';
 import { HostingClient } from '../remote/client.js';
@@ -88,6 +88,7 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
   return runCommand<LinkResult>(
     () => ({ ...emptyLinkResult(), deployments: visible, baseUrl, requests: requestsOf(client?.stats()) }),
     async () => {
+      if (opts.deployment) checkDeploymentId(opts.deployment, '--deployment');
       const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
       ({ baseUrl, apiKey } = config);
       const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
@@ -99,6 +100,8 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
           { ...(opts.deployment ? { id: opts.deployment } : {}), ...(opts.name ? { name: opts.name } : {}) },
           opts.choose,
         );
+        // An id the service listed goes into hostsync.json, and from there into every path.
+        checkDeploymentId(chosen.id, 'the service lists a deployment whose id');
         const root = projectRootOf(config);
         const file = await readConfigFile(root);
         // With a target selected, the choice is that target's: commands on it read its

@@ -1,6 +1,7 @@
 import { EXIT } from '../errors.js';
 import { pull as pullCore, type PullReport } from '../sync/pull.js';
 import type { StepFailure } from '../sync/execute.js';
+import { leftAloneOf, type LeftAlone } from '../sync/left-alone.js';
 import { deploymentRef, type DeploymentRef } from './options.js';
 import { conflictItem, type ConflictItem } from './push.js';
 import { failedWith, requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
@@ -30,6 +31,8 @@ export interface PullResult extends Partial<FailureFields> {
   localChanges: number;
   /** hostsync's configuration files (hostsync.json, .syncignore, env files, .gitignore) the deployment changed, left alone: name one to take it. */
   held: string[];
+  /** Named paths not pulled, with why: a symlink here, or a folder above them that is one (never written through). */
+  leftAlone: LeftAlone[];
   failures: StepFailure[];
   bytes: number;
   requests: RequestsSummary;
@@ -40,12 +43,12 @@ export interface PullResult extends Partial<FailureFields> {
 
 export function emptyPullResult(): PullResult {
   return {
-    ok: false, dryRun: false, fetched: [], removed: [], chmod: [], conflicts: [], overridden: [], localChanges: 0, held: [],
+    ok: false, dryRun: false, fetched: [], removed: [], chmod: [], conflicts: [], overridden: [], localChanges: 0, held: [], leftAlone: [],
     failures: [], bytes: 0, requests: requestsOf(null), warnings: [], durationMs: 0, deployment: null,
   };
 }
 
-export function pullResultOf(report: PullReport, requests: RequestsSummary, deployment: DeploymentRef): Outcome<PullResult> {
+export function pullResultOf(report: PullReport, requests: RequestsSummary, deployment: DeploymentRef, leftAlone: LeftAlone[] = []): Outcome<PullResult> {
   const result: PullResult = {
     ok: true,
     dryRun: report.dryRun,
@@ -56,6 +59,7 @@ export function pullResultOf(report: PullReport, requests: RequestsSummary, depl
     overridden: report.overridden.map(conflictItem),
     localChanges: report.localChanges.length,
     held: report.held,
+    leftAlone,
     failures: report.failures,
     bytes: report.bytes,
     requests,
@@ -77,6 +81,10 @@ export function pullResultOf(report: PullReport, requests: RequestsSummary, depl
       EXIT.refused,
     );
   }
+  if (leftAlone.length > 0) {
+    const n = leftAlone.length;
+    return failedWith(result, `${n === 1 ? `${leftAlone[0]!.path} was` : `${n} named paths were`} not pulled (first: ${leftAlone[0]!.why})`, EXIT.refused);
+  }
   return result;
 }
 
@@ -87,8 +95,10 @@ export function runPull(opts: PullOptions = {}): Promise<{ result: Outcome<PullR
     opts,
     (known) => ({ ...emptyPullResult(), ...known, dryRun: opts.dryRun ?? false, durationMs: Date.now() - started }),
     async (session) => {
-      const report = await pullCore(session, { paths: scopesOf(session, opts), force: opts.force ?? false, dryRun: opts.dryRun ?? false });
-      return pullResultOf(report, requestsOf(session.client.stats()), deploymentRef(session.config));
+      const named = scopesOf(session, opts);
+      const report = await pullCore(session, { paths: named, force: opts.force ?? false, dryRun: opts.dryRun ?? false });
+      const leftAlone = named ? leftAloneOf(session.config.root, named, report.skipped, 'pull') : [];
+      return pullResultOf(report, requestsOf(session.client.stats()), deploymentRef(session.config), leftAlone);
     },
   );
 }

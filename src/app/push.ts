@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { projectRootOf } from '../config/config.js';
 import type { CopyPosition } from '../sync/copy-position.js';
+import { assertSyncDirInside } from '../config/sync-dir.js';
 import type { ApplyResult } from '../api/types.js';
 import { setGitignoreSetting } from '../config/edit.js';
 import { EXIT, type ExitCode } from '../errors.js';
@@ -301,6 +303,9 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
       try {
         if (!opts.dryRun && opts.build !== false && session.config.build) {
           await runBuild(session.config.build, projectRootOf(session.config), opts.onBuildOutput);
+          // The build may have made "dir", or replaced it: judged again where it now leads.
+          const project = projectRootOf(session.config);
+          await assertSyncDirInside(project, path.relative(project, session.config.root), session.config.root);
         }
         const settings = await pushSettings(session, {
           dryRun: opts.dryRun ?? false,

@@ -76,6 +76,7 @@ export function pullSummary(r: PullResult): string {
   const n = r.fetched.length + r.removed.length + r.chmod.length;
   if (r.dryRun) return `dry run: would take ${plural(n, 'change')} from ${target}; nothing was written`;
   const held = r.held.length > 0 ? `; ${plural(r.held.length, 'configuration file')} held (see below)` : '';
+  if (n === 0 && r.leftAlone.length > 0) return `Nothing pulled from ${target}: ${plural(r.leftAlone.length, 'named path')} left alone (${requestsLine(r.requests.total)})${held}`;
   if (n === 0 && r.conflicts.length === 0) return `Up to date with ${target} (${requestsLine(r.requests.total)})${held}`;
   const conflicts = (r.conflicts.length > 0 ? `; ${plural(r.conflicts.length, 'conflict')} left alone` : '') + held;
   return `Pulled from ${target}: ${r.fetched.length} fetched, ${r.removed.length} removed, ${r.chmod.length} chmod (${requestsLine(r.requests.total)}, ${(r.durationMs / 1000).toFixed(2)} s)${conflicts}`;
@@ -90,6 +91,7 @@ export function renderPull(r: PullResult): string {
   for (const c of r.overridden) out.push(pc.yellow(`  replaced your edit of ${quoteName(c.path)} (--force)`));
   out.push(pullSummary(r));
   for (const f of r.failures) out.push(pc.red(`failed: ${quoteName(f.path)}: ${safeText(f.error)}`));
+  for (const a of r.leftAlone) out.push(pc.yellow(`Not pulled: ${quoteName(a.path)}: ${safeText(a.why)}`));
   if (r.conflicts.length > 0) {
     out.push(pc.red(`Conflicts (${r.conflicts.length}; your files left as they are):`));
     for (const c of r.conflicts) out.push(`  ${pc.red('C')}  ${quoteName(c.path)}  ${pc.dim(conflictReason(c))}`);

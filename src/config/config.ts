@@ -2,10 +2,12 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { usageError } from '../errors.js';
 import { relPathProblem } from '../model/safe-path.js';
+import { deploymentIdProblem } from '../model/deployment-id.js';
 import { TARGET_KEYS, unknownKeyError } from './keys.js';
 import { checkFileBaseUrl, isLoopback } from './trust.js';
 import { validateBuild, validateSize, validateStartup, validateSyncDir, type DeclaredSize, type DeclaredStartup } from './deploy-settings.js';
 import { findProjectRoot, findProjectUp } from './find-root.js';
+import { assertSyncDirInside } from './sync-dir.js';
 import { devEmulatorFor } from './dev-emulator.js';
 import { targetOfFolder } from './target-folder.js';
 
@@ -138,6 +140,17 @@ export function configFlags(given: { dir?: string | undefined; deployment?: stri
   return flags;
 }
 
+/**
+ * `id`, named by `source` (`--deployment`, `HOSTSYNC_DEPLOYMENT`, `"deployment" in
+ * hostsync.json`, ...), as a deployment id, or a usage error (exit 2) before any request:
+ * the id is a segment of every API path (model/deployment-id.ts).
+ */
+export function checkDeploymentId(id: string, source: string): string {
+  const why = deploymentIdProblem(id);
+  if (why === null) return id;
+  throw usageError(`${source} ${JSON.stringify(id)} is not a deployment id (${why}): an id is letters, digits, "_", "-" and "." (not first); use the id \`hostsync link\` lists, or run it to pick one`);
+}
+
 /** Target names are used in messages and flags: keep them to one shell word. */
 export const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -254,7 +267,7 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
     return x as string[];
   };
   const deployment = str('deployment');
-  if (deployment !== undefined) out.deployment = deployment;
+  if (deployment !== undefined) out.deployment = checkDeploymentId(deployment, `${file}: "${at}deployment"`);
   const baseUrl = str('baseUrl');
   if (baseUrl !== undefined) out.baseUrl = baseUrl;
   const envFile = str('envFile');
@@ -401,12 +414,15 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     if (file.build) return path.join(projectRoot, file.dir!);
     throw usageError(`"dir" of ${CONFIG_FILE} names ${path.join(projectRoot, file.dir!)}, which is not a folder: build the project first, or set "build" to the command that does`);
   }) : projectRoot;
+  if (file.dir) await assertSyncDirInside(projectRoot, file.dir, root);
   // With no service named anywhere, a running `hostsync dev` of this project is the one.
   const dev = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl || opts.devEmulator === false ? null : await devEmulatorFor(projectRoot);
   // `||`, not `??`: an exported-but-empty variable must not hide hostsync.json.
   const baseUrlRaw = opts.flags.baseUrl || env.HOSTSYNC_BASE_URL || file.baseUrl || dev?.baseUrl;
   // The dev emulator has its own deployments: the file's or the environment's would be another service's.
   const deploymentFlag = dev ? opts.flags.deployment || dev.deploymentId : opts.flags.deployment || env.HOSTSYNC_DEPLOYMENT;
+  // hostsync.json's ids were checked as it was read; these come from elsewhere.
+  if (deploymentFlag) checkDeploymentId(deploymentFlag, opts.flags.deployment ? '--deployment' : dev ? 'the running `hostsync dev`\'s deployment' : 'HOSTSYNC_DEPLOYMENT');
   // A target names its deployment so that nothing else can swap it: a different one from
   // --deployment or HOSTSYNC_DEPLOYMENT is a contradiction, not a preference.
   if (selected?.settings.deployment && deploymentFlag && deploymentFlag !== selected.settings.deployment) {

@@ -1,25 +1,39 @@
 /**
  * The project a command works on, found as git finds `.git`: from the current directory
- * upward, the first folder holding hostsync.json (or hostsync's state, `.hostsync/`, for a
- * project run on the environment alone). Without either anywhere above, the current
- * directory. An explicit --dir is taken as given: the user named the project.
+ * upward, the first folder holding hostsync.json, or hostsync's own state for a project
+ * run on the environment alone (a `.hostsync/` holding a deployment's `state.bin`).
+ * Without either anywhere above, the current directory. An explicit --dir is taken as
+ * given: the user named the project.
+ *
+ * A bare `.hostsync/` (an empty folder, one made by hand, someone else's) marks nothing: a
+ * stray one in a parent folder would make that whole folder the project, and a push would
+ * upload it (issue 44, item 7).
  */
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, resolveRoot } from './config.js';
 
-/** hostsync's own state folder; spelled here too, since config/ may not import state/. */
+/** hostsync's own state folder and the file a synced deployment keeps in its folder there; spelled here too, since config/ may not import state/. */
 const STATE_MARKER = '.hostsync';
+const STATE_FILE = 'state.bin';
 
 const isFile = (p: string): Promise<boolean> => stat(p).then((s) => s.isFile(), () => false);
-const isDir = (p: string): Promise<boolean> => stat(p).then((s) => s.isDirectory(), () => false);
+
+/** Whether `dir/.hostsync/` holds a deployment's state (`.hostsync/<deployment>/state.bin`). */
+async function holdsState(dir: string): Promise<boolean> {
+  const entries = await readdir(path.join(dir, STATE_MARKER), { withFileTypes: true }).catch(() => []);
+  for (const e of entries) {
+    if (e.isDirectory() && (await isFile(path.join(dir, STATE_MARKER, e.name, STATE_FILE)))) return true;
+  }
+  return false;
+}
 
 /** The nearest folder at or above `start` that is a hostsync project; null when none is. */
 export async function findProjectUp(start: string): Promise<string | null> {
   let dir = path.resolve(start);
   for (;;) {
     if (await isFile(path.join(dir, CONFIG_FILE))) return dir;
-    if (await isDir(path.join(dir, STATE_MARKER))) return dir;
+    if (await holdsState(dir)) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return null;
     dir = parent;

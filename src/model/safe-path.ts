@@ -49,6 +49,28 @@ export function volumePathProblem(p: string): string | null {
   return relPathProblem(body);
 }
 
+/**
+ * The one path of an answer's list that is absolute in a way the answer's own form says is
+ * not the volume root's, with why; null when there is none. The contract's paths are
+ * "relative to the volume root", written with the one leading "/" (readMany's "absolute
+ * paths in the volume", `/src/a.js`) or without it (the emulator's files.index, `src/a.js`).
+ * Either form alone is read the same. A list whose paths come without the "/" and that
+ * holds one with it (`/tmp/x/abs.txt` among `app.js` and `src/a.js`) does not name a place
+ * in the volume by that one: it is a path of the machine's (issue 44, item 10). The "/"
+ * alone (the root) is no such path.
+ */
+export function mixedRootProblem(paths: Iterable<string>): { path: string; why: string } | null {
+  let slashed: string | null = null;
+  let bare = false;
+  for (const p of paths) {
+    if (p.charCodeAt(0) === 0x2f) {
+      if (p.length > 1) slashed ??= p;
+    } else bare = true;
+    if (bare && slashed !== null) return { path: slashed, why: 'an absolute path among volume-relative ones' };
+  }
+  return null;
+}
+
 /** Why `name`, one entry of a folder listing, is not a plain name in that folder; null when it is. */
 export function entryNameProblem(name: string): string | null {
   if (name.includes('/')) return 'a "/" in a name';

@@ -66,6 +66,8 @@ import type { AnswerSchema } from '../api/schemas.js';
 import { ApiError, OutcomeUnknownError, cancelledError, deadlineError, errorFromResponse, notTheApiError, rateLimitTooLongError } from './errors.js';
 import { checkAnswer, failAnswer } from './answer.js';
 import { partOf } from '../local/temp-names.js';
+import { deploymentIdProblem } from '../model/deployment-id.js';
+import { usageError } from '../errors.js';
 import { BudgetLedger, describeWait, ledgerDir, ledgerFile } from './ledger.js';
 import { OPERATIONS, apiPath, type Operation } from './operations.js';
 import { RequestQueue } from './queue.js';
@@ -311,6 +313,9 @@ export class HostingClient {
     }
     assertSecureUrl(base, 'hosting client: base URL');
     this.apiBase = new URL(base.pathname.replace(/\/+$/, '') + '/api/v1', base.origin);
+    // The id is a segment of every path: `..` would make the request another endpoint's.
+    const idProblem = opts.deploymentId === '' ? null : deploymentIdProblem(opts.deploymentId);
+    if (idProblem !== null) throw usageError(`hosting client: ${JSON.stringify(opts.deploymentId)} is not a deployment id (${idProblem})`);
     this.deploymentId = opts.deploymentId;
     this.redactor = new Redactor([opts.apiKey]);
     this.timeoutMs = opts.timeoutMs ?? ANSWER_TIMEOUT_MS;

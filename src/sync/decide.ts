@@ -9,6 +9,8 @@ import { massDeleteGuard, planChanges } from './plan.js';
 import { reconcile } from './reconcile.js';
 import { platformView } from './platform-view.js';
 import type { Platform } from '../local/platform.js';
+import { CONFIG_FILE } from '../config/config.js';
+import { SYNCIGNORE_FILE } from '../local/ignore.js';
 
 export interface DecideInput {
   base: Snapshot | null;
@@ -55,9 +57,19 @@ export function massDeleteVerdict(
   recentDeletes = 0,
 ): { refuse: boolean; deletes: number; tracked: number } {
   const known = base ?? remote;
-  const extra = d.rec.changes.filter((c) => c.kind === 'delete' && !known.has(c.path)).length;
-  return massDeleteGuard(d.rec.changes, known.size + extra + recentDeletes, recentDeletes);
+  const deleted = new Set(d.rec.changes.flatMap((c) => (c.kind === 'delete' ? [c.path] : [])));
+  const extra = [...deleted].filter((p) => !known.has(p)).length;
+  let keptConfig = 0;
+  for (const p of OWN_CONFIG_NAMES) if (known.has(p) && !deleted.has(p)) keptConfig++;
+  return massDeleteGuard(d.rec.changes, known.size + extra + recentDeletes, recentDeletes, keptConfig);
 }
+
+/**
+ * Files at the synced root that configure hostsync rather than make up the app: what
+ * stays of a project whose app was deleted. Env files are never synced, but the examples
+ * a `.syncignore` may re-include are (the credential rules keep every other `.env*` local).
+ */
+const OWN_CONFIG_NAMES = [CONFIG_FILE, SYNCIGNORE_FILE, '.gitignore', '.env.example', '.env.sample', '.env.template'];
 
 /** The guard's verdict, and the decision to act on: deletions it holds are left out of it. */
 export interface GuardedDecision {

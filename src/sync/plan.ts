@@ -86,11 +86,17 @@ export function massDeleteGuard(
   changes: Change[],
   trackedCount: number,
   earlierDeletes = 0,
+  /**
+   * Tracked files that configure hostsync (hostsync.json, .syncignore, ...) and stay: they
+   * do not make a project non-empty. An app whose every file went while hostsync.json
+   * stayed is "every tracked file" all the same (issue 44, item 14).
+   */
+  keptConfig = 0,
 ): { refuse: boolean; deletes: number; tracked: number } {
   const own = changes.filter((c) => c.kind === 'delete').length;
   const deletes = earlierDeletes + own;
   const most = deletes > MASS_DELETE_MIN_FILES && deletes > trackedCount * MASS_DELETE_FRACTION;
-  const all = deletes >= trackedCount;
+  const all = deletes >= trackedCount - keptConfig;
   const refuse = own > 0 && (most || all);
   return { refuse, deletes, tracked: trackedCount };
 }

@@ -5,14 +5,12 @@
  *           L != B, a plain local change, and writes (or deletes) it without --force.
  * Neither touches the remote; `ours` does not touch the local tree either.
  */
-import { lstatSync, readlinkSync } from 'node:fs';
-import path from 'node:path';
 import type { Snapshot } from '../model/types.js';
 import { toBaseEntry } from '../model/snapshot.js';
 import { pull, type PullReport } from './pull.js';
 import { mergeBase, readSides } from './sides.js';
 import { settleUnverified } from './unverified-fold.js';
-import { within } from './scope.js';
+import { leftAloneOf, type LeftAlone } from './left-alone.js';
 import type { Session } from './session.js';
 import { recordBaseChange } from './remote-record.js';
 
@@ -21,27 +19,8 @@ export interface ResolveReport {
   /** Paths now settled: theirs took the remote file, ours will push the local one. */
   settled: string[];
   /** Named paths neither side can settle: a link (or a special or unreadable file) here, or below one. */
-  leftAlone: { path: string; why: string }[];
+  leftAlone: LeftAlone[];
   pull: PullReport | null;
-}
-
-/** The named paths at or below a path the local scan passed over, each with why, in one line. */
-function leftAloneOf(root: string, named: readonly string[], skipped: readonly string[]): ResolveReport['leftAlone'] {
-  const out: ResolveReport['leftAlone'] = [];
-  for (const p of named) {
-    const s = skipped.map((k) => k.replace(/\/$/, '')).find((k) => k !== '' && within(p, k));
-    if (s === undefined) continue;
-    let why = `${s} could not be read here`;
-    try {
-      const abs = path.join(root, s);
-      if (lstatSync(abs).isSymbolicLink()) why = `${s} is a symlink here (-> ${readlinkSync(abs)}); hostsync never writes through links: replace it with a regular ${s === p ? 'file' : 'folder'} to settle ${p}`;
-      else if (!lstatSync(abs).isFile()) why = `${s} is not a regular file here`;
-    } catch {
-      // Gone meanwhile: the generic reason stands.
-    }
-    out.push({ path: p, why });
-  }
-  return out;
 }
 
 export async function resolve(session: Session, paths: string[], side: 'ours' | 'theirs'): Promise<ResolveReport> {
@@ -49,7 +28,7 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
     const report = await pull(session, { paths, force: true });
     const failed = new Set([...report.failures.map((f) => f.path), ...report.conflicts.map((c) => c.path)]);
     const settled = [...report.fetched, ...report.removed, ...report.chmod.map((c) => c.path)].filter((p) => !failed.has(p)).sort();
-    return { side, settled, leftAlone: leftAloneOf(session.config.root, paths, report.skipped), pull: report };
+    return { side, settled, leftAlone: leftAloneOf(session.config.root, paths, report.skipped, 'settle'), pull: report };
   }
   const lock = await session.hold('resolve');
   try {
@@ -69,7 +48,7 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
     // Not a change of the deployment, but of what hostsync takes it to hold: other machines see it too.
     await recordBaseChange(session, 'resolve', sides.state.base, base);
     await session.store.appendLog({ command: 'resolve', side, paths: settled.length, requests: session.client.stats().total });
-    return { side, settled, leftAlone: leftAloneOf(session.config.root, paths, sides.skipped), pull: null };
+    return { side, settled, leftAlone: leftAloneOf(session.config.root, paths, sides.skipped, 'settle'), pull: null };
   } finally {
     await lock.release();
   }

@@ -26,6 +26,8 @@ export interface ProjectMark {
   projectRoot: string;
   /** hostsync.json in the project root names the deployment synced (see above). */
   marker: boolean;
+  /** The project root's identity, when it is not `root` (a "dir" project): its going is what a vanished project is then. */
+  project?: { dev: number; ino: number };
 }
 
 /** Refused (exit 3), and for watch a reason to stop rather than retry: the project is gone. */
@@ -57,7 +59,11 @@ export async function markProject(config: Pick<Config, 'root' | 'projectRoot' | 
   } catch {
     throw new ProjectVanishedError(vanishedMessage(`${root} is gone`));
   }
-  return { root, projectRoot, dev: st.dev, ino: st.ino, marker: await namesDeployment(projectRoot, config.deploymentId) };
+  const project = root === projectRoot ? null : await stat(projectRoot).catch(() => null);
+  return {
+    root, projectRoot, dev: st.dev, ino: st.ino, marker: await namesDeployment(projectRoot, config.deploymentId),
+    ...(project ? { project: { dev: project.dev, ino: project.ino } } : {}),
+  };
 }
 
 /**
@@ -121,6 +127,23 @@ export async function rootHoldsSynced(root: string, matcher: IgnoreMatcher): Pro
     return false;
   }
   return entries.some((d) => !matcher.ignores(d.name, d.isDirectory()));
+}
+
+/**
+ * Where a "dir" project's synced folder is now, its project root being still the one
+ * marked: `away` (gone, or not a folder), `back` (a folder again, but another one: a build
+ * that ran `rm -rf dist && mkdir dist`), `same`; `null` when the mark is not of a "dir"
+ * project or the project root itself went or was replaced (that is a vanished project,
+ * whatever the folder does).
+ */
+export async function syncDirNow(mark: ProjectMark): Promise<{ state: 'away' | 'same' } | { state: 'back'; dev: number; ino: number } | null> {
+  if (mark.root === mark.projectRoot || mark.project === undefined) return null;
+  const project = await stat(mark.projectRoot).catch(() => null);
+  if (project === null || !project.isDirectory() || project.dev !== mark.project.dev || project.ino !== mark.project.ino) return null;
+  const st = await stat(mark.root).catch(() => null);
+  if (st === null || !st.isDirectory()) return { state: 'away' };
+  if (st.dev === mark.dev && st.ino === mark.ino) return { state: 'same' };
+  return { state: 'back', dev: st.dev, ino: st.ino };
 }
 
 /** Throws ProjectVanishedError when vanishedReason finds one. */

@@ -24,7 +24,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS } from './tunables.js';
+import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_DIR_REBUILD_MS, WATCH_DIR_REBUILD_POLL_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS } from './tunables.js';
 import { watchCookieName } from '../local/temp-names.js';
 import type { StatCache } from '../local/statcache.js';
 import type { HostingClient } from '../remote/client.js';
@@ -40,7 +40,8 @@ import type { StepFailure } from '../sync/execute.js';
 import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
 import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
 import { DriftPoll } from '../sync/drift-poll.js';
-import { markProject, ProjectVanishedError, rootHoldsSynced, vanishedReason, type ProjectMark, type TreeCount } from '../sync/vanished.js';
+import { markProject, ProjectVanishedError, rootHoldsSynced, syncDirNow, vanishedReason, type ProjectMark, type TreeCount } from '../sync/vanished.js';
+import { assertSyncDirInside } from '../config/sync-dir.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
 import { Backoff } from './backoff.js';
@@ -315,26 +316,7 @@ class Daemon implements WatchDaemon {
     this.scheduler.start();
     const t0 = performance.now();
     try {
-      const started = await startWatcherBackend(
-        {
-          root: this.session.config.root,
-          matcher: this.session.matcher,
-          onEvents: (paths) => {
-            this.scheduler.touch(paths);
-            this.status.update();
-          },
-          onError: (err) => {
-            this.emit({ type: 'rescan', reason: `watcher error: ${err.message}` });
-            this.scheduler.rescanAll();
-          },
-          onRescan: (reason) => {
-            this.emit({ type: 'rescan', reason });
-            this.scheduler.rescanAll();
-          },
-          onCookie: (rel) => this.cookies.get(rel)?.(),
-        },
-        this.opts.backend ?? 'auto',
-      );
+      const started = await this.startWatcher();
       this.watcher = started.watcher;
       this.backend = started.backend;
       if (this.stopping) {
@@ -352,6 +334,30 @@ class Daemon implements WatchDaemon {
     if (this.scanStarted) this.scheduler.rescanAll();
     await this.listen();
     this.emit({ type: 'ready', backend: this.backend, watcherMs: Math.round(performance.now() - t0) });
+  }
+
+  /** The file watcher on the synced root, its events feeding the scheduler. */
+  private startWatcher(): ReturnType<typeof startWatcherBackend> {
+    return startWatcherBackend(
+      {
+        root: this.session.config.root,
+        matcher: this.session.matcher,
+        onEvents: (paths) => {
+          this.scheduler.touch(paths);
+          this.status.update();
+        },
+        onError: (err) => {
+          this.emit({ type: 'rescan', reason: `watcher error: ${err.message}` });
+          this.scheduler.rescanAll();
+        },
+        onRescan: (reason) => {
+          this.emit({ type: 'rescan', reason });
+          this.scheduler.rescanAll();
+        },
+        onCookie: (rel) => this.cookies.get(rel)?.(),
+      },
+      this.opts.backend ?? 'auto',
+    );
   }
 
   /** Serves `status` and `diff` (query-protocol.ts). A socket that cannot be made only means they scan. */
@@ -664,11 +670,54 @@ class Daemon implements WatchDaemon {
     if (gone !== null) throw gone;
   }
 
-  /** vanishedNow, confirmed by a second look WATCH_VANISHED_RECHECK_MS later. */
+  /** vanishedNow, confirmed by a second look WATCH_VANISHED_RECHECK_MS later; a "dir" rebuilt meanwhile is no vanishing. */
   private async stillVanished(files: number | null = null, filesBefore = 0): Promise<ProjectVanishedError | null> {
     if ((await this.vanishedNow(files, filesBefore)) === null) return null;
+    if (await this.followRebuiltDir()) return this.vanishedNow(files, filesBefore);
     await new Promise((resolve) => setTimeout(resolve, WATCH_VANISHED_RECHECK_MS));
     return this.vanishedNow(files, filesBefore);
+  }
+
+  /**
+   * A "dir" deleted and made again by a build while the project root stayed (issue 44, item
+   * 12): waits up to WATCH_DIR_REBUILD_MS for the folder to be back, then takes the new
+   * folder as the one watched (its identity in the mark, a new file watcher, a rescan).
+   * False when this is no "dir" project, the project root went, the folder stayed away past
+   * the window, or the new one leads out of the project (a link): then it vanished.
+   */
+  private async followRebuiltDir(): Promise<boolean> {
+    const mark = this.project;
+    if (mark === null) return false;
+    const until = performance.now() + WATCH_DIR_REBUILD_MS;
+    for (;;) {
+      const now = await syncDirNow(mark);
+      // 'same': the folder is not what went (hostsync.json may be): the ordinary second look decides.
+      if (now === null || now.state === 'same') return false;
+      if (now.state === 'back') {
+        const ok = await assertSyncDirInside(mark.projectRoot, path.relative(mark.projectRoot, mark.root), mark.root).then(() => true, () => false);
+        if (!ok) return false;
+        this.project = { ...mark, dev: now.dev, ino: now.ino };
+        await this.rewatch();
+        return true;
+      }
+      if (performance.now() >= until || this.stopping !== null) return false;
+      await new Promise((resolve) => setTimeout(resolve, WATCH_DIR_REBUILD_POLL_MS));
+    }
+  }
+
+  /** The watcher of a folder that was deleted sees nothing of the new one: a new watcher, and a rescan of what it missed. */
+  private async rewatch(): Promise<void> {
+    const old = this.watcher;
+    this.watcher = null;
+    await old?.close().catch(() => undefined);
+    const started = await this.startWatcher();
+    if (this.stopping !== null) {
+      await started.watcher.close().catch(() => undefined);
+      return;
+    }
+    this.watcher = started.watcher;
+    this.emit({ type: 'rescan', reason: `${path.basename(this.session.config.root)} was made again (a rebuild): watching the new folder` });
+    this.scheduler.rescanAll();
   }
 
   /**

@@ -141,6 +141,18 @@ export const LOGS_FOLLOW_RETRY_MAX_MS = 30_000;
 export const WATCH_VANISHED_RECHECK_MS = 200;
 
 /**
+ * Watch mode with "dir": a build that deletes and re-creates the synced folder itself
+ * (`rm -rf dist && vite build`, webpack's `clean`) leaves it missing for as long as the
+ * build takes to make it again. While the project root stays, a folder that is back within
+ * this long is a rebuild: watch follows the new folder. Past it, the project counts as
+ * vanished and watch stops. 3 s covers a clean step and the first write of a small build;
+ * a longer build that empties the folder's contents rather than the folder is an ordinary
+ * change and needs no window. Looked at every WATCH_DIR_REBUILD_POLL_MS meanwhile.
+ */
+export const WATCH_DIR_REBUILD_MS = 3_000;
+export const WATCH_DIR_REBUILD_POLL_MS = 100;
+
+/**
  * Watch keeps reading the app's state after each apply (without --logs too), so a crash
  * after it came up is reported: one deployments.logs long poll per this interval, which
  * returns early when the process dies. 6 requests a minute of the 120.

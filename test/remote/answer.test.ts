@@ -50,9 +50,16 @@ describe('paths in answers (issue 28, item 1): checked once, at the schema, for 
     for (const [schema, body] of cases) expect(failure(body, schema), JSON.stringify(body)).toMatch(/an unsafe path .*: the answer was refused/);
   });
 
+  it('refuses an index whose paths come without the volume root\'s "/" and one with it (issue 44, item 10)', () => {
+    const why = 'an absolute path among volume-relative ones';
+    expect(failure({ ...index, entries: [{ ...entry, path: 'app.js' }, { ...entry, path: '/tmp/x/abs.txt' }] })).toBe(unsafe('/tmp/x/abs.txt', why));
+    expect(failure({ ...index, entries: [{ ...entry, path: '/tmp/x/abs.txt' }, { ...entry, path: 'app.js' }] })).toBe(unsafe('/tmp/x/abs.txt', why));
+  });
+
   it('takes the volume-rooted and odd-but-legal paths the service does send', () => {
     const ok = (body: unknown, schema: S.AnswerSchema<unknown>) => expect(() => checkAnswer('x', schema, body, { status: 200 })).not.toThrow();
-    ok({ ...index, entries: [{ ...entry, path: '/src/a.js' }, { ...entry, path: 'dir/' }, { ...entry, path: '...' }, { ...entry, path: 'a\\b.txt' }] }, S.IndexResult);
+    ok({ ...index, entries: [{ ...entry, path: 'dir/' }, { ...entry, path: '...' }, { ...entry, path: 'a\\b.txt' }] }, S.IndexResult);
+    ok({ ...index, entries: [{ ...entry, path: '/src/a.js' }, { ...entry, path: '/dir/' }, { ...entry, path: '/' }] }, S.IndexResult);
     ok({ path: '/', entries: [{ name: '.env', type: 'file', sizeBytes: 1 }] }, S.ListResult);
     ok({ ok: true, moved: [{ from: '/a', to: '/' }], failed: [] }, S.MoveResult);
   });

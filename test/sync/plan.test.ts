@@ -431,6 +431,12 @@ describe('massDeleteGuard', () => {
     expect(massDeleteGuard([...changes, del(text('one-more', '1'))], 40).refuse).toBe(true);
   });
 
+  it('hostsync\'s own files that stay do not make the project non-empty (issue 44, item 14)', () => {
+    // 7 tracked: 6 app files deleted, hostsync.json kept.
+    expect(massDeleteGuard(deletes(6), 7, 0, 1)).toEqual({ refuse: true, deletes: 6, tracked: 7 });
+    expect(massDeleteGuard(deletes(5), 7, 0, 1).refuse).toBe(false);
+  });
+
   it("counts watch's earlier deletions of its window with this plan's, and never refuses a plan that deletes nothing", () => {
     // 200 tracked, 90 already deleted (110 left in the base): 45 more is 135 of 200.
     expect(massDeleteGuard(deletes(45), 110 + 90, 90)).toEqual({ refuse: true, deletes: 135, tracked: 200 });
