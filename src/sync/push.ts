@@ -22,7 +22,8 @@ import { snapshotsEqual } from '../model/snapshot.js';
 import type { Change, Conflict, Drift, ElsewhereChange, Plan, PushedElsewhere, Snapshot } from '../model/types.js';
 import { commitBatch, parsedRecord, readRecord, type RecordRead } from './remote-record.js';
 import { mergeRecord, type RecordMerge } from './record-merge.js';
-import { batchIds, diffBases } from '../state/base-record.js';
+import { batchIds, diffBases, recEntryOf, type BatchPath } from '../state/base-record.js';
+import { loadPendingRecord, savePendingRecord } from '../state/record-pending.js';
 import { RECORD_CAS_ATTEMPTS } from './tunables.js';
 import { gitHead, type GitHead } from '../local/git.js';
 import { mayPushFrom, type CopyPosition } from './copy-position.js';
@@ -447,8 +448,10 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     position,
     positionRefused,
   };
-  // The base record's batch: the paths whose base this push changes (none: no request).
-  const batch = diffBases(base, first.rec.nextBase);
+  // The base record's batch: the paths whose base this push changes (none: no request), with
+  // what a watch's cycles wrote and have not recorded yet (state/record-pending.ts).
+  const unrecorded = opts.dryRun ? new Map<string, BatchPath>() : await loadPendingRecord(session.stateDir);
+  const batch = withUnrecorded(diffBases(base, first.rec.nextBase), unrecorded, first.rec.nextBase);
   const recordNeeded = batch.length > 0 || record.text === null;
   if (recordNeeded) report.checkRequests += 1;
   if (opts.dryRun || positionRefused !== null) {
@@ -465,6 +468,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   if (recordNeeded) {
     const stamp = await batchStamp(config, head === null ? null : await head);
     const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values(), stamp);
+    if (committed.ok && unrecorded.size > 0) await savePendingRecord(session.stateDir, new Map());
     if (!committed.ok) {
       const attempt = (retry?.attempt ?? 0) + 1;
       if (attempt >= RECORD_CAS_ATTEMPTS) {
@@ -570,6 +574,22 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
   await store.appendLog(logLineOf('push', report, client.stats().total));
   return report;
+}
+
+/**
+ * A push's batch with the watch's unrecorded paths folded in: each keeps the before the
+ * record last knew (the watch's cycles already moved this machine's base past it) and takes
+ * what this push leaves as its after.
+ */
+function withUnrecorded(batch: BatchPath[], unrecorded: ReadonlyMap<string, BatchPath>, next: Snapshot): BatchPath[] {
+  if (unrecorded.size === 0) return batch;
+  const out = new Map(batch.map((p) => [p.path, p]));
+  for (const [p, u] of unrecorded) {
+    const after = out.get(p)?.after ?? recEntryOf(next.get(p));
+    out.set(p, { path: p, before: u.before ?? null, after });
+  }
+  const same = (a: BatchPath['after'], b: BatchPath['after']): boolean => (!a || !b ? !a && !b : a.hash === b.hash && a.size === b.size && a.executable === b.executable);
+  return [...out.values()].filter((p) => !same(p.before ?? null, p.after));
 }
 
 /** The audit-trail line (state store appendLog) of one push or watch cycle. */

@@ -165,6 +165,38 @@ export async function readRecord(
 }
 
 /**
+ * The record at `where` read again from the deployment, with no index read to list it (a
+ * watch's copy lost a compare-and-swap: another machine recorded since): one readMany, or,
+ * past its budget, a download. Kept as this machine's copy. Null when it is gone, damaged or
+ * cannot be read: the caller leaves its batch for the next whole push.
+ */
+export async function rereadRecord(session: Pick<Session, 'client' | 'stateDir'>, where: string, own: string[]): Promise<RecordRead | null> {
+  try {
+    const res = await session.client.files.readMany([where], READ_MANY_BUDGET_BYTES);
+    const f = res.files.find((x) => x.path === where || x.path === `/${where}`) ?? res.files[0];
+    let text = f?.content ?? null;
+    if (text === null && f?.skipped === 'budget') {
+      await mkdir(session.stateDir, { recursive: true });
+      const dir = await mkdtemp(path.join(session.stateDir, 'record-'));
+      try {
+        await session.client.files.download(where, path.join(dir, 'record.txt'));
+        text = await readFile(path.join(dir, 'record.txt'), 'utf8');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+    if (text === null) return null;
+    const record = parsedText(text);
+    const bytes = Buffer.from(text, 'utf8');
+    await copyStore(session).save({ path: where, hash: await xxh64Bytes(bytes), size: bytes.length, tail: record.tail, own }, text);
+    return { path: where, text, record, own, current: true, requests: 1, warning: null };
+  } catch (err) {
+    if (err instanceof RecordFormatError || err instanceof ApiError) return null;
+    throw err;
+  }
+}
+
+/**
  * The record last parsed or committed in this process, by its exact text. A watch reads its
  * copy again every cycle to append the cycle's batch: a text equal to this one is not parsed
  * again (~0.2 s of CPU a cycle at 100k files, for ~3 MB of text compared). A BaseRecord is

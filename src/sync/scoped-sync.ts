@@ -4,7 +4,9 @@
  * One cycle = ONE scoped files.index (cycle-scope.ts: the batch's paths plus the writes still
  * unverified) -> verify those earlier writes against it -> the three-way merge inside the
  * scope only (decide.ts; the base outside it is untouched) -> transfer -> apply.
- * A one-file edit costs the read and the write (plus apply).
+ * A one-file edit costs the read and the write (plus apply). Its batch for the deployment's
+ * base record waits (state/record-pending.ts) for the quiet moment, which records every
+ * cycle's since in one compare-and-swap (recordPending).
  *
  * Verification is folded into reads already being made: a write is verified by the next
  * read that covers it (the next cycle's pre-read, which always covers every unverified
@@ -41,20 +43,22 @@ import { settleBase } from './settle.js';
 import { landed, takeLanded } from './unverified-fold.js';
 import { STATE_JOURNAL_COMPACT_BYTES } from '../state/tunables.js';
 import { TreeSnapshot } from '../model/tree-snapshot.js';
-import { diffBases } from '../state/base-record.js';
+import { diffBases, type BatchPath } from '../state/base-record.js';
+import { foldBatch, loadPendingRecord, savePendingRecord } from '../state/record-pending.js';
 import { WATCH_GIT_HEAD_TTL_MS } from './tunables.js';
-import { commitBatch, copyStore, parsedRecord, type RecordRead } from './remote-record.js';
+import { commitBatch, copyStore, parsedRecord, rereadRecord, type RecordRead } from './remote-record.js';
 import { batchStamp } from './copy-stamp.js';
 import { gitHead, type GitHead } from '../local/git.js';
 
 /**
- * Another machine recorded a batch in the base record since this watch last read it: the
- * cycle sent nothing. The working base is dropped, so the next cycle is a whole push, which
- * reads the record and tells what the other push changed (never overwritten).
+ * Another machine recorded a batch in the base record since this watch last read it (found
+ * at the quiet moment's compare-and-swap; the watch's own batch was recorded on top of it).
+ * The working base is dropped, so the next cycle is a whole push, which reads the record and
+ * tells what the other push changed (never overwritten).
  */
 export class RecordMovedError extends Error {
   constructor() {
-    super('another hostsync recorded a change on the deployment during this cycle: nothing was sent; the next cycle reads the whole deployment and merges');
+    super('another hostsync recorded a change on the deployment since this watch last read the record: the next cycle reads the whole deployment and merges');
     this.name = 'RecordMovedError';
   }
 }
@@ -121,6 +125,8 @@ export class ScopedSync {
 
   /** Takes the base from state.bin (after a full push saved one). */
   async reload(): Promise<void> {
+    // A whole push folds what the cycles left unrecorded into its own batch (push.ts): read again.
+    this.pending = null;
     const { base } = await this.session.store.load();
     this.base = base === null ? null : base instanceof TreeSnapshot ? base : new TreeSnapshot(base);
     this.changedBase.clear();
@@ -173,10 +179,12 @@ export class ScopedSync {
   async verifyNow(opts: Omit<ScopedCycleOptions, 'paths'>): Promise<PushReport | null> {
     if (this.unverified.size === 0) {
       await this.flush();
+      await this.recordPending();
       return null;
     }
     const report = await this.cycle({ ...opts, paths: [] });
     await this.flush();
+    await this.recordPending();
     return report;
   }
 
@@ -194,6 +202,11 @@ export class ScopedSync {
     await this.flush();
     const { store } = this.session;
     if (this.base !== null && (await store.journal.size()) > 0) await store.save({ base: this.base, remote: (await store.load()).remote });
+    // A watch that stops records what it wrote; lost to another machine's batch, it is kept
+    // on disk for the next whole push (record-pending.ts).
+    await this.recordPending().catch((err: unknown) => {
+      if (!(err instanceof RecordMovedError)) throw err;
+    });
   }
 
   /**
@@ -291,12 +304,16 @@ export class ScopedSync {
 
     let applyPending = await store.applyPending();
     const vanished: string[] = [];
-    if (plan.steps.length > 0) await this.recordBatch(baseIn, rec.nextBase);
     if (plan.steps.length > 0) {
       for (const c of rec.changes) this.expect(c);
-      // Three independent files, each needed before the first byte is sent: written side by
+      // The cycle's batch waits for the quiet moment (recordPending): a save costs its read
+      // and its write, not a third request for the record.
+      const pending = await this.pendingRecord();
+      foldBatch(pending, diffBases(baseIn, rec.nextBase));
+      // Four independent files, each needed before the first byte is sent: written side by
       // side, so the cycle waits for the slowest, not their sum.
       await Promise.all([
+        savePendingRecord(session.stateDir, pending),
         this.record.save(new Map([...this.unsaved, ...this.unverified])),
         // Journaled like a push (left pending: a later read verifies it), so undo can take the cycle back.
         recordPush(session, rec.changes, plan, remote.snapshot, baseIn, { destructive: false, copies: 'safety', durable: false }),
@@ -340,25 +357,54 @@ export class ScopedSync {
     return report;
   }
 
+  /** The cycles' batches not yet in the base record (state/record-pending.ts), loaded once. */
+  private pending: Map<string, BatchPath> | null = null;
+
+  private async pendingRecord(): Promise<Map<string, BatchPath>> {
+    this.pending ??= await loadPendingRecord(this.session.stateDir);
+    return this.pending;
+  }
+
+  /** Paths written by cycles and not yet recorded on the deployment (the daemon's quiet moment records them). */
+  get unrecorded(): number {
+    return this.pending?.size ?? 0;
+  }
+
   /**
-   * The cycle's batch goes to the base record before anything is sent: one compare-and-swap
-   * on the record as this machine last knew it (the scoped read does not list it). Lost:
-   * RecordMovedError. No copy of the record (none made yet): nothing to append to; the next
-   * whole push writes it.
+   * The cycles' batches go to the base record as one batch: one compare-and-swap on the record
+   * as this machine last knew it (the scoped reads do not list it). Lost (another machine
+   * recorded since): RecordMovedError, the batch kept for the whole push that follows, which
+   * reads the record, merges, and records it with its own. No copy of the record (none made
+   * yet): nothing to append to; the next whole push writes it.
    */
-  private async recordBatch(baseIn: Snapshot, nextBase: Snapshot): Promise<void> {
+  async recordPending(): Promise<void> {
+    const pending = await this.pendingRecord();
+    if (pending.size === 0) return;
     const store = copyStore(this.session);
     const meta = await store.meta();
     const text = meta === null ? null : await store.text(meta);
     if (meta === null || text === null) return;
-    const paths = diffBases(baseIn, nextBase);
-    if (paths.length === 0) return;
     const read: RecordRead = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
     // A copy that does not parse is no copy (never rewrite the deployment's record from it).
     if (parsedRecord(read) === null) return;
+    const paths = [...pending.values()];
     const stamp = await batchStamp(this.session.config, await this.gitHead(), { paths: paths.map((p) => p.path) });
-    const committed = await commitBatch(this.session, read, 'watch', paths, () => [], stamp);
-    if (committed.ok) return;
+    let committed = await commitBatch(this.session, read, 'watch', paths, () => [], stamp);
+    let moved = false;
+    if (!committed.ok) {
+      // Another machine recorded since: the batch goes on top of the record as it is now (a
+      // late batch is safe by the before/after rule), and the next cycle is a whole push that
+      // learns what the other machine changed.
+      moved = true;
+      const fresh = await rereadRecord(this.session, meta.path, [...meta.own, committed.id]);
+      if (fresh !== null) committed = await commitBatch(this.session, fresh, 'watch', paths, () => [], stamp);
+    }
+    if (committed.ok) {
+      // Only what was recorded: a cycle running meanwhile may have folded in more.
+      for (const p of paths) if (pending.get(p.path) === p) pending.delete(p.path);
+      await savePendingRecord(this.session.stateDir, pending);
+    }
+    if (!moved) return;
     await this.persist();
     this.base = null;
     throw new RecordMovedError();

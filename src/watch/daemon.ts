@@ -88,15 +88,15 @@ export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
 };
 
 /**
- * Requests a one-file change cycle sends (scoped-sync.ts): its scoped read, the base
- * record's batch (one files.edit compare-and-swap), its write, and the apply unless
- * --no-apply. The pacer starts a cycle only when its bucket and the key's window hold this
+ * Requests a one-file change cycle sends (scoped-sync.ts): its scoped read, its write, and
+ * the apply unless --no-apply (the base record's batch waits for the quiet moment, with the
+ * verifying read: WATCH_VERIFY_IDLE_MS). The pacer starts a cycle only when its bucket and the key's window hold this
  * many (pacer.ts); an estimate short of the real count overdraws the bucket and lets a
  * cycle start without room in the window for its last request, which then waits in the
  * client's queue mid-cycle. test/watch/scoped.test.ts holds it to what a cycle sends.
  */
 export function changeCycleCost(noApply: boolean): number {
-  return noApply ? 3 : 4;
+  return noApply ? 2 : 3;
 }
 
 /** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
@@ -526,7 +526,8 @@ class Daemon implements WatchDaemon {
         report = polled.report;
       } else if (scope !== null && !batch.verify) {
         report = await scoped.cycle({ local, skipped, paths: batch.paths, noApply, ...guarded });
-      } else if (batch.verify) {
+      } else if (batch.verify && scoped.ready) {
+        // (Not ready: the record moved under the quiet moment's batch: a whole push merges and records it.)
         const verified = await scoped.verifyNow({ local, skipped, noApply, ...guarded });
         if (verified === null) {
           this.cycles++;
@@ -770,9 +771,9 @@ class Daemon implements WatchDaemon {
     return true;
   }
 
-  /** When writes are still unverified: the idle check, never before a retry's backoff ends. */
+  /** When writes are still unverified or unrecorded: the quiet moment's check, never before a retry's backoff ends. */
   private verifyDelay(retryInMs: number): { verifyInMs?: number } {
-    return this.scoped.pendingVerification > 0 ? { verifyInMs: Math.max(this.t.verifyIdleMs, retryInMs) } : {};
+    return this.scoped.pendingVerification > 0 || this.scoped.unrecorded > 0 ? { verifyInMs: Math.max(this.t.verifyIdleMs, retryInMs) } : {};
   }
 
   /** Remembers how the last cycle ended, for the status file, and refreshes it. */

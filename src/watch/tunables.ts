@@ -94,12 +94,16 @@ export const WATCH_STATUS_SAMPLE_PATHS = 10;
 export const WATCH_DELETE_WINDOW_MS = 10 * 60_000;
 
 /**
- * Watch mode: a cycle's writes are verified by the next cycle's read when the user keeps
- * saving; when the tree goes quiet this long, one read of their own verifies them. Long
- * enough that an editing session pays for it once, not per save; short enough that a
- * remote edit racing our write is reported within about a second.
+ * Watch mode's quiet moment: a cycle's writes are verified by the next cycle's read when the
+ * user keeps saving, and its batch waits for the base record (scoped-sync.ts recordPending).
+ * When the tree goes quiet this long, one read verifies the writes and one edit records
+ * them: two requests per editing burst, not per save, so saves a few seconds apart cost
+ * their read and their write alone (2 a save: issue 45). 5 s covers a developer's
+ * save-look-save rhythm (bench:watch saves every 2.5 s); a remote edit racing our write is
+ * still reported within about 5 s, and other copies see the burst's writes as edits on the
+ * deployment (never as permission to overwrite) until then.
  */
-export const WATCH_VERIFY_IDLE_MS = 1_000;
+export const WATCH_VERIFY_IDLE_MS = 5_000;
 
 /**
  * Watch mode, budget pacing (pacer.ts): the bucket refills at this share of the key's

@@ -15,6 +15,7 @@ import { startWatch, type WatchDaemon } from '../../src/watch/daemon.js';
 import { Recorder, watchSession } from '../watch/harness.js';
 import { ownBudgetPerTest } from '../helpers/budget.js';
 import { clone, repo } from '../helpers/git.js';
+import { deploymentStateDir } from '../../src/state/paths.js';
 
 let emu: RunningEmulator;
 let vol: { dir: string; cleanup: () => Promise<void> };
@@ -49,7 +50,8 @@ async function cloneOf(from: string, prefix = 'clone'): Promise<string> {
 async function watching(dir: string, fn: (daemon: WatchDaemon, rec: Recorder) => Promise<void>): Promise<void> {
   const session = await watchSession(emu, dir, emu.deploymentId);
   const rec = new Recorder();
-  const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+  // A short quiet moment: the watch records its cycles' batch (and verifies) 200 ms after a save.
+  const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent, tunables: { verifyIdleMs: 200 } });
   try {
     await daemon.whenIdle();
     await fn(daemon, rec);
@@ -57,6 +59,12 @@ async function watching(dir: string, fn: (daemon: WatchDaemon, rec: Recorder) =>
     await daemon.stop();
     await session.close();
   }
+}
+
+/** Waits until the watch on `dir` has recorded its cycles' batch in the base record (its quiet moment: issue 45). */
+async function recorded(dir: string): Promise<void> {
+  const pending = path.join(deploymentStateDir(dir, emu.baseUrl, emu.deploymentId), 'record-pending.json');
+  while (existsSync(pending)) await sleep(20);
 }
 
 /** Writes `text` to `rel` in `dir` and waits until the deployment's volume holds it (a watch's cycle). */
@@ -208,6 +216,7 @@ describe('two copies of the project, one deployment', () => {
     await watching(a, async (daemon, rec) => {
       await rm(path.join(a, 'package.json'));
       while (existsSync(path.join(emu.volume, 'package.json'))) await sleep(20);
+      await recorded(a);
       await daemon.whenIdle();
 
       // B: status names the deletion and where it came from; push leaves it deleted.
