@@ -279,7 +279,10 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
       const lock = opts.dryRun ? null : await session.hold('push');
       try {
         if (!opts.dryRun && opts.build !== false && session.config.build) {
-          await runBuild(session.config.build, projectRootOf(session.config), opts.onBuildOutput);
+          await runBuild(session.config.build, projectRootOf(session.config), {
+            deadline: session.client.deadline(),
+            ...(opts.onBuildOutput ? { onOutput: opts.onBuildOutput } : {}),
+          });
         }
         const settings = await pushSettings(session, {
           dryRun: opts.dryRun ?? false,

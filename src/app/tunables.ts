@@ -34,5 +34,11 @@ export const DOCTOR_CLOCK_MAX_SKEW_MS = 30_000;
 export const DOCTOR_ENV_PROBE_KEY = 'HOSTSYNC_DOCTOR_SCOPE_PROBE';
 /** Lines of a failed build's output (hostsync.json "build") kept for its one-line error. */
 export const BUILD_ERROR_TAIL_LINES = 5;
+/**
+ * A build's process group that was told to stop (SIGTERM: its deadline passed, or its shell
+ * exited and left processes behind) gets this long to end before SIGKILL: enough for a
+ * bundler to remove its temporary files, short enough that a stopped command ends promptly.
+ */
+export const BUILD_KILL_GRACE_MS = 2000;
 /** init reads the entry file for the static folder it serves; a larger file is not scanned (hotPaths stay []). */
 export const ENTRY_READ_MAX_BYTES = 1024 * 1024;
