@@ -2,10 +2,10 @@
  * `hostsync open`: the app's public address, from the deployment's record (one
  * deployments.get). Opening a browser is the CLI's business (cli/commands/open.ts).
  */
-import { HostingClient } from '../remote/client.js';
-import { answerTimeout } from '../sync/session.js';
+import type { HostingClient } from '../remote/client.js';
 import { EXIT } from '../errors.js';
-import { resolveConfig, type ConnectionOptions } from './options.js';
+import { clientFor, resolveConfig, type ConnectionOptions } from './options.js';
+import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export type OpenOptions = ConnectionOptions;
@@ -29,8 +29,7 @@ export async function runOpen(opts: OpenOptions = {}): Promise<{ result: Outcome
     async () => {
       const config = await resolveConfig(opts);
       apiKey = config.apiKey;
-      const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      client = clientFor(opts, config, READ_COMMAND_DEADLINE_MS);
       try {
         const d = await client.deployments.get();
         const url = d.domains?.url || null;
