@@ -5,8 +5,8 @@
  *
  * Out of our group, the command no longer gets the terminal's Ctrl-C, nor goes when we are
  * killed. So until the group is gone, SIGINT, SIGTERM and SIGHUP sent to us are passed on
- * to it (then, when nothing else of ours listens for that signal, raised again on us, so we
- * end as before), and our own exit kills it.
+ * to it, and we end as before (raised again on us when nothing else listens for that
+ * signal); our own exit kills it.
  *
  * Windows has no process groups: the command stays in our console (Ctrl-C reaches it), a
  * stop is `taskkill /T /F` on the shell's tree, and what the shell left running when it
@@ -69,7 +69,9 @@ export function spawnGroup(command: string, opts: { cwd: string; env: NodeJS.Pro
     for (const [s, h] of handlers) process.off(s, h);
   }
   process.on('exit', onExit);
-  for (const [s, h] of handlers) process.on(s, h);
+  // First in line, and gone before the next listener runs: one that goes by the count of
+  // listeners (signal-exit, under proper-lockfile's lock) then sees itself alone and ends us.
+  for (const [s, h] of handlers) process.prependListener(s, h);
 
   let stopping = false;
   const stop = (): void => {

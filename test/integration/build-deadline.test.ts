@@ -8,13 +8,16 @@
  * The builds write the pids they start outside the project, so a case can tell they are
  * gone, and the cleanup kills any left by a failing case.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { EXIT } from '../../src/errors.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, TEST_CONFIG_HOME, runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
 import { runDir, tempDir, writeTree } from '../helpers/tree.js';
 
@@ -99,5 +102,25 @@ describe.skipIf(process.platform === 'win32')('a build that leaves a background 
     const pids = await t.pids();
     expect(pids).toHaveLength(1);
     expect(pids.filter(alive)).toEqual([]);
+  }, SAFETY_MS + 10_000);
+});
+
+describe.skipIf(process.platform === 'win32')('Ctrl-C during a build', () => {
+  it('SIGINT to hostsync reaches the build, though it runs in a group of its own (the terminal\'s Ctrl-C no longer does)', async () => {
+    const t = await setup((pids) => `echo $$ > ${pids}; exec sleep 300`);
+    // A process of its own, to signal (runCli's environment: nothing of the runner's but PATH and HOME).
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_CONFIG_HOME: TEST_CONFIG_HOME, ...envFor(t.emu) };
+    const cli = spawn(process.execPath, [CLI, 'push', '--no-apply'], { cwd: t.dir, env, stdio: 'ignore' });
+    const safety = setTimeout(() => cli.kill('SIGKILL'), SAFETY_MS);
+    cleanups.push(() => clearTimeout(safety));
+    const exited = once(cli, 'exit');
+    // The build has started once it wrote its pid: polled, a wait for an event, not a bound.
+    while ((await t.pids()).length === 0) await sleep(50);
+    cli.kill('SIGINT');
+    const [code, signal] = await exited;
+    expect(signal ?? code).toBe('SIGINT');
+    // The build goes as the signal reaches it; a build left running keeps this waiting, up to the test's bound.
+    const [build] = await t.pids();
+    while (alive(build!)) await sleep(50);
   }, SAFETY_MS + 10_000);
 });
