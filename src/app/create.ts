@@ -6,10 +6,10 @@
  */
 import { checkDeploymentId, projectRootOf } from '../config/config.js';
 import { setConfigFields, type ConfigEditResult } from '../config/edit.js';
-import { HostingClient } from '../remote/client.js';
-import { answerTimeout } from '../sync/session.js';
+import type { HostingClient } from '../remote/client.js';
 import { usageError } from '../errors.js';
-import { resolveConfig, type ConnectionOptions } from './options.js';
+import { clientFor, resolveConfig, type ConnectionOptions } from './options.js';
+import { COMMAND_DEADLINE_MS } from './tunables.js';
 import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export interface CreateOptions extends ConnectionOptions {
@@ -35,8 +35,7 @@ export async function runCreate(opts: CreateOptions): Promise<{ result: Outcome<
       if (!opts.name.trim()) throw usageError('give the new deployment a name: hostsync create NAME');
       const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
       apiKey = config.apiKey;
-      const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      client = clientFor(opts, config, COMMAND_DEADLINE_MS, '');
       try {
         const s = config.startup ?? {};
         const z = config.size ?? {};

@@ -1,6 +1,6 @@
-import { HostingClient } from '../remote/client.js';
-import { answerTimeout } from '../sync/session.js';
-import { resolveConfig, confirmTarget, type ConnectionOptions } from './options.js';
+import type { HostingClient } from '../remote/client.js';
+import { clientFor, resolveConfig, confirmTarget, type ConnectionOptions } from './options.js';
+import { COMMAND_DEADLINE_MS } from './tunables.js';
 import { requestsOf, runCommand, type Outcome, type RequestsSummary } from './result.js';
 
 export interface ExecOptions extends ConnectionOptions {
@@ -43,8 +43,7 @@ export async function runExec(opts: ExecOptions): Promise<{ result: Outcome<Exec
       const config = await resolveConfig(opts);
       apiKey = config.apiKey;
       await confirmTarget(config, opts, 'run a command on');
-      const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      client = clientFor(opts, config, COMMAND_DEADLINE_MS);
       try {
         const r = await client.deployments.shell({
           command: opts.command,

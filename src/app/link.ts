@@ -2,11 +2,11 @@ import type { Deployment } from '../api/types.js';
 import { checkDeploymentId, projectRootOf, readConfigFile } from '../config/config.js';
 import { setConfigFields, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { usageError } from '../errors.js';
-import { HostingClient } from '../remote/client.js';
-import { answerTimeout } from '../sync/session.js';
-import { resolveConfig, type ConnectionOptions } from './options.js';
+import type { HostingClient } from '../remote/client.js';
+import { clientFor, resolveConfig, type ConnectionOptions } from './options.js';
 import { detectStart, startKeys } from './project-settings.js';
 import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
+import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 
 /** A deployment as `link` lists, checks and reports it. */
 export interface LinkChoice {
@@ -91,8 +91,8 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
       if (opts.deployment) checkDeploymentId(opts.deployment, '--deployment');
       const config = await resolveConfig({ ...opts, deployment: undefined }, true, false);
       ({ baseUrl, apiKey } = config);
-      const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: '', ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      // Its one call comes before the choice: a user taking long to choose meets no deadline.
+      client = clientFor(opts, config, READ_COMMAND_DEADLINE_MS, '');
       try {
         visible = (await client.deployments.list()).deployments.map(choiceOf);
         const chosen = await chooseDeployment(

@@ -1,11 +1,11 @@
 import type { DeploymentState } from '../api/types.js';
 import { SEARCH_LOGS_MAX_LINES } from '../api/limits.js';
 import { usageError } from '../errors.js';
-import { HostingClient } from '../remote/client.js';
-import { answerTimeout } from '../sync/session.js';
+import type { HostingClient } from '../remote/client.js';
 import { followLogs, type FollowEvent } from '../watch/log-follower.js';
 import { LOGS_FOLLOW_SIZE } from '../watch/tunables.js';
-import { resolveConfig, type ConnectionOptions } from './options.js';
+import { clientFor, resolveConfig, type ConnectionOptions } from './options.js';
+import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 /** `logs` shows this many lines unless --lines says otherwise: the default size of deployments.logs. */
@@ -45,11 +45,10 @@ function linesWanted(lines: number | undefined): number {
   return n;
 }
 
-async function openClient(opts: ConnectionOptions): Promise<{ client: HostingClient; apiKey: string }> {
+/** `deadlineMs`: the command's own; null for --follow, which runs until stopped (sync/command-client.ts). */
+async function openClient(opts: ConnectionOptions, deadlineMs: number | null): Promise<{ client: HostingClient; apiKey: string }> {
   const config = await resolveConfig(opts);
-  const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-  const client = new HostingClient({ baseUrl: config.baseUrl, baseUrlFrom: config.baseUrlFrom, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
-  return { client, apiKey: config.apiKey };
+  return { client: clientFor(opts, config, deadlineMs), apiKey: config.apiKey };
 }
 
 /**
@@ -65,7 +64,7 @@ export async function runLogs(opts: LogsOptions): Promise<{ result: Outcome<Logs
     async () => {
       const grep = grepPattern(opts.grep);
       const count = linesWanted(opts.lines);
-      ({ client, apiKey } = await openClient(opts));
+      ({ client, apiKey } = await openClient(opts, READ_COMMAND_DEADLINE_MS));
       try {
         const r = await client.deployments.logs(grep ? LOGS_FOLLOW_SIZE : count);
         let lines = grep ? r.lines.filter((l) => grep.test(l)).slice(-count) : r.lines.slice(-count);
@@ -113,7 +112,9 @@ export async function followDeploymentLogs(
     async () => {
       const grep = grepPattern(opts.grep);
       const initialLines = linesWanted(opts.lines);
-      const opened = await openClient(opts);
+      // No deadline: a follow runs until Ctrl-C. Each read is bounded by HOSTSYNC_TIMEOUT and a
+      // failing one is reported and retried (log-follower.ts), so a stuck service shows, never hangs it.
+      const opened = await openClient(opts, null);
       ({ client, apiKey } = opened);
       // Ctrl-C cuts a long poll short rather than waiting it out.
       const cut = (): void => void opened.client.destroy();

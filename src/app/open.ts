@@ -3,11 +3,11 @@
  * deployments.get), only ever an http: or https: URL (model/web-address.ts). Opening a
  * browser is the CLI's business (cli/commands/open.ts).
  */
-import { HostingClient } from '../remote/client.js';
-import { answerTimeout } from '../sync/session.js';
+import type { HostingClient } from '../remote/client.js';
 import { EXIT, HostsyncError } from '../errors.js';
 import { webAddress } from '../model/web-address.js';
-import { resolveConfig, type ConnectionOptions } from './options.js';
+import { clientFor, resolveConfig, type ConnectionOptions } from './options.js';
+import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { knownWorker } from './worker-app.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
@@ -35,8 +35,7 @@ export async function runOpen(opts: OpenOptions = {}): Promise<{ result: Outcome
       // The service lists an address for a worker too, but nothing listens there.
       const worker = await knownWorker(config);
       if (worker) throw new HostsyncError(`deployment ${config.deploymentId} is a worker (${worker}): it has no public URL; \`hostsync logs -f\` shows it running`, EXIT.failed);
-      const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-      client = new HostingClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, deploymentId: config.deploymentId, ...(logger ? { logger } : {}), ...answerTimeout(config) });
+      client = clientFor(opts, config, READ_COMMAND_DEADLINE_MS);
       try {
         const d = await client.deployments.get();
         const given = d.domains?.url || null;

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { configFlags, loadConfig, type Config, type LogLevel } from '../config/config.js';
 import { openSession, type Lent, type Session } from '../sync/session.js';
+import { commandClient } from '../sync/command-client.js';
+import type { HostingClient } from '../remote/client.js';
 import { usageError } from '../errors.js';
 import { COMMAND_DEADLINE_MS } from './tunables.js';
 
@@ -43,13 +45,18 @@ export interface ConnectionOptions {
 }
 
 export async function resolveConfig(opts: ConnectionOptions, requireRemote = true, requireDeployment = true): Promise<Config> {
-  return loadConfig({
+  const config = await loadConfig({
     flags: configFlags(opts),
     requireRemote,
     requireDeployment,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
   });
+  return {
+    ...config,
+    ...(opts.timeoutSeconds !== undefined ? { timeoutSeconds: opts.timeoutSeconds } : {}),
+    ...(opts.deadlineSeconds !== undefined ? { deadlineSeconds: opts.deadlineSeconds } : {}),
+  };
 }
 
 /**
@@ -69,19 +76,27 @@ export async function confirmTarget(config: Config, opts: Pick<ConnectionOptions
 /**
  * The validated configuration and an open session on it. With `action` (the command
  * changes the deployment), a target marked `"confirm": true` is confirmed first.
- * `deadlineMs`: the command's own overall deadline (app/tunables.ts); null for none (watch).
+ * `deadlineMs`: the command's own overall deadline (app/tunables.ts), which HOSTSYNC_DEADLINE
+ * replaces; null for a command that runs until stopped (watch), which has none at all.
  * `lent`: what the running watch lends a status it works out (sync/session.ts).
  */
 export async function connect(opts: ConnectionOptions, action?: string, deadlineMs: number | null = COMMAND_DEADLINE_MS, lent?: Lent): Promise<Session> {
-  const resolved = await resolveConfig(opts);
-  const config = {
-    ...resolved,
-    ...(opts.timeoutSeconds !== undefined ? { timeoutSeconds: opts.timeoutSeconds } : {}),
-    ...(opts.deadlineSeconds !== undefined ? { deadlineSeconds: opts.deadlineSeconds } : {}),
-  };
+  const config = await resolveConfig(opts);
   if (action !== undefined) await confirmTarget(config, opts, action);
-  const logger = typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
-  return openSession(config, logger, { ...(deadlineMs === null ? {} : { deadlineMs }), ...(lent ? { lent } : {}) });
+  return openSession(config, loggerFor(opts, config), { deadlineMs, ...(lent ? { lent } : {}) });
+}
+
+/** The diagnostics' logger `opts` asks for, made for `config`. */
+const loggerFor = (opts: ConnectionOptions, config: Config): Logger | undefined =>
+  typeof opts.logger === 'function' ? opts.logger(config) : opts.logger;
+
+/**
+ * The client of a command that needs no session (open, logs, exec, create, link), made as
+ * every command's is (sync/command-client.ts: HOSTSYNC_TIMEOUT, HOSTSYNC_DEADLINE).
+ * `deadlineMs`: the command's own (app/tunables.ts); null for one that runs until stopped.
+ */
+export function clientFor(opts: ConnectionOptions, config: Config, deadlineMs: number | null, deploymentId?: string): HostingClient {
+  return commandClient(config, loggerFor(opts, config), { deadlineMs, ...(deploymentId !== undefined ? { deploymentId } : {}) });
 }
 
 /** The deployment a command worked on, as results name it. */

@@ -302,7 +302,10 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
       const lock = opts.dryRun ? null : await session.hold('push');
       try {
         if (!opts.dryRun && opts.build !== false && session.config.build) {
-          await runBuild(session.config.build, projectRootOf(session.config), opts.onBuildOutput);
+          await runBuild(session.config.build, projectRootOf(session.config), {
+            deadline: session.client.deadline(),
+            ...(opts.onBuildOutput ? { onOutput: opts.onBuildOutput } : {}),
+          });
           // The build may have made "dir", or replaced it: judged again where it now leads.
           const project = projectRootOf(session.config);
           await assertSyncDirInside(project, path.relative(project, session.config.root), session.config.root);

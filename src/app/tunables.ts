@@ -3,15 +3,16 @@
  * deadlineMs), so that a service answering each call just inside its timeout cannot
  * keep a command (or a CI job) waiting for hours. An hour: the largest push measured,
  * 100k files, takes minutes, and a slow link's upload more; only a stuck service gets
- * near it. Watch has none (it runs for days; each cycle's calls have their timeouts).
- * HOSTSYNC_DEADLINE replaces it.
+ * near it. HOSTSYNC_DEADLINE replaces it. Watch and `logs --follow` have none, whatever
+ * HOSTSYNC_DEADLINE says: they run until stopped (for days), and each of their calls has
+ * its timeout, a failure being reported and waited out.
  */
 export const COMMAND_DEADLINE_MS = 60 * 60_000;
 
 /**
- * Commands that only read (status, diff, doctor): their calls are few and small, so a
- * deadline of 10 minutes, beyond the slowest 100k-file status measured (~1.5 min),
- * still ends one that is going nowhere well before a CI job's own limit.
+ * Commands that only read (status, doctor, open, logs, link): their calls are few
+ * and small, so a deadline of 10 minutes, beyond the slowest 100k-file status measured
+ * (~1.5 min), still ends one that is going nowhere well before a CI job's own limit.
  */
 export const READ_COMMAND_DEADLINE_MS = 10 * 60_000;
 
@@ -34,5 +35,11 @@ export const DOCTOR_CLOCK_MAX_SKEW_MS = 30_000;
 export const DOCTOR_ENV_PROBE_KEY = 'HOSTSYNC_DOCTOR_SCOPE_PROBE';
 /** Lines of a failed build's output (hostsync.json "build") kept for its one-line error. */
 export const BUILD_ERROR_TAIL_LINES = 5;
+/**
+ * A build's process group that was told to stop (SIGTERM: its deadline passed, or its shell
+ * exited and left processes behind) gets this long to end before SIGKILL: enough for a
+ * bundler to remove its temporary files, short enough that a stopped command ends promptly.
+ */
+export const BUILD_KILL_GRACE_MS = 2000;
 /** init reads the entry file for the static folder it serves; a larger file is not scanned (hotPaths stay []). */
 export const ENTRY_READ_MAX_BYTES = 1024 * 1024;

@@ -456,6 +456,15 @@ export class HostingClient {
     return cancelledError(operation, ctx);
   }
 
+  /**
+   * The command's deadline (its length, and what is left of it now), for work of the
+   * command's own that is not a call (a push's build); null when it has none.
+   */
+  deadline(): { ms: number; leftMs: number } | null {
+    if (this.deadlineMs === undefined || this.deadlineAt === undefined) return null;
+    return { ms: this.deadlineMs, leftMs: Math.max(0, this.deadlineAt - performance.now()) };
+  }
+
   /** The budget left and the service's clock, as the last API answer stated them (nulls before any answer). */
   lastAnswer(): LastAnswer {
     return { ...this.last };

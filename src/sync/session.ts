@@ -5,7 +5,8 @@ import { loadGitignore } from '../local/gitignore.js';
 import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
 import { StatCache } from '../local/statcache.js';
 import { platformFrom, type Platform } from '../local/platform.js';
-import { HostingClient } from '../remote/client.js';
+import type { HostingClient } from '../remote/client.js';
+import { commandClient } from './command-client.js';
 import { acquireLock, type Lock } from '../state/lock.js';
 import { deploymentStateDir, statCacheFile } from '../state/paths.js';
 import { StateStore } from '../state/store.js';
@@ -59,10 +60,6 @@ function lockHolder(stateDir: string): (command: string) => Promise<Lock> {
   };
 }
 
-/** HOSTSYNC_TIMEOUT as client options, for every command that makes its own client (logs, exec, link). */
-export const answerTimeout = (config: Pick<Config, 'timeoutSeconds'>): { timeoutMs?: number } =>
-  config.timeoutSeconds === undefined ? {} : { timeoutMs: config.timeoutSeconds * 1000 };
-
 /**
  * What a long-running process lends a session it opens for a command on the same
  * configuration (the running watch working out a status): its client's warm connections,
@@ -75,24 +72,17 @@ export interface Lent {
 }
 
 /**
- * `deadlineMs`: the command's overall budget (HostingClient's deadlineMs); HOSTSYNC_DEADLINE
- * (config.deadlineSeconds) replaces it, 0 meaning none.
+ * `deadlineMs`: the command's overall budget, as commandClient takes it (null: runs until
+ * stopped, no deadline at all); absent: none unless HOSTSYNC_DEADLINE sets one.
  */
-export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number; lent?: Lent } = {}): Promise<Session> {
+export async function openSession(config: Config, logger?: Logger, opts: { deadlineMs?: number | null; lent?: Lent } = {}): Promise<Session> {
   const platform = platformFrom(config.fs);
   // State lives in the project root even when a build's output folder is synced ("dir"):
   // a build that empties that folder loses nothing of it.
   const stateRoot = projectRootOf(config);
   const stateDir = deploymentStateDir(stateRoot, config.baseUrl, config.deploymentId);
-  const deadlineMs = config.deadlineSeconds !== undefined ? config.deadlineSeconds * 1000 : opts.deadlineMs;
-  const client = new HostingClient({
-    baseUrl: config.baseUrl,
-    baseUrlFrom: config.baseUrlFrom,
-    apiKey: config.apiKey,
-    deploymentId: config.deploymentId,
-    ...(logger ? { logger } : {}),
-    ...answerTimeout(config),
-    ...(deadlineMs ? { deadlineMs } : {}),
+  const client = commandClient(config, logger, {
+    deadlineMs: opts.deadlineMs === undefined ? 0 : opts.deadlineMs,
     ...(opts.lent?.connections ? { connectionsOf: opts.lent.connections } : {}),
   });
   const gitignore = config.gitignore === true ? ((await loadGitignore(config.root)) ?? []) : [];

@@ -44,12 +44,13 @@ afterEach(async () => {
   await work.cleanup();
 });
 
-function status(extra: Record<string, string>): Promise<{ code: number; stderr: string; killed: boolean }> {
-  return runCli(['status', '--dir', work.dir], {
+function hs(args: string[], extra: Record<string, string>): Promise<{ code: number; stderr: string; killed: boolean }> {
+  return runCli([...args, '--dir', work.dir], {
     HOSTSYNC_API_KEY: testKey('trickle'), HOSTSYNC_BASE_URL: baseUrl, HOSTSYNC_DEPLOYMENT: 'dep-1', HOSTSYNC_CACHE_DIR: cacheDir,
     ...extra,
   }, { killAfterMs: SAFETY_MS });
 }
+const status = (extra: Record<string, string>) => hs(['status'], extra);
 
 describe('a server trickling its answer', () => {
   it('HOSTSYNC_DEADLINE=3 HOSTSYNC_TIMEOUT=2: status ends by itself with the deadline\'s one-line error', async () => {
@@ -73,5 +74,27 @@ describe('a server trickling its answer', () => {
     expect(r.killed).toBe(false);
     expect(r.code).toBe(EXIT.failed);
     expect(r.stderr).toMatch(/the service did not finish its answer to [a-z.]+ within 1 s; it is overloaded or stuck: try again later \(HOSTSYNC_TIMEOUT=<seconds> waits longer\)\. Gave up after 2 attempts\./);
+  }, SAFETY_MS + 10_000);
+});
+
+/**
+ * Issue 44, item 8: the commands that made their own client (open, logs, exec, create,
+ * link) did not get the deadline; against this server they ran 60-120 s with a 4 s one
+ * (each attempt waiting out its whole answer timeout). Now every command's client is
+ * made in one place (sync/command-client.ts).
+ */
+describe('every command honours HOSTSYNC_DEADLINE against a trickling server', () => {
+  const commands: Array<[string, string[]]> = [
+    ['open', ['open']],
+    ['logs', ['logs']],
+    ['exec', ['exec', '--', 'true']],
+    ['create', ['create', 'new-app']],
+    ['link', ['link', '--name', 'app']],
+  ];
+  it.each(commands)('%s ends by itself with the deadline\'s one-line error', async (_name, args) => {
+    const r = await hs(args, { HOSTSYNC_DEADLINE: '4' });
+    expect(r.killed).toBe(false);
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.stderr).toMatch(/gave up when the command's deadline of 4 s passed; the service answers too slowly: try again later \(HOSTSYNC_DEADLINE=<seconds> allows longer\)/);
   }, SAFETY_MS + 10_000);
 });
