@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
-import { startAnswerProxy } from '../helpers/answer-proxy.js';
+import { startRewriteProxy } from '../helpers/rewrite-proxy.js';
 import { envFor } from '../helpers/push.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 
@@ -199,7 +199,10 @@ describe('index entries with a leading "/" (item 10)', () => {
   it('one absolute path among the emulator\'s volume-relative ones refuses the whole answer: exit 1, nothing created', async () => {
     const t = await setup();
     await writeTree(t.emu.volume, { 'app.js': '1\n' });
-    const proxy = await startAnswerProxy(t.emu.baseUrl, '/files/index', (b) => ({ ...b, unchanged: false, entries: [...(b.entries as unknown[] ?? []), entry] }));
+    const proxy = await startRewriteProxy(t.emu.baseUrl, (op, body) => {
+      const b = body as Record<string, unknown>;
+      return op.endsWith('/files/index') ? { ...b, unchanged: false, entries: [...((b.entries as unknown[]) ?? []), entry] } : undefined;
+    });
     cleanups.push(() => proxy.close());
     const env = { ...envFor(t.emu), HOSTSYNC_BASE_URL: proxy.baseUrl };
     const r = await runCli(['pull'], env, { cwd: t.dir });
@@ -212,7 +215,10 @@ describe('index entries with a leading "/" (item 10)', () => {
   it('answers whose paths all carry the volume root\'s "/" (/app.js) are read as volume-relative', async () => {
     const t = await setup();
     await writeTree(t.emu.volume, { 'app.js': '1\n', 'src/a.js': '2\n' });
-    const proxy = await startAnswerProxy(t.emu.baseUrl, '/files/index', (b) => ({ ...b, entries: (b.entries as Array<{ path: string }> | undefined)?.map((e) => ({ ...e, path: `/${e.path}` })) }));
+    const proxy = await startRewriteProxy(t.emu.baseUrl, (op, body) => {
+      const b = body as Record<string, unknown>;
+      return op.endsWith('/files/index') ? { ...b, entries: (b.entries as Array<{ path: string }> | undefined)?.map((e) => ({ ...e, path: `/${e.path}` })) } : undefined;
+    });
     cleanups.push(() => proxy.close());
     const env = { ...envFor(t.emu), HOSTSYNC_BASE_URL: proxy.baseUrl };
     const r = await runCli(['pull'], env, { cwd: t.dir });
