@@ -89,6 +89,25 @@ export async function gitTracked(root: string, paths: readonly string[] | null):
   return (p) => tracked.has(p);
 }
 
+/**
+ * The paths below the synced root that differ from HEAD (modified, added, deleted, or
+ * untracked and not ignored), relative to the root; null without git.
+ */
+export async function gitChanged(root: string): Promise<Set<string> | null> {
+  const st = await git(root, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.']);
+  if (st === null) return null;
+  const prefix = await git(root, ['rev-parse', '--show-prefix']);
+  const under = prefix?.out.trim() ?? '';
+  const out = new Set<string>();
+  // Each record: XY, a space, the path from the repository's top (-z: no quoting).
+  for (const rec of st.out.split('\0')) {
+    if (rec.length < 4) continue;
+    const p = rec.slice(3);
+    if (p.startsWith(under)) out.add(p.slice(under.length));
+  }
+  return out;
+}
+
 /** Does this repository hold `commit`? (A shallow clone or one not fetched lately may not.) */
 export async function hasCommit(root: string, commit: string): Promise<boolean> {
   return (await git(root, ['cat-file', '-e', `${commit}^{commit}`])) !== null;

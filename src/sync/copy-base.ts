@@ -6,8 +6,10 @@
  *   from `same` or `ahead`, the record's base (what hostsync last left there), less the
  *   paths this copy lacks and the record's writer did not have from its git commit (a secret
  *   sent with "sendSecrets", a pulled data file, a file a copy without git pushed): those are
- *   only on the deployment for it, never deleted by it. `behind`, `diverged` or `unknown`:
- *   refused by the caller (exit 3) unless --force.
+ *   only on the deployment for it, never deleted by it. When the last push came from this
+ *   same commit with uncommitted changes, a path this copy did not change itself and that
+ *   differs is that push's uncommitted work: a conflict, never a write. `behind`,
+ *   `diverged` or `unknown`: refused by the caller (exit 3) unless --force.
  * - Any other copy (no git, or a last push without a git stamp): the record as the copy first
  *   read it (its contact, state/contact.ts), less every path it did not hold as recorded then:
  *   those stay never-synced differences (conflicts) or only on the deployment, never silent
@@ -39,6 +41,8 @@ export interface CopyBaseInput {
   /** The copy's contact with this record (null: none yet, or with another record). */
   contact: Contact | null;
   own: ReadonlySet<string>;
+  /** With a git position: the paths this copy changed against its HEAD (git status), asked only when the last push was from the same commit with uncommitted changes. */
+  ownChanges?: ReadonlySet<string> | null;
   /** A retried push: the batch ids the lost attempt planned with. */
   planned: ReadonlySet<string> | null;
   now?: number;
@@ -60,8 +64,15 @@ export function copyBase(input: CopyBaseInput): CopyBase {
   const clock = input.now === undefined ? {} : { now: input.now };
   if (position.comparable) {
     const merged = mergeRecord(record, remote, null, { own: input.own, planned: input.planned, ...clock });
-    const lacked = [...merged.uncommitted].filter((p) => !local.has(p));
-    return { merged: { ...merged, base: without(merged.base, lacked) }, newContact: null, adopted: false };
+    const drop = [...merged.uncommitted].filter((p) => !local.has(p));
+    if (position.state === 'same' && position.against?.clean === false && input.ownChanges) {
+      // The last push came from this very commit with uncommitted changes: where this copy
+      // differs from it without having changed the file itself, the difference is that
+      // push's uncommitted work, not this copy's change: never written over, a conflict.
+      for (const [p, e] of merged.base) if (!entriesEqual(local.get(p), e) && !input.ownChanges.has(p)) drop.push(p);
+      return { merged: { ...merged, base: without(merged.base, drop) }, newContact: null, adopted: true };
+    }
+    return { merged: { ...merged, base: without(merged.base, drop) }, newContact: null, adopted: false };
   }
   const contact = input.contact;
   const seen = contact !== null ? new Set(contact.seen) : input.planned;

@@ -3,7 +3,7 @@
  * needs (git's position, the contact file) and keeps a first contact. push, status and diff
  * take their base from here, so the three agree on every copy.
  */
-import type { GitHead } from '../local/git.js';
+import { gitChanged, type GitHead } from '../local/git.js';
 import { loadContact, saveContact } from '../state/contact.js';
 import type { Snapshot } from '../model/types.js';
 import { copyBase } from './copy-base.js';
@@ -33,6 +33,7 @@ export async function deriveBase(
   const record = parsedRecord(read);
   if (record === null || read.path === null) return null;
   const stored = position.comparable ? null : await loadContact(session.stateDir);
+  const ownChanges = position.comparable && position.state === 'same' && position.against?.clean === false ? await gitChanged(session.config.root) : null;
   const derived = copyBase({
     record,
     recordPath: read.path,
@@ -40,6 +41,7 @@ export async function deriveBase(
     local,
     position,
     contact: stored?.record === read.path ? stored : null,
+    ownChanges,
     own: new Set([...read.own, ...(retry?.own ?? [])]),
     planned: retry?.planned ?? null,
   });

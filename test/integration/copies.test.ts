@@ -115,6 +115,24 @@ describe('a teammate who is behind never reverts a newer push', () => {
   });
 });
 
+describe('a push made with uncommitted changes', () => {
+  it("is not reverted by a clone of the same commit: Alice's uncommitted edit is a conflict for Bob, Bob's own edit goes", async () => {
+    const alice = await repo('alice', PROJECT, D1);
+    await writeFile(path.join(alice.dir, 'app.js'), 'console.log("uncommitted")\n');
+    const pushed = await push(alice.dir);
+    expect(pushed.code, pushed.stdout).toBe(0);
+    const bob = clone(alice.dir, 'bob');
+    await writeFile(path.join(bob, 'lib/util.js'), 'export const u = "bob"\n');
+    const r = await push(bob);
+    expect(r.out.position).toMatchObject({ state: 'same', against: { clean: false } });
+    expect(r.code, r.stdout).toBe(3);
+    expect(r.out.conflicts.map((c) => c.path)).toEqual(['app.js']);
+    expect(r.out.changes.written).toBe(1);
+    expect(await onDeployment('app.js')).toBe('console.log("uncommitted")\n');
+    expect(await onDeployment('lib/util.js')).toBe('export const u = "bob"\n');
+  });
+});
+
 describe('CI', () => {
   it('a shallow clone of a newer commit deploys it, deleting what git no longer tracks', async () => {
     const dev = await repo('dev', { ...PROJECT, 'old.js': 'x\n' }, D1);
