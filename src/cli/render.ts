@@ -89,7 +89,7 @@ export function renderStatus(report: StatusResult): string {
     if (report.remoteOnly > shown.length) out.push(pc.dim(`  ... and ${report.remoteOnly - shown.length} more`));
   }
   if (report.remoteOwned > 0) {
-    out.push(pc.dim(`App data on the deployment (remoteOwned; never touched) (${report.remoteOwned}; \`hostsync pull PATH\` copies one here):`));
+    out.push(pc.dim(`App data on the deployment (remoteOwned; never touched): ${plural(report.remoteOwned, 'file')}; \`hostsync pull PATH\` copies one here`));
     const shown = report.remoteOwnedPaths.slice(0, REMOTE_OWNED_SHOWN);
     out.push(...shown.map((p) => pc.dim(`  =  ${quoteName(p)}`)));
     if (report.remoteOwned > shown.length) out.push(pc.dim(`  ... and ${report.remoteOwned - shown.length} more`));

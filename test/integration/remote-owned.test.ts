@@ -85,7 +85,7 @@ describe('push leaves the app data on the deployment', () => {
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ changes: [], conflicts: [], drift: [], remoteOnly: 0, remoteOwned: 2, remoteOwnedPaths: ['data/bot.sqlite', 'data/state.json'] });
     const human = await cli('status');
-    expect(human.stdout).toContain('App data on the deployment (remoteOwned; never touched) (2;');
+    expect(human.stdout).toContain('App data on the deployment (remoteOwned; never touched): 2 files;');
     expect(human.stdout).toContain('  =  data/bot.sqlite');
     expect(human.stdout).toContain('Nothing to push');
   });
