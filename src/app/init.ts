@@ -7,7 +7,8 @@ import { detectProjectKind, type ProjectKind } from '../config/project-kind.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
 import { STATE_DIR } from '../state/paths.js';
 import { runCommand, type FailureFields, type Outcome } from './result.js';
-import { detectStart, startKeys } from './project-settings.js';
+import { detectAppData, detectStart, startKeys } from './project-settings.js';
+import type { AppDataFinding } from '../config/app-data.js';
 import type { ProjectStart } from '../config/project-start.js';
 
 /** The template ships in the package root, beside package.json. */
@@ -49,12 +50,17 @@ export interface InitResult extends Partial<FailureFields> {
    * written (a key the file has is kept); null when nothing says.
    */
   start?: (ProjectStart & { written: string[] }) | null;
+  /**
+   * The app's data the code shows it writes (config/app-data.ts), proposed as "remoteOwned",
+   * and whether it was written (false: hostsync.json had the key); null when the code shows none.
+   */
+  appData?: (AppDataFinding & { written: boolean }) | null;
 }
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 
 /** The shape of an init that did nothing. */
-export const emptyInitResult = (): InitResult => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false, detected: null, start: null });
+export const emptyInitResult = (): InitResult => ({ ok: false, root: null, config: null, syncignore: null, gitignoreAdded: false, detected: null, start: null, appData: null });
 
 /**
  * `hostsync init` as a function: writes hostsync.json and .syncignore, never overwriting
@@ -83,7 +89,8 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       });
       const fields = { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) };
       const start = await detectStart(root);
-      const missing = { ...(kind ? { health: kind.health } : {}), ...startKeys(start) };
+      const appData = await detectAppData(root);
+      const missing = { ...(kind ? { health: kind.health } : {}), ...startKeys(start), ...(appData ? { remoteOwned: appData.patterns } : {}) };
       const config = opts.target ? await setTargetFields(root, opts.target, fields, missing) : await setConfigFields(root, fields, missing);
       const detected = kind ? { ...kind, written: config.added.includes('health') } : null;
 
@@ -104,7 +111,16 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
         await setGitignoreSetting(root, await opts.askGitignore());
       }
       const written = config.added.filter((k) => k === 'startup' || k === 'size' || k === 'hotPaths');
-      return { ok: true, root, config, syncignore: ignoreExisted ? 'kept' : 'written', gitignoreAdded, detected, start: start ? { ...start, written } : null };
+      return {
+        ok: true,
+        root,
+        config,
+        syncignore: ignoreExisted ? 'kept' : 'written',
+        gitignoreAdded,
+        detected,
+        start: start ? { ...start, written } : null,
+        appData: appData ? { ...appData, written: config.added.includes('remoteOwned') } : null,
+      };
     },
   );
 }

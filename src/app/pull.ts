@@ -33,6 +33,8 @@ export interface PullResult extends Partial<FailureFields> {
   held: string[];
   /** Named paths not pulled, with why: a symlink here, or a folder above them that is one (never written through). */
   leftAlone: LeftAlone[];
+  /** The app's data (hostsync.json "remoteOwned") on the deployment this pull did not name, left as it is here: `pull PATH` brings one down. */
+  remoteOwned: string[];
   failures: StepFailure[];
   bytes: number;
   requests: RequestsSummary;
@@ -43,7 +45,7 @@ export interface PullResult extends Partial<FailureFields> {
 
 export function emptyPullResult(): PullResult {
   return {
-    ok: false, dryRun: false, fetched: [], removed: [], chmod: [], conflicts: [], overridden: [], localChanges: 0, held: [], leftAlone: [],
+    ok: false, dryRun: false, fetched: [], removed: [], chmod: [], conflicts: [], overridden: [], localChanges: 0, held: [], leftAlone: [], remoteOwned: [],
     failures: [], bytes: 0, requests: requestsOf(null), warnings: [], durationMs: 0, deployment: null,
   };
 }
@@ -60,6 +62,7 @@ export function pullResultOf(report: PullReport, requests: RequestsSummary, depl
     localChanges: report.localChanges.length,
     held: report.held,
     leftAlone,
+    remoteOwned: report.leftOwned,
     failures: report.failures,
     bytes: report.bytes,
     requests,

@@ -40,6 +40,10 @@ export interface StatusResult extends Partial<FailureFields> {
   remoteOnly: number;
   /** The first REMOTE_ONLY_LISTED of them, sorted. */
   remoteOnlyPaths: string[];
+  /** The app's data on the deployment (hostsync.json "remoteOwned"): never touched by push, --mirror, undo or a whole-tree pull. */
+  remoteOwned: number;
+  /** The first REMOTE_ONLY_LISTED of them, sorted. */
+  remoteOwnedPaths: string[];
   /** The deployment's state (deployments.get), or null when it could not be read. */
   appState: string | null;
   /** An earlier push landed files the app was not applied with: the next push applies. */
@@ -77,6 +81,8 @@ export function emptyStatusResult(): StatusResult {
     elsewhere: [],
     remoteOnly: 0,
     remoteOnlyPaths: [],
+    remoteOwned: 0,
+    remoteOwnedPaths: [],
     appState: null,
     applyPending: false,
     requests: requestsOf(null),
@@ -135,6 +141,8 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
           elsewhere: report.elsewhere.map(elsewhereItem),
           remoteOnly: report.remoteOnly.length,
           remoteOnlyPaths: [...report.remoteOnly].sort().slice(0, REMOTE_ONLY_LISTED),
+          remoteOwned: report.remoteOwned.length,
+          remoteOwnedPaths: report.remoteOwned.slice(0, REMOTE_ONLY_LISTED),
           appState,
           applyPending: report.applyPending,
           requests: requestsOf(session.client.stats()),

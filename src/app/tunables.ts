@@ -43,3 +43,10 @@ export const BUILD_ERROR_TAIL_LINES = 5;
 export const BUILD_KILL_GRACE_MS = 2000;
 /** init reads the entry file for the static folder it serves; a larger file is not scanned (hotPaths stay []). */
 export const ENTRY_READ_MAX_BYTES = 1024 * 1024;
+/**
+ * init's look for the app's data (config/app-data.ts) reads at most this many source files
+ * (each at most ENTRY_READ_MAX_BYTES), breadth first, at most APP_DATA_SCAN_DEPTH folders
+ * down: a bot's code is a few files near the root; a big tree must not make init slow.
+ */
+export const APP_DATA_SCAN_FILES = 200;
+export const APP_DATA_SCAN_DEPTH = 3;

@@ -32,6 +32,8 @@ export interface UndoneItem {
   deleted: string[];
   movedBack: { from: string; to: string }[];
   chmod: { path: string; executable: boolean }[];
+  /** Paths of that push the app owns (hostsync.json "remoteOwned"), left as the app has them. */
+  remoteOwned: string[];
 }
 
 /** What `undo --json` prints and `undo()` resolves to; `error` and `exitCode` when `ok` is false. */
@@ -71,6 +73,7 @@ export function undoResultOf(report: UndoReport, requests: RequestsSummary, depl
       deleted: s.plan.deletes,
       movedBack: s.plan.renames,
       chmod: s.plan.chmods,
+      remoteOwned: s.plan.owned,
     })),
     counts: report.counts,
     failures: report.failures,

@@ -98,6 +98,9 @@ export function renderPull(r: PullResult): string {
     out.push(...resolveHint());
   }
   if (r.localChanges > 0) out.push(pc.dim(`${plural(r.localChanges, 'local change')} left for push.`));
+  if (r.remoteOwned.length > 0) {
+    out.push(pc.dim(`${plural(r.remoteOwned.length, 'app data file')} on the deployment not pulled (remoteOwned: ${quoteName(r.remoteOwned[0]!)}${r.remoteOwned.length > 1 ? ', ...' : ''}); \`hostsync pull PATH\` brings one here.`));
+  }
   out.push(...r.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
   return out.join('\n');
 }

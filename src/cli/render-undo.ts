@@ -31,6 +31,7 @@ export function renderUndo(r: UndoResult): string {
       ...u.chmod.map((c) => `  ${pc.yellow('M')}  ${quoteName(c.path)} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`),
     ];
     out.push(...(lines.length > 0 ? limited(lines) : [pc.dim('  nothing of it is on the deployment any more')]));
+    if (u.remoteOwned.length > 0) out.push(pc.dim(`  ${plural(u.remoteOwned.length, 'app data file')} of it left as the app has it (remoteOwned: ${quoteName(u.remoteOwned[0]!)}${u.remoteOwned.length > 1 ? ', ...' : ''})`));
   }
   const c = r.counts;
   const requests = plural(r.requests.total, 'request');

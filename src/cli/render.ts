@@ -60,6 +60,8 @@ export const targetName = (d: DeploymentRef | null): string =>
 
 /** Remote-only paths a human listing names before "... and N more". */
 const REMOTE_ONLY_SHOWN = 20;
+/** The app's data a human listing names: the first few say which files they are; a database's journals would bury the rest. */
+const REMOTE_OWNED_SHOWN = 5;
 
 const appState = (state: string): string => (state === 'running' ? pc.green(state) : pc.red(state));
 
@@ -86,6 +88,12 @@ export function renderStatus(report: StatusResult): string {
     out.push(...shown.map((p) => pc.dim(`  ?  ${quoteName(p)}`)));
     if (report.remoteOnly > shown.length) out.push(pc.dim(`  ... and ${report.remoteOnly - shown.length} more`));
   }
+  if (report.remoteOwned > 0) {
+    out.push(pc.dim(`App data on the deployment (remoteOwned; never touched): ${plural(report.remoteOwned, 'file')}; \`hostsync pull PATH\` copies one here`));
+    const shown = report.remoteOwnedPaths.slice(0, REMOTE_OWNED_SHOWN);
+    out.push(...shown.map((p) => pc.dim(`  =  ${quoteName(p)}`)));
+    if (report.remoteOwned > shown.length) out.push(pc.dim(`  ... and ${report.remoteOwned - shown.length} more`));
+  }
   if (report.applyPending) out.push(pc.yellow('An apply is pending: an earlier push landed files the app has not been applied with; the next push applies them.'));
   if (report.massDelete.refuse) {
     out.push(pc.yellow(`push would refuse: it deletes ${report.massDelete.deletes} of ${report.massDelete.tracked} tracked files (--allow-mass-delete).`));
@@ -110,6 +118,7 @@ export function statusSummary(r: StatusResult): string {
   if (r.elsewhere.length) parts.push(`${r.elsewhere.length} changed by a push from elsewhere`);
   if (r.drift.length) parts.push(`${r.drift.length} drifted`);
   if (r.remoteOnly) parts.push(`${r.remoteOnly} only on the deployment`);
+  if (r.remoteOwned) parts.push(`${plural(r.remoteOwned, 'app data file')} left to the deployment`);
   const watch = r.watch?.running ? `; watch running, ${r.watch.pending.paths} pending` : '';
   return `${parts.join(', ')}${r.appState ? `; app ${appState(r.appState)}` : ''}${watch}`;
 }

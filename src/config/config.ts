@@ -10,6 +10,7 @@ import { findProjectRoot, findProjectUp } from './find-root.js';
 import { assertSyncDirInside } from './sync-dir.js';
 import { devEmulatorFor } from './dev-emulator.js';
 import { targetOfFolder } from './target-folder.js';
+import { createIgnoreMatcher, SYNCIGNORE_FILE } from '../local/ignore.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -65,6 +66,12 @@ export interface Config {
   build?: string | null;
   /** The running `hostsync dev` emulator this command talks to, when nothing else named a service; null otherwise. */
   devEmulator?: string | null;
+  /**
+   * hostsync.json "remoteOwned" (top level only): gitignore-style patterns of the app's data
+   * (a bot's SQLite or JSON files), the deployment's and never written, deleted or reverted
+   * by hostsync (sync/remote-owned.ts). Optional for configurations built by hand: absent is none.
+   */
+  remoteOwned?: string[];
 }
 
 /** The folder that holds hostsync.json and `.hostsync/` (the project root), whatever folder is synced. */
@@ -120,6 +127,8 @@ export interface ConfigFile extends Settings {
   defaultTarget?: string;
   /** Files the credential rules would keep local that the user wants sent anyway (root-relative paths, no patterns). */
   sendSecrets?: string[];
+  /** The app's data on the deployment (gitignore-style patterns): see Config.remoteOwned. */
+  remoteOwned?: string[];
 }
 
 export interface ConfigFlags {
@@ -203,6 +212,7 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
     }
     out.sendSecrets = (v.sendSecrets as string[]).map((p) => insideRoot(p, file, 'sendSecrets', 'a file path'));
   }
+  if (v.remoteOwned !== undefined) out.remoteOwned = validateRemoteOwned(v.remoteOwned, file);
   if (v.targets !== undefined) {
     if (typeof v.targets !== 'object' || v.targets === null || Array.isArray(v.targets)) {
       throw usageError(`${file}: "targets" must be an object of named targets, e.g. {"staging": {"deployment": "..."}}`);
@@ -230,6 +240,41 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
     out.defaultTarget = v.defaultTarget;
   }
   return out;
+}
+
+/** hostsync's own configuration travels with the code: a "remoteOwned" list that would own one is refused. */
+const NEVER_OWNED = [CONFIG_FILE, SYNCIGNORE_FILE];
+
+/**
+ * hostsync.json "remoteOwned": gitignore-style patterns (a `!` re-includes), each a
+ * non-empty line that means something (no comment, no NUL or line break, no `..` segment:
+ * patterns match paths inside the synced folder only). A list that would own hostsync.json
+ * or .syncignore (`*`, `*.json`) is refused: it would make the project's own settings, and
+ * usually all of its code, the deployment's.
+ */
+function validateRemoteOwned(value: unknown, file: string): string[] {
+  const example = 'e.g. ["data/", "*.sqlite"]';
+  if (!Array.isArray(value) || value.some((p) => typeof p !== 'string')) {
+    throw usageError(`${file}: "remoteOwned" must be an array of gitignore-style patterns of the app's data, ${example}`);
+  }
+  for (const p of value as string[]) {
+    const body = p.replace(/^!/, '');
+    const why =
+      p.trim() === '' ? 'is empty'
+      : p.startsWith('#') ? 'is a comment (escape a leading # as \\#)'
+      : /[\0\r\n]/.test(p) ? 'holds a NUL or a line break'
+      : body.split('/').includes('..') ? 'climbs out with ".." (patterns match inside the synced folder)'
+      : null;
+    if (why !== null) throw usageError(`${file}: "remoteOwned" pattern ${JSON.stringify(p)} ${why}: name the app's data files or folders, ${example}`);
+  }
+  const patterns = value as string[];
+  const matcher = createIgnoreMatcher(patterns);
+  for (const own of NEVER_OWNED) {
+    if (!matcher.ignores(own, false)) continue;
+    const culprit = patterns.find((p) => !p.startsWith('!') && createIgnoreMatcher([p]).ignores(own, false));
+    throw usageError(`${file}: "remoteOwned"${culprit === undefined ? '' : ` pattern ${JSON.stringify(culprit)}`} matches ${own}, which must travel with the code: name the app's data files or folders, ${example}`);
+  }
+  return [...patterns];
 }
 
 /**
@@ -475,6 +520,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     envFile: file.envFile ?? '.env',
     envFiles: [...new Set(['.env', raw.envFile, ...Object.values(raw.targets ?? {}).map((t) => t.envFile)].filter((f): f is string => f !== undefined))].sort(),
     sendSecrets: raw.sendSecrets ?? [],
+    remoteOwned: raw.remoteOwned ?? [],
     timeoutSeconds: secondsFromEnv(env, 'HOSTSYNC_TIMEOUT', false),
     deadlineSeconds: secondsFromEnv(env, 'HOSTSYNC_DEADLINE', true),
     ...(env.HOSTSYNC_FS ? { fs: env.HOSTSYNC_FS } : {}),

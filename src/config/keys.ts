@@ -32,13 +32,15 @@ export const CONFIG_KEYS = [
   'size',
   'dir',
   'build',
+  // App data the deployment owns (#47 item 5): top level only; config.ts validateRemoteOwned, sync/remote-owned.ts.
+  'remoteOwned',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Keys a target of "targets" may hold: every setting of the top level, and "confirm". */
 export const TARGET_KEYS: readonly string[] = [
-  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore' && k !== 'sendSecrets'),
+  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore' && k !== 'sendSecrets' && k !== 'remoteOwned'),
   'confirm',
 ];
 

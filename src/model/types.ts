@@ -137,6 +137,8 @@ export interface Reconciliation {
   elsewhere?: PushedElsewhere[];
   /** Paths only on the remote, never in base, left alone (unless mirror turned them into deletes). */
   remoteOnly: string[];
+  /** Paths on the remote that hostsync.json "remoteOwned" gives the app (sync/remote-owned.ts): never compared, never touched. Absent: none. */
+  remoteOwned?: string[];
   /**
    * With `force`: the conflicts and drift that local overrode (their changes are in `changes`).
    * Kept apart so `conflicts` and `drift` always mean "left untouched", and a forced push can

@@ -11,6 +11,7 @@ import { platformView } from './platform-view.js';
 import type { Platform } from '../local/platform.js';
 import { CONFIG_FILE } from '../config/config.js';
 import { SYNCIGNORE_FILE } from '../local/ignore.js';
+import { ownedPaths, setAsideOwned, type RemoteOwned } from './remote-owned.js';
 
 export interface DecideInput {
   base: Snapshot | null;
@@ -24,6 +25,8 @@ export interface DecideInput {
   platform?: Platform;
   /** The base this copy synced itself (state.base), when `base` was derived from the record or differs: what it may rename by case. */
   ownBase?: Snapshot | null;
+  /** The app's data (Session.remoteOwned): set aside on every side before the comparison. Absent: nothing is owned. */
+  owned?: RemoteOwned;
 }
 
 export interface Decision {
@@ -36,11 +39,17 @@ export interface Decision {
 export function decide(input: DecideInput): Decision {
   const view = platformView(input.scanned, input.base, input.remote.snapshot, input.platform);
   const local = protectSkipped(view, input.base, input.remote.snapshot, input.skipped);
+  // The app's data is not compared at all, on any side: never written, deleted or moved
+  // (not with --force, not with --mirror), its base entries kept, listed apart.
+  const owned = input.owned ? ownedPaths(input.owned, [input.remote.snapshot, local, input.base]) : new Set<string>();
+  const remote = withoutPaths(input.remote.snapshot, owned);
+  const compared = withoutPaths(local, owned);
   // Names this file system cannot hold are not compared at all: never deleted, listed as only on the deployment.
-  const hidden = unholdable(input.remote.snapshot, local, input.platform, input.ownBase === undefined ? input.base : input.ownBase);
-  const base = input.base === null ? null : withoutPaths(input.base, hidden);
-  const rec0 = reconcile(base, local, withoutPaths(input.remote.snapshot, hidden), input.options);
-  const rec = guardRemoteSymlinks(keepUnholdable(rec0, hidden, input.base), input.remote.symlinks, input.base);
+  const hidden = unholdable(remote, compared, input.platform, input.ownBase === undefined ? input.base : input.ownBase);
+  const base = input.base === null ? null : withoutPaths(withoutPaths(input.base, owned), hidden);
+  const rec0 = reconcile(base, compared, withoutPaths(remote, hidden), input.options);
+  const rec1 = setAsideOwned(keepUnholdable(rec0, hidden, input.base), owned, input.base, input.remote.snapshot);
+  const rec = guardRemoteSymlinks(rec1, input.remote.symlinks, input.base);
   return { local, rec, plan: planChanges(rec.changes, input.remote.snapshot) };
 }
 

@@ -21,6 +21,7 @@ import { mergeBase, readSides } from './sides.js';
 import { settleUnverified } from './unverified-fold.js';
 import { recordBaseChange } from './remote-record.js';
 import type { Session } from './session.js';
+import { keepLeftBase, leaveOwnedForPull } from './remote-owned.js';
 
 export interface PullOptions {
   /** Root-relative named paths (scope.ts namedPaths), or null for the whole tree. */
@@ -47,6 +48,8 @@ export interface PullReport {
   warnings: string[];
   /** Local paths the scan passed over (links, special files): never written, so never settled. */
   skipped: string[];
+  /** The app's data (hostsync.json "remoteOwned") this pull did not name: left as it is here; `pull PATH` brings one down. */
+  leftOwned: string[];
   durationMs: number;
 }
 
@@ -63,12 +66,15 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   const started = Date.now();
   const { config, client, matcher, store } = session;
   const sides = await readSides(session, opts.paths, 'a pull');
+  // The app's data comes down only by name: a whole-tree pull does not compare it at all.
+  const { trees, left } = leaveOwnedForPull(sides, session.remoteOwned, opts.paths);
   const { rec, held } = holdConfigChanges(
-    reconcilePull(sides.base, sides.local, sides.remote, { force: opts.force ?? false }),
+    reconcilePull(trees.base, trees.local, trees.remote, { force: opts.force ?? false }),
     sides.base,
     configFiles(config),
     opts.paths,
   );
+  keepLeftBase(rec.nextBase, sides.base, left);
   const onDisk = pullOnDisk(rec, sides.local, sides.remote, session.platform, config.root);
   const report: PullReport = {
     dryRun: opts.dryRun ?? false,
@@ -83,6 +89,7 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
     bytes: 0,
     warnings: [...sides.warnings, ...held.map(heldLine)],
     skipped: sides.skipped,
+    leftOwned: left.filter((p) => sides.remote.has(p)),
     durationMs: 0,
   };
   if (opts.dryRun) {

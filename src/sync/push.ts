@@ -100,6 +100,8 @@ export interface PushReport {
   /** Remote changes another hostsync made (the base record says so), left alone: pull takes them. */
   elsewhere: PushedElsewhere[];
   remoteOnly: string[];
+  /** Files on the deployment that hostsync.json "remoteOwned" gives the app: never touched (sync/remote-owned.ts). */
+  remoteOwned: string[];
   failures: StepFailure[];
   warnings: string[];
   /** With force: paths whose remote version (a conflict or drift) the push overwrites. */
@@ -167,6 +169,7 @@ export function emptyPushReport(): PushReport {
     drift: [],
     elsewhere: [],
     remoteOnly: [],
+    remoteOwned: [],
     failures: [],
     warnings: [],
     overwrites: [],
@@ -396,7 +399,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const options = { force, mirror: opts.mirror ?? false, ...(adopted ? { adopted } : {}) };
   let protect = skipped;
   const redecide = (r: RemoteRead): Decision =>
-    decide({ base, scanned, skipped: protect, remote: r, options: { ...options, ...(elsewhere ? { elsewhere } : {}) }, platform: session.platform, ownBase: state.base });
+    decide({ base, scanned, skipped: protect, remote: r, options: { ...options, ...(elsewhere ? { elsewhere } : {}) }, platform: session.platform, ownBase: state.base, owned: session.remoteOwned });
   const decideGuarded = () =>
     guardMassDelete(
       redecide(remote),
@@ -439,6 +442,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     drift: first.rec.drift,
     elsewhere: first.rec.elsewhere ?? [],
     remoteOnly: first.rec.remoteOnly,
+    remoteOwned: first.rec.remoteOwned ?? [],
     warnings,
     overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
     applyPending: state.applyPending,

@@ -274,7 +274,7 @@ export class ScopedSync {
 
     const baseIn = region.restrict(base);
     const decideWith = (protect: readonly string[]) =>
-      decide({ base: baseIn, scanned: region.restrict(opts.local), skipped: [...opts.skipped, ...protect], remote, options: { force: false, mirror: false } });
+      decide({ base: baseIn, scanned: region.restrict(opts.local), skipped: [...opts.skipped, ...protect], remote, options: { force: false, mirror: false }, owned: session.remoteOwned });
     const { decision, guard, held } = guardMassDelete(decideWith([]), decideWith, { base, remote: remote.snapshot }, {
       recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0,
       allow: opts.allowMassDelete ?? false,

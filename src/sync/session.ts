@@ -10,6 +10,7 @@ import { commandClient } from './command-client.js';
 import { acquireLock, type Lock } from '../state/lock.js';
 import { deploymentStateDir, statCacheFile } from '../state/paths.js';
 import { StateStore } from '../state/store.js';
+import { remoteOwnedMatcher, type RemoteOwned } from './remote-owned.js';
 
 /** Everything one command needs to sync one root with one deployment, built from a Config. */
 export interface Session {
@@ -17,6 +18,8 @@ export interface Session {
   client: HostingClient;
   matcher: IgnoreMatcher;
   hotPaths: IgnoreMatcher | null;
+  /** The app's data (hostsync.json "remoteOwned"), built once: what every decision leaves to the deployment. */
+  remoteOwned: RemoteOwned;
   /** What the local file system can hold: process.platform's, overridden by HOSTSYNC_FS (config.fs). */
   platform: Platform;
   cache: StatCache;
@@ -93,6 +96,7 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     client,
     matcher,
     hotPaths: createIgnoreMatcher([...DEFAULT_HOT_PATHS, ...config.hotPaths]),
+    remoteOwned: remoteOwnedMatcher(config.remoteOwned ?? []),
     cache,
     platform,
     store: new StateStore(stateDir, config.deploymentId),

@@ -7,11 +7,15 @@
  *                    back what only changed mode
  *   now = before  -> nothing (that part of the push never landed, or is already undone)
  *   otherwise     -> the remote changed since the push: the whole undo is refused
+ * A path the app owns (hostsync.json "remoteOwned", remote-owned.ts) is none of these: left
+ * as the app has it, listed in `owned`, never refusing the undo (the app writes it all the
+ * time). So is the other end of a move with one, which would bring back only half of it.
  */
 import { entriesEqual, resolveRemote, sameContent, toBaseEntry } from '../model/snapshot.js';
 import type { FileVersion } from '../api/types.js';
 import type { Change, Entry, Snapshot } from '../model/types.js';
 import type { JournalRecord } from '../state/journal.js';
+import { NOTHING_OWNED, type RemoteOwned } from './remote-owned.js';
 
 export interface UndoPlan {
   /** Paths changed on the remote since the push, with what they are now. */
@@ -26,10 +30,15 @@ export interface UndoPlan {
   chmods: { path: string; executable: boolean }[];
   /** Every path the undo settles, with the entry it should end with (null: absent). */
   expected: Map<string, Entry | null>;
+  /** Journaled paths the app owns (or moved with one), left as they are: never settled, never a reason to refuse. */
+  owned: string[];
 }
 
-export function planUndo(records: readonly JournalRecord[], now: Snapshot): UndoPlan {
-  const plan: UndoPlan = { changed: [], renames: [], restores: [], deletes: [], chmods: [], expected: new Map() };
+export function planUndo(all: readonly JournalRecord[], now: Snapshot, owned: RemoteOwned = NOTHING_OWNED): UndoPlan {
+  const plan: UndoPlan = { changed: [], renames: [], restores: [], deletes: [], chmods: [], expected: new Map(), owned: [] };
+  const ownedRecord = (r: JournalRecord): boolean => [r.path, r.movedTo, r.movedFrom].some((p) => p !== undefined && owned.owns(p));
+  const records = owned.patterns.length === 0 ? all : all.filter((r) => !ownedRecord(r));
+  if (records.length < all.length) plan.owned = all.filter(ownedRecord).map((r) => r.path).sort();
   const byPath = new Map(records.map((r) => [r.path, r]));
   const current = (r: JournalRecord): Entry | undefined => {
     const cur = now.get(r.path);

@@ -135,7 +135,7 @@ async function undoUnderLock(session: Session, opts: UndoOptions): Promise<UndoR
   const steps = report.steps;
   let sim: Snapshot = remote.snapshot;
   for (const journal of open.slice(0, want)) {
-    const plan = planUndo(journal.records, sim);
+    const plan = planUndo(journal.records, sim, session.remoteOwned);
     if (plan.changed.length > 0) {
       const shown = plan.changed.slice(0, 5).map((c) => `${c.path} (${c.now})`).join(', ');
       const more = plan.changed.length > 5 ? ` and ${plan.changed.length - 5} more` : '';

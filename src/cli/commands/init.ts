@@ -6,6 +6,7 @@ import { configEditLine } from '../config-changes.js';
 import { globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
 import { askYesNo, canPrompt } from '../prompt.js';
+import { safeText } from '../terminal-text.js';
 
 export function renderInit(r: InitResult): string {
   const lines: string[] = [];
@@ -36,6 +37,11 @@ export function renderInit(r: InitResult): string {
     lines.push(`start: ${what}`);
     if (st.notes.length > 0) lines.push(`  from the project: ${st.notes.join('; ')}`);
     if (st.written.includes('startup')) lines.push('  `hostsync status` shows where the deployment differs; `hostsync push` sets it (S lines)');
+  }
+  const data = r.appData;
+  if (data) {
+    lines.push(data.written ? `app data: wrote ${JSON.stringify({ remoteOwned: data.patterns })}: the deployment's, never overwritten, deleted or reverted by hostsync` : `app data: kept the "remoteOwned" ${CONFIG_FILE} has (the code suggests ${JSON.stringify(data.patterns)})`);
+    lines.push(`  from the project: ${data.notes.map(safeText).join('; ')}`);
   }
   lines.push(r.syncignore === 'kept' ? 'kept .syncignore (it exists already)' : 'wrote .syncignore (gitignore syntax; edit it to keep files off the deployment)');
   if (r.gitignoreAdded) lines.push(`added ${STATE_DIR}/ to .gitignore (hostsync's local state)`);
