@@ -16,11 +16,17 @@ import type { BatchStamp } from './remote-record.js';
 export async function batchStamp(
   config: Pick<Config, 'root' | 'projectRoot' | 'build' | 'sendSecrets'>,
   head: GitHead | null,
-  /** A watch's batch: its paths (asked of git alone), and never "clean": it deploys saves, not a commit. */
-  watch: { paths: readonly string[] } | null = null,
+  opts: {
+    /** A watch's batch: never "clean" (it deploys saves, not a commit). */
+    watch?: boolean;
+    /** The batch's paths, asked of git alone when few; null: the whole base (a record written anew). */
+    paths: readonly string[] | null;
+    /** `git status` asked already (a push starts it beside its scan). */
+    clean?: Promise<boolean | null>;
+  },
 ): Promise<BatchStamp | null> {
   if (head === null) return null;
-  const [clean, tracked] = await Promise.all([watch ? false : gitClean(config.root), gitTracked(config.root, watch ? watch.paths : null)]);
+  const [clean, tracked] = await Promise.all([opts.watch ? false : (opts.clean ?? gitClean(config.root)), gitTracked(config.root, opts.paths)]);
   const secrets = new Set(config.sendSecrets);
   const built = typeof config.build === 'string' && config.build !== '' && projectRootOf(config) !== config.root;
   return {

@@ -388,7 +388,7 @@ export class ScopedSync {
     // A copy that does not parse is no copy (never rewrite the deployment's record from it).
     if (parsedRecord(read) === null) return;
     const paths = [...pending.values()];
-    const stamp = await batchStamp(this.session.config, await this.gitHead(), { paths: paths.map((p) => p.path) });
+    const stamp = await batchStamp(this.session.config, await this.gitHead(), { watch: true, paths: paths.map((p) => p.path) });
     let committed = await commitBatch(this.session, read, 'watch', paths, () => [], stamp);
     let moved = false;
     if (!committed.ok) {
