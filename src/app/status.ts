@@ -116,7 +116,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
       watch,
     }),
     async () => {
-      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS, by === 'command' ? undefined : { connections: by.connections, cache: by.cache });
+      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS, by === 'command' ? undefined : { connections: by.connections, cache: by.cache, ...(by.remote ? { remote: by.remote } : {}) });
       watch = await readWatchStatus(session.stateDir);
       try {
         // The deployment's record does not depend on the comparison: asked as the comparison

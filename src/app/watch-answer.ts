@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import type { StatCache } from '../local/statcache.js';
 import type { HostingClient } from '../remote/client.js';
 import type { WatchStatus } from '../state/watch-status.js';
-import type { Session } from '../sync/session.js';
+import type { RemoteShelf, Session } from '../sync/session.js';
 import { localFromWatch, type WatchedLocal } from '../sync/watched-local.js';
 import { askWatch } from '../watch/query-client.js';
 import { viewKey, type WatchAnswer } from '../watch/query-protocol.js';
@@ -35,6 +35,8 @@ export interface WatchOnly {
   watchOnly: () => Promise<WatchAnswer>;
   connections: HostingClient;
   cache: StatCache;
+  /** The watch's shelf for a status's whole-remote read (sync/session.ts RemoteShelf). */
+  remote?: RemoteShelf;
 }
 
 async function localFromRunningWatch(session: Session, watch: WatchStatus | null, own?: WatchOnly): Promise<WatchedLocal | { reason: string | null }> {

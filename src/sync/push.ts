@@ -349,6 +349,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // The index is asked before the scan starts (it has what it needs: the cached digest), so
   // its answer comes in while the scan hashes; its grouped reads wait for the scan's tree.
   let remoteBeside: Promise<RemoteRead> | null = null;
+  // The remote as last read whole: a running watch's shelf (a status it works out), else state.bin's.
+  const known = session.remoteShelf?.get() ?? state.remote;
   // git's answer comes while the scan runs (a watch's cycle never asks: its batches ask their own).
   const head: Promise<GitHead | null> | null = opts.local ? null : gitHead(config.root);
   // Whether the tree is its commit, for the batch's stamp: a `git status` on the other core
@@ -356,7 +358,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const clean: Promise<boolean | null> | null = head === null || opts.dryRun ? null : gitClean(config.root);
   if (retry) tree = retry.tree;
   else {
-    const beside = readRemoteBeside(client, matcher, state.remote, () => localTree(session, opts, state.base), (t) => t.scanned, state.remote?.snapshot, state.base);
+    const beside = readRemoteBeside(client, matcher, known, () => localTree(session, opts, state.base), (t) => t.scanned, known?.snapshot, state.base);
     remoteBeside = beside.read;
     const fresh = await beside.local;
     // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
@@ -369,7 +371,8 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const scanWarnings = [...warnings];
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
-  let remote: RemoteRead = await (remoteBeside ?? readRemote(client, matcher, state.remote, expectedFiles(scanned, state.remote?.snapshot, state.base)));
+  let remote: RemoteRead = await (remoteBeside ?? readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base)));
+  if (session.remoteShelf !== null && !remote.fromCache) session.remoteShelf.set(remoteCacheOf(remote));
   // An archive a killed push left behind is served by static and PHP runtimes, with the
   // whole project in it: it goes first, before any guard or conflict can stop this push.
   let cleaned = false;

@@ -6,6 +6,7 @@ import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../l
 import { StatCache } from '../local/statcache.js';
 import { platformFrom, type Platform } from '../local/platform.js';
 import type { HostingClient } from '../remote/client.js';
+import type { RemoteCache } from '../state/store.js';
 import { commandClient } from './command-client.js';
 import { acquireLock, type Lock } from '../state/lock.js';
 import { deploymentStateDir, statCacheFile } from '../state/paths.js';
@@ -26,6 +27,8 @@ export interface Session {
   store: StateStore;
   /** `.hostsync/<deployment>/`: state, push log and lock. */
   stateDir: string;
+  /** Lent by a running watch to a status it works out (Lent.remote); null otherwise. */
+  remoteShelf: RemoteShelf | null;
   /**
    * The one owner of `.hostsync/<deployment>/lock`: push() and the watch daemon both take
    * it here. Re-entrant within a session, so a watch that holds it for its lifetime runs
@@ -72,6 +75,21 @@ function lockHolder(stateDir: string): (command: string) => Promise<Lock> {
 export interface Lent {
   connections?: HostingClient;
   cache?: StatCache;
+  /** The lender's shelf for the whole-remote read a status made: the next status asks with its digest (RemoteShelf). */
+  remote?: RemoteShelf;
+}
+
+/**
+ * A whole-remote read kept between statuses the running watch works out. state.bin's copy
+ * stays at the watch's last whole push, so after the watch's own writes its digest never
+ * matched again, and every status read the whole tree (6 pages at 100k files). Kept here,
+ * the first status after a write reads the tree and the next asks with its digest: one
+ * request while nothing changed. A digest decides, so a stale shelf costs a read, never a
+ * wrong answer.
+ */
+export interface RemoteShelf {
+  get(): RemoteCache | null;
+  set(cache: RemoteCache | null): void;
 }
 
 /**
@@ -101,6 +119,7 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     platform,
     store: new StateStore(stateDir, config.deploymentId),
     stateDir,
+    remoteShelf: opts.lent?.remote ?? null,
     hold: lockHolder(stateDir),
     close: () => client.close(),
   };

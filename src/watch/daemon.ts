@@ -42,7 +42,8 @@ import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
 import { DriftPoll } from '../sync/drift-poll.js';
 import { markProject, ProjectVanishedError, rootHoldsSynced, syncDirNow, vanishedReason, type ProjectMark, type TreeCount } from '../sync/vanished.js';
 import { assertSyncDirInside } from '../config/sync-dir.js';
-import type { Session } from '../sync/session.js';
+import type { RemoteShelf, Session } from '../sync/session.js';
+import type { RemoteCache } from '../state/store.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
 import { Backoff } from './backoff.js';
 import { LocalTree } from './local-tree.js';
@@ -168,6 +169,8 @@ export interface OwnAnswers {
   connections: HostingClient;
   /** The daemon's stat cache, current with its scans: the status reads no cache file. */
   cache: StatCache;
+  /** Where a status keeps its whole-remote read for the next one (sync/session.ts RemoteShelf). */
+  remote?: RemoteShelf;
 }
 
 export interface WatchEnd {
@@ -257,6 +260,8 @@ class Daemon implements WatchDaemon {
   private scanStarted = false;
   /** A push has completed: cycles after it are changes, rescans and polls, not the start-up sync. */
   private synced = false;
+  /** The last whole-remote read a status made (RemoteShelf): the next status asks with its digest. */
+  private statusRemote: RemoteCache | null = null;
   private failingSince: number | null = null;
   /** Deletions made within WATCH_DELETE_WINDOW_MS, for the mass-delete guard. */
   private deletions: { at: number; count: number }[] = [];
@@ -379,13 +384,14 @@ class Daemon implements WatchDaemon {
   private async answerStatus(config: string): Promise<WatchStatusAnswer> {
     const answer = this.opts.answerStatus!;
     const { client: connections, cache } = this.session;
+    const remote: RemoteShelf = { get: () => this.statusRemote, set: (c) => void (this.statusRemote = c) };
     // Only the native watcher answers (answerQuery says why): no probe file for the others.
-    if (this.watcher === null || this.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections, cache });
+    if (this.watcher === null || this.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections, cache, remote });
     const probed = this.probeWatcher();
     const changed = async (): Promise<WatchAnswer> =>
       (await probed) ? this.answerQuery('reported') : { v: WATCH_QUERY_VERSION, ok: false, reason: `its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms` };
     try {
-      return await answer(config, { changed, connections, cache });
+      return await answer(config, { changed, connections, cache, remote });
     } finally {
       // A status that ended before asking what changed (another configuration) leaves no probe behind.
       await probed;
@@ -550,6 +556,8 @@ class Daemon implements WatchDaemon {
         await scoped.forget();
         await scoped.reload();
         await this.drift.afterWholeRead();
+        // state.bin holds this push's read now, newer than any a status made.
+        this.statusRemote = null;
         wholeRemote = true;
       }
       if (!wholeRemote && report.plan.steps.length > 0) this.drift.ownWrite();

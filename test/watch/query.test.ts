@@ -389,6 +389,54 @@ describe('a status the watch works out', () => {
   });
 });
 
+describe('a status beside a watch after its own writes (issue 45, item 4)', () => {
+  it.runIf(backends.includes('native'))('reads the tree past the index cap once, then asks with that digest: two requests while nothing changes, the same answer as a scan', async () => {
+    // A small index cap: a tree of 120 files is read in pages, as 100k files are at the real cap.
+    const own = await startEmulator({ runtime: 'static', rateLimit: 1_000_000, userRateLimit: 1_000_000, indexMaxEntries: 40 });
+    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-shelf-');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) files[`src/d${i % 6}/f${i}.js`] = `export const v = ${i};\n`;
+    await writeTree(root, files);
+    const dep = await own.createDeployment({ runtime: 'static' });
+    const session = await watchSession(own, root, dep.id);
+    const rec = new Recorder();
+    const env = cliEnv(own, dep.id);
+    const daemon = await startWatch(session, { noApply: true, backend: 'native', onEvent: rec.onEvent, answerStatus: statusAnswerer({ dir: root, env }) });
+    try {
+      await rec.waitFor((e) => e.type === 'ready');
+      await converged(daemon, root, dep.volume);
+      // The watch writes: state.bin's whole read no longer describes the deployment.
+      await writeFile(path.join(root, 'src/d1/f7.js'), 'export const v = "edited";\n');
+      await converged(daemon, root, dep.volume);
+      await daemon.whenIdle();
+      const ask = async (): Promise<StatusWithRequests> => {
+        const printed = await printedBy(async () => expect(await askedInProcess(root, env, '--json')).toBe(0));
+        return JSON.parse(printed.join('')) as StatusWithRequests;
+      };
+      const first = await ask();
+      expect(first.local.by).toBe('watch');
+      expect(first.requests.total).toBeGreaterThan(2);
+      for (let i = 0; i < 3; i++) {
+        const again = await ask();
+        expect(again.local.by).toBe('watch');
+        expect(again.requests.total).toBe(2);
+        expect(answerOf(again)).toEqual(answerOf(first));
+      }
+      // A remote edit since: the digest says so, the tree is read again, and the drift shows.
+      await writeFile(path.join(dep.volume, 'src/d2/f8.js'), 'theirs\n');
+      const after = await ask();
+      expect(after.drift.map((d) => d.path)).toEqual(['src/d2/f8.js']);
+      const scanned = JSON.parse((await runCli(['status', '--json', '--scan'], env, { cwd: root })).stdout) as StatusJson;
+      expect(answerOf(after)).toEqual(answerOf(scanned));
+    } finally {
+      await daemon.stop();
+      await session.close();
+      await own.close();
+      await cleanup();
+    }
+  });
+});
+
 describe('the chokidar watcher', () => {
   it('reports a chmod alone (chokidar itself reports a change only when the mtime moved): +x reaches the deployment', async () => {
     const { dir: root, cleanup } = await tempDir('hostsync-watch-chmod-');
