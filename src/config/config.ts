@@ -10,6 +10,7 @@ import { findProjectRoot, findProjectUp } from './find-root.js';
 import { assertSyncDirInside } from './sync-dir.js';
 import { devEmulatorFor } from './dev-emulator.js';
 import { targetOfFolder } from './target-folder.js';
+import { validateRestartSettings, type RestartSettings } from './restart-settings.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -65,6 +66,8 @@ export interface Config {
   build?: string | null;
   /** The running `hostsync dev` emulator this command talks to, when nothing else named a service; null otherwise. */
   devEmulator?: string | null;
+  /** hostsync.json "restartMinSeconds" and "restartsPerDay" as written (restart-settings.ts gives the defaults). */
+  restarts?: RestartSettings;
 }
 
 /** The folder that holds hostsync.json and `.hostsync/` (the project root), whatever folder is synced. */
@@ -92,7 +95,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export const CONFIG_FILE = 'hostsync.json';
 
 /** The settings a target may override: every top-level setting of hostsync.json. */
-export interface Settings {
+export interface Settings extends RestartSettings {
   deployment?: string;
   baseUrl?: string;
   ignore?: string[];
@@ -298,6 +301,7 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
   if (v.size !== undefined) out.size = validateSize(v.size, file, at);
   if (v.dir !== undefined) out.dir = validateSyncDir(v.dir, file, at);
   if (v.build !== undefined) out.build = validateBuild(v.build, file, at);
+  Object.assign(out, validateRestartSettings(v, file, at));
   return out;
 }
 
@@ -483,6 +487,10 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     size: file.size ?? {},
     build: file.build ?? null,
     devEmulator: dev ? dev.baseUrl : null,
+    restarts: {
+      ...(file.restartMinSeconds !== undefined ? { restartMinSeconds: file.restartMinSeconds } : {}),
+      ...(file.restartsPerDay !== undefined ? { restartsPerDay: file.restartsPerDay } : {}),
+    },
   };
 }
 

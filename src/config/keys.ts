@@ -32,6 +32,9 @@ export const CONFIG_KEYS = [
   'size',
   'dir',
   'build',
+  // Restarts a login limit allows (issue 47): restart-settings.ts.
+  'restartMinSeconds',
+  'restartsPerDay',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
