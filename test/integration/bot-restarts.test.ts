@@ -61,13 +61,13 @@ const stubbornBot =
 /** The same bot closing on SIGTERM, as the fix says. */
 const politeBot = "process.once('SIGTERM', () => { console.log('closing'); process.exit(0); });\nconsole.log('LOGIN ' + process.pid);\nsetInterval(() => {}, 60000);\n";
 /** The bot's logins so far: its LOGIN lines in the console (deployments.searchLogs reads back 5,000 lines). */
-async function logins(emu: RunningEmulator): Promise<number> {
+async function loginLines(emu: RunningEmulator): Promise<string[]> {
   const res = await fetch(`${emu.baseUrl}/api/v1/deployments/${emu.deploymentId}/logs/search?pattern=LOGIN&lines=5000&context=0`, {
     headers: { authorization: `Bearer ${emu.apiKey}` },
   });
-  const body = (await res.json()) as { matches: Array<{ text: string }> };
-  return body.matches.filter((m) => m.text.startsWith('LOGIN')).length;
+  return ((await res.json()) as { matches: Array<{ text: string }> }).matches.map((m) => m.text).filter((t) => t.startsWith('LOGIN'));
 }
+const logins = async (emu: RunningEmulator): Promise<number> => (await loginLines(emu)).length;
 
 const discordJs = JSON.stringify({ name: 'bot', main: 'index.js', dependencies: { 'discord.js': '^14.0.0' } });
 
@@ -114,13 +114,6 @@ describe('shutdowns that work', () => {
 
 /** A bot at version `v`: one LOGIN line per start, with its version and the time. */
 const versionedBot = (v: number): string => `console.log('LOGIN v${v} at ' + Date.now());\nsetInterval(() => {}, 60000);\n`;
-
-async function loginLines(emu: RunningEmulator): Promise<string[]> {
-  const res = await fetch(`${emu.baseUrl}/api/v1/deployments/${emu.deploymentId}/logs/search?pattern=LOGIN&lines=5000&context=0`, {
-    headers: { authorization: `Bearer ${emu.apiKey}` },
-  });
-  return ((await res.json()) as { matches: Array<{ text: string }> }).matches.map((m) => m.text).filter((t) => t.startsWith('LOGIN'));
-}
 
 describe('restarts a login limit allows', () => {
   it('watch: ten saves of a bot one second apart log it in at most once per 5 s, and the last save is what runs', async () => {
