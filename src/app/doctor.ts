@@ -16,10 +16,15 @@ import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, t
 import { DOCTOR_CLOCK_MAX_SKEW_MS, DOCTOR_ENV_PROBE_KEY, DOCTOR_DISK_MAX_SHARE, DOCTOR_RATE_MIN_REMAINING, READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { npmInstallNeed, type InstallMemoryNeed } from '../api/memory.js';
 import { memoryFix } from '../sync/memory-advice.js';
+import { shutdownFix } from '../sync/restart-guard.js';
+import { guardRestarts } from './restart-rules.js';
 
-export type DoctorOptions = ConnectionOptions;
+export interface DoctorOptions extends ConnectionOptions {
+  /** Also restart the app once and time its stop (`doctor --shutdown`): the one check that changes something. */
+  shutdown?: boolean;
+}
 
-export type CheckId = 'key' | 'scopes' | 'deployment' | 'entry' | 'runtime' | 'ram' | 'disk' | 'env' | 'ignore' | 'drift' | 'rate' | 'clock';
+export type CheckId = 'key' | 'scopes' | 'deployment' | 'entry' | 'runtime' | 'ram' | 'disk' | 'env' | 'ignore' | 'drift' | 'rate' | 'clock' | 'shutdown';
 
 export interface DoctorCheck {
   id: CheckId;
@@ -111,6 +116,7 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<{ result: Out
       session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS);
       try {
         const checks = await diagnose(session);
+        if (opts.shutdown) checks.push(await shutdownCheck(session));
         const failed = checks.filter((c) => !c.ok);
         const result: DoctorResult = { ok: failed.length === 0, checks, deployment: deploymentRef(session.config), requests: requestsOf(session.client.stats()) };
         return failed.length === 0 ? result : failedWith(result, `${failed.length} check${failed.length === 1 ? '' : 's'} failed (${failed.map((c) => c.id).join(', ')})`, EXIT.failed);
@@ -260,6 +266,26 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
       'sync the clock (e.g. `timedatectl set-ntp true`): signed upload URLs and Retry-After dates depend on it');
   }
   return checks;
+}
+
+/**
+ * `--shutdown`: one restart (deployments.apply, restart: true), its stop timed through the
+ * new process's uptime (sync/restart-guard.ts): an app killed at the end of the service's
+ * grace did not exit on its stop signal. The restart counts toward "restartsPerDay".
+ */
+async function shutdownCheck(s: Session): Promise<DoctorCheck> {
+  const guard = await guardRestarts(s, { timeStops: 'always' });
+  const fix = shutdownFix(guard.rules.library);
+  const applied = await attempt(() => s.client.deployments.apply({ restart: true, ...(s.config.applyWaitSeconds !== undefined ? { waitSeconds: s.config.applyWaitSeconds } : {}) }));
+  if (applied.error) return { id: 'shutdown', ok: false, detail: `could not restart: ${why(applied.error)}`, fix: scopeFix(applied.error, 'deployments:write') };
+  await s.store.setApplyPending(false).catch(() => undefined);
+  const note = guard.take().at(-1);
+  if (note?.refused) return { id: 'shutdown', ok: false, detail: note.refused, fix: 'wait for the count to fall, or restart once with `hostsync restart --force` and time it by hand' };
+  const stop = note?.stop ?? null;
+  if (!applied.value.restarted || stop === null) {
+    return { id: 'shutdown', ok: false, detail: `could not time the stop: the app is ${applied.value.state} after the restart`, fix: 'make the app start (`hostsync logs`), then run `hostsync doctor --shutdown` again' };
+  }
+  return { id: 'shutdown', ok: !stop.killed, detail: stop.killed ? stop.message.replace(/ Fix: .*$/, '') : stop.message, fix };
 }
 
 export async function doctor(opts: DoctorOptions = {}): Promise<DoctorResult> {

@@ -14,6 +14,7 @@ import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } fr
 import { pushSettings, STARTUP_WARNING, type SettingsResult } from './deploy-settings.js';
 import { runBuild } from './build.js';
 import { sayAutoKindOnce } from '../state/auto-kind.js';
+import { guardRestarts, withRestartNotes, type RestartFields } from './restart-rules.js';
 import { failedWith, requestsOf, runCommand, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export interface PushOptions extends ConnectionOptions {
@@ -76,7 +77,7 @@ export interface ElsewhereItem {
 }
 
 /** What `push --json` prints and `push()` resolves to; `error` and `exitCode` when `ok` is false. */
-export interface PushResult extends Partial<FailureFields> {
+export interface PushResult extends Partial<FailureFields>, RestartFields {
   /** Everything landed and verified, nothing was refused, and the deployment is healthy (or was not applied). */
   ok: boolean;
   dryRun: boolean;
@@ -173,6 +174,8 @@ export function emptyPushResult(): PushResult {
     position: null,
     positionRefused: null,
     autoKindNew: false,
+    restarts: null,
+    shutdown: null,
   };
 }
 
@@ -274,6 +277,8 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     position: report.position,
     positionRefused: report.positionRefused,
     autoKindNew: false,
+    restarts: null,
+    shutdown: null,
   };
   if (code === EXIT.ok) return result;
   return failedWith(result, report.dryRun ? previewReason(report) : reasonFor(report, code), code);
@@ -310,6 +315,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           const project = projectRootOf(session.config);
           await assertSyncDirInside(project, path.relative(project, session.config.root), session.config.root);
         }
+        const guard = opts.dryRun ? null : await guardRestarts(session, { force: opts.force ?? false });
         const settings = await pushSettings(session, {
           dryRun: opts.dryRun ?? false,
           force: opts.force ?? false,
@@ -327,7 +333,7 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
           ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, projectRootOf(session.config)) } : {}),
         });
-        const result = withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings);
+        const result = withRestartNotes(withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings), guard?.take() ?? []);
         const auto = result.health?.decided === 'auto' ? result.health.kind : null;
         return auto ? { ...result, autoKindNew: await sayAutoKindOnce(session.stateDir, auto) } : result;
       } finally {

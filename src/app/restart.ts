@@ -8,11 +8,17 @@
 import type { ApplyResult } from '../api/types.js';
 import { EXIT } from '../errors.js';
 import { awaitHealth, type HealthReport } from '../sync/apply.js';
+import type { SlowStop } from '../sync/restart-guard.js';
+import { guardRestarts, type RestartCount } from './restart-rules.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { failedWith, requestsOf, runCommand, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
-export type RestartOptions = ConnectionOptions;
+export interface RestartOptions extends ConnectionOptions {
+  /** Restart even when "restartsPerDay" is reached. */
+  force?: boolean;
+}
+
 
 /** What `restart --json` prints and `restart()` resolves to; `error` and `exitCode` when `ok` is false. */
 export interface RestartResult extends Partial<FailureFields> {
@@ -26,10 +32,16 @@ export interface RestartResult extends Partial<FailureFields> {
   requests: RequestsSummary;
   durationMs: number;
   deployment: DeploymentRef | null;
+  /** Restarts counted today, after this one; null when not counted. */
+  restarts: RestartCount | null;
+  /** When the restart took long enough to time its stop: how long, whether the app was killed, the fix. */
+  shutdown: SlowStop | null;
+  /** Lines to read beside the result: the day's count nearing its limit, a stop that was a kill. */
+  warnings: string[];
 }
 
 export const emptyRestartResult = (): RestartResult => ({
-  ok: false, apply: null, health: null, healthy: null, url: null, requests: requestsOf(null), durationMs: 0, deployment: null,
+  ok: false, apply: null, health: null, healthy: null, url: null, requests: requestsOf(null), durationMs: 0, deployment: null, restarts: null, shutdown: null, warnings: [],
 });
 
 export async function runRestart(opts: RestartOptions = {}): Promise<{ result: Outcome<RestartResult>; thrown: boolean }> {
@@ -46,8 +58,21 @@ export async function runRestart(opts: RestartOptions = {}): Promise<{ result: O
       session = await connect(opts, 'restart');
       try {
         const { client, config } = session;
+        const warnings: string[] = [];
+        const guard = await guardRestarts(session, { force: opts.force ?? false, onUnavailable: (m) => warnings.push(m) });
+        if (!opts.force && (await guard.atLimit())) {
+          const today = (await guard.today()) ?? 0;
+          return failedWith(
+            { ...emptyRestartResult(), requests: requestsOf(client.stats()), durationMs: Date.now() - started, deployment: deploymentRef(config), restarts: { today, limit: guard.rules.perDay }, warnings },
+            `not restarted: ${today} restarts of this deployment in 24 hours reached "restartsPerDay" (${guard.rules.perDay}); each is a bot login, and Discord resets a token past 1,000 a day: wait, or restart with --force`,
+            EXIT.refused,
+          );
+        }
         const apply = await client.deployments.apply({ restart: true, ...(config.applyWaitSeconds !== undefined ? { waitSeconds: config.applyWaitSeconds } : {}) });
         await session.store.setApplyPending(false).catch(() => undefined);
+        const note = guard.take().at(-1);
+        if (note?.warning) warnings.push(note.warning);
+        if (note?.stop?.killed) warnings.push(note.stop.message);
         const health = await awaitHealth(client, apply, config.health, { started: apply.restarted });
         const result: RestartResult = {
           ok: health.healthy,
@@ -58,6 +83,9 @@ export async function runRestart(opts: RestartOptions = {}): Promise<{ result: O
           requests: requestsOf(client.stats()),
           durationMs: Date.now() - started,
           deployment: deploymentRef(config),
+          restarts: note?.today != null ? { today: note.today, limit: note.limit } : null,
+          shutdown: note?.stop ?? null,
+          warnings,
         };
         return health.healthy ? result : failedWith(result, `the app is unhealthy after the restart: ${health.reason}; ${SEE_LOGS}`, EXIT.unhealthy);
       } finally {

@@ -12,6 +12,8 @@ import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { crlfOnlyNotes } from '../sync/line-endings.js';
 import { pushReadsSettings, settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
 import { withSettings } from './push.js';
+import type { Config } from '../config/config.js';
+import { restartLedgerOf, restartRulesOf, type RestartCount } from './restart-rules.js';
 import { SCANNED, withLocalSide, type LocalSource, type WatchOnly } from './watch-answer.js';
 
 /** Remote-only paths a result names; the count is always whole. Enough to recognise a stray folder, small at any tree size. */
@@ -70,6 +72,8 @@ export interface StatusResult extends Partial<FailureFields> {
   local: LocalSource;
   /** This copy against the deployment's last push (git's ahead/behind); null when not worked out. */
   position: CopyPosition | null;
+  /** The deployment's restarts in the last 24 hours by hostsync on this machine, and "restartsPerDay" (null: no limit); no request. */
+  restarts: RestartCount | null;
 }
 
 export function emptyStatusResult(): StatusResult {
@@ -96,6 +100,7 @@ export function emptyStatusResult(): StatusResult {
     url: null,
     local: SCANNED,
     position: null,
+    restarts: null,
   };
 }
 
@@ -156,6 +161,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
           url: record?.domains?.url ?? null,
           local,
           position: report.position,
+          restarts: await restartCountOf(session.config),
         };
         // A push makes the settings' requests on top of the files' (the read only when they differ from the last push's).
         if (settings) result.pushRequests += settingsRequestEstimate(settings, await pushReadsSettings(session));
@@ -177,6 +183,12 @@ function compare(session: Session, watch: WatchStatus | null, scan: boolean | Wa
     if (known) report.warnings.unshift(...known.warnings);
     return report;
   });
+}
+
+/** The day's restart count from the machine's ledger (a local file) and the limit in force. */
+async function restartCountOf(config: Config): Promise<RestartCount> {
+  const rules = await restartRulesOf(config);
+  return { today: await restartLedgerOf(config).count(), limit: rules.perDay };
 }
 
 export async function status(opts: StatusOptions = {}): Promise<StatusResult> {

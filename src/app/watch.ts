@@ -19,6 +19,7 @@ import { connect, type ConnectionOptions } from './options.js';
 import { statusAnswerer } from './status-for-watch.js';
 import { changeItem, conflictItem, driftItem, type ChangeItem, type ConflictItem, type DriftItem } from './push.js';
 import { failure, type FailureFields } from './result.js';
+import { guardRestarts } from './restart-rules.js';
 
 /** Log lines a cycle event carries when the app is unhealthy after it. */
 export const CRASH_LOG_LINES = 20;
@@ -63,6 +64,8 @@ export interface WatchCycleEvent {
   /** When the app is unhealthy after the cycle: its last log lines and the service's hint. */
   logs?: string[];
   hint?: string | undefined;
+  /** When the cycle restarted the app: the deployment's restarts in 24 hours and "restartsPerDay". */
+  restarts?: { today: number; limit: number | null };
 }
 
 type Timed<T> = T extends unknown ? Omit<T, 'time'> & { time: string } : never;
@@ -95,6 +98,7 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     failures: e.failures,
     warnings: e.warnings,
     quiet: e.quiet,
+    ...(e.restarts ? { restarts: e.restarts } : {}),
     // As push shows them: this start's tail, led by its first error line when the tail has lost it.
     ...(e.apply && e.healthy === false ? { logs: failureTail(e.apply.logs, CRASH_LOG_LINES), hint: e.apply.hint } : {}),
   };
@@ -145,7 +149,8 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
     try {
       session = await connect(opts, 'watch and push to', null);
       hooks.onConfig?.(session.config);
-      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts) });
+      const restarts = await guardRestarts(session, { onUnavailable: (message) => hooks.onEvent({ type: 'restart', action: 'warning', message }) });
+      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts), restarts });
     } catch (err) {
       await session?.close().catch(() => undefined);
       return fail(err);

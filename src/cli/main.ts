@@ -94,7 +94,8 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
   program
     .command('restart')
     .description('restart the app and report whether it came up, as push does (one deployments.apply with restart: true)')
-    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/restart.js')).restartCommand(cmd)));
+    .option('--force', 'restart even when "restartsPerDay" is reached')
+    .action(async (opts: { force?: boolean }, cmd: Command) => setExit(await (await import('./commands/restart.js')).restartCommand(cmd, opts)));
 
   program
     .command('open')
@@ -208,7 +209,8 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
   program
     .command('doctor')
     .description('check the key, scopes, deployment, entry file, runtime, RAM, disk, variables, ignore rules, drift, rate budget and clock; each with the fix (exit 1 when one fails)')
-    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/doctor.js')).doctorCommand(cmd)));
+    .option('--shutdown', 'also restart the app once and time its stop: names an app that does not exit on its stop signal (the restart counts as one)')
+    .action(async (opts: { shutdown?: boolean }, cmd: Command) => setExit(await (await import('./commands/doctor.js')).doctorCommand(cmd, opts)));
 
   program
     .command('exec')

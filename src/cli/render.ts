@@ -65,9 +65,14 @@ const REMOTE_OWNED_SHOWN = 5;
 
 const appState = (state: string): string => (state === 'running' ? pc.green(state) : pc.red(state));
 
+/** "3 restarts in 24 h" or "3 of 1000 restarts in 24 h" (this machine's count, issue 47). */
+export function restartsToday(c: { today: number; limit: number | null }): string {
+  return c.limit === null ? `${c.today} restart${c.today === 1 ? '' : 's'} in 24 h` : `${c.today} of ${c.limit} restarts in 24 h`;
+}
+
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
-  const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${safeText(report.url)}` : ''}`];
+  const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${safeText(report.url)}` : ''}${report.restarts && (report.restarts.today > 0 || report.restarts.limit !== null) ? ` · ${restartsToday(report.restarts)}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch, report.local));
   out.push(...positionLines(report.position));
   const settings = settingsLines(report.settings, 'status');

@@ -5,7 +5,7 @@
  * Pure: events in, text out; the command writes it.
  */
 import { pc } from './colors.js';
-import { changeLine, conflictReason } from './render.js';
+import { changeLine, conflictReason, restartsToday } from './render.js';
 import { watchEvent, type WatchCycleEvent, type WatchEvent } from '../app/watch.js';
 import type { ChangeItem } from '../app/push.js';
 import type { CycleEvent, WatchEvent as DaemonEvent } from '../watch/daemon.js';
@@ -52,6 +52,7 @@ export function renderCycle(event: WatchCycleEvent | CycleEvent, noApply: boolea
   if (applied) parts.push(applied);
   else if (noApply && e.planned.length > 0) parts.push(pc.dim('not applied (--no-apply)'));
   if (e.ms !== null) parts.push(`${e.ms} ms`);
+  if (e.restarts) parts.push(restartsToday(e.restarts));
   const out = [`${pc.dim(clock(new Date(e.time)))}  ${parts.join(dot)}`];
 
   for (const f of e.failures) out.push(pc.red(`  failed: ${quoteName(f.path)}: ${safeText(f.error)}`));
@@ -106,6 +107,8 @@ export function renderWatchEvent(
       return [pc.yellow(`${now}  full rescan (${safeText(e.reason)})`)];
     case 'fatal':
       return [pc.red(`${now}  stopping: ${safeText(e.message)}`)];
+    case 'restart':
+      return renderRestart(e, now);
     case 'stopped':
       return [
         `${now}  stopped${e.result === 'abandoned' ? ' (the sync in flight was abandoned; the next start completes it)' : ''}`,
@@ -115,3 +118,22 @@ export function renderWatchEvent(
 
 /** One JSON object per event for --json: the library's WatchEvent. */
 export const watchEventJson = watchEvent;
+
+/** A worker's restarts in watch (restart-pacer.ts). */
+function renderRestart(e: Extract<WatchEvent, { type: 'restart' }>, now: string): string[] {
+  switch (e.action) {
+    case 'deferred':
+      return [pc.dim(`${now}  restart in ${seconds(e.inMs)} (at most one every ${e.minSeconds} s: "restartMinSeconds"); the files are already on the deployment`)];
+    case 'restarted': {
+      const count = e.today !== null ? `${dot}${restartsToday({ today: e.today, limit: e.limit })}` : '';
+      const line = `${now}  restarted with the last save${dot}${e.healthy ? pc.green(e.state) : pc.red(e.state)}${count}`;
+      return e.healthy ? [line] : [line, pc.red(`  ${safeText(e.reason)}`), ...e.logs.map((l) => `    ${safeLogLine(l)}`)];
+    }
+    case 'held':
+      return [pc.red(`${now}  not restarted: ${safeText(e.message)}`)];
+    case 'refused':
+      return [pc.red(`${now}  ${safeText(e.message)}`)];
+    case 'warning':
+      return [pc.yellow(`${now}  warning: ${safeText(e.message)}`)];
+  }
+}

@@ -11,6 +11,7 @@ import { assertSyncDirInside } from './sync-dir.js';
 import { devEmulatorFor } from './dev-emulator.js';
 import { targetOfFolder } from './target-folder.js';
 import { createIgnoreMatcher, SYNCIGNORE_FILE } from '../local/ignore.js';
+import { validateRestartSettings, type RestartSettings } from './restart-settings.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -72,6 +73,8 @@ export interface Config {
    * by hostsync (sync/remote-owned.ts). Optional for configurations built by hand: absent is none.
    */
   remoteOwned?: string[];
+  /** hostsync.json "restartMinSeconds" and "restartsPerDay" as written (restart-settings.ts gives the defaults). */
+  restarts?: RestartSettings;
 }
 
 /** The folder that holds hostsync.json and `.hostsync/` (the project root), whatever folder is synced. */
@@ -99,7 +102,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export const CONFIG_FILE = 'hostsync.json';
 
 /** The settings a target may override: every top-level setting of hostsync.json. */
-export interface Settings {
+export interface Settings extends RestartSettings {
   deployment?: string;
   baseUrl?: string;
   ignore?: string[];
@@ -343,6 +346,7 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
   if (v.size !== undefined) out.size = validateSize(v.size, file, at);
   if (v.dir !== undefined) out.dir = validateSyncDir(v.dir, file, at);
   if (v.build !== undefined) out.build = validateBuild(v.build, file, at);
+  Object.assign(out, validateRestartSettings(v, file, at));
   return out;
 }
 
@@ -529,6 +533,10 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     size: file.size ?? {},
     build: file.build ?? null,
     devEmulator: dev ? dev.baseUrl : null,
+    restarts: {
+      ...(file.restartMinSeconds !== undefined ? { restartMinSeconds: file.restartMinSeconds } : {}),
+      ...(file.restartsPerDay !== undefined ? { restartsPerDay: file.restartsPerDay } : {}),
+    },
   };
 }
 

@@ -34,6 +34,9 @@ export const CONFIG_KEYS = [
   'build',
   // App data the deployment owns (#47 item 5): top level only; config.ts validateRemoteOwned, sync/remote-owned.ts.
   'remoteOwned',
+  // Restarts a login limit allows (issue 47): restart-settings.ts.
+  'restartMinSeconds',
+  'restartsPerDay',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];

@@ -10,6 +10,8 @@ export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
   requested: boolean;
+  /** The stop's grace (ms) when the process outlived it and was SIGKILLed; null otherwise. */
+  killedAfterGraceMs?: number | null;
   /** Why it could not be spawned at all (missing working directory, ...); "" otherwise. */
   error: string;
 }
@@ -60,6 +62,8 @@ export class AppProcess {
 
   private readonly child: ChildProcess;
   private stopRequested = false;
+  /** Set when a stop's grace ran out and SIGKILL followed. */
+  private killedAfterGraceMs: number | null = null;
   private resolveExited!: () => void;
   private portTimer: NodeJS.Timeout | null = null;
   private graceTimer: NodeJS.Timeout | null = null;
@@ -89,7 +93,7 @@ export class AppProcess {
 
     let exitTimer: NodeJS.Timeout | null = null;
     this.child.once('exit', (code, signal) => {
-      this.exit = { code, signal, requested: this.stopRequested, error: '' };
+      this.exit = { code, signal, requested: this.stopRequested, killedAfterGraceMs: this.killedAfterGraceMs, error: '' };
       if (this.pid !== null) killGroup(this.pid);
       exitTimer = setTimeout(() => this.finish(), STDIO_CLOSE_GRACE_MS);
     });
@@ -135,7 +139,10 @@ export class AppProcess {
     const graceOver = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
     const forced = await Promise.race([this.exited.then(() => false), graceOver]);
     clearTimeout(timer);
-    if (forced) await this.kill();
+    if (forced) {
+      this.killedAfterGraceMs = graceMs;
+      await this.kill();
+    }
   }
 
   /** SIGKILL to the group; resolves once exited. */
@@ -231,6 +238,8 @@ export class AppProcess {
 function describeExit(exit: ExitInfo | null): string {
   if (exit === null) return '[emulator] process ended';
   if (exit.error !== '') return `[emulator] process could not be started: ${exit.error}`;
+  // Like the panel's own line on a forced stop; the client never reads it (it times the stop: docs/decisions.md).
+  if (exit.requested && exit.killedAfterGraceMs != null) return `[emulator] process did not exit within ${exit.killedAfterGraceMs / 1000} s of SIGTERM: killed (SIGKILL)`;
   if (exit.requested) return '[emulator] process stopped';
   if (exit.signal !== null) return `[emulator] process killed by ${exit.signal}`;
   return `[emulator] process exited with code ${exit.code ?? 'unknown'}`;

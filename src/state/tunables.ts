@@ -35,3 +35,17 @@ export const JOURNAL_KEEP = 50;
  * or fails within that push; 64 covers a watch session's last cycles many times over.
  */
 export const RECORD_OWN_IDS_KEPT = 64;
+
+/**
+ * The restart ledger (restart-ledger.ts) counts restarts over this sliding window: Discord
+ * allows a bot token 1,000 logins (IDENTIFY) a day, and resets a token that goes past it.
+ */
+export const RESTART_WINDOW_MS = 24 * 60 * 60_000;
+
+/**
+ * The restart ledger's lock guards a read and a write of a small file: one left by a killed
+ * process is stale after proper-lockfile's floor (5 s), and a waiter gives up after 10 s
+ * (the restart then goes uncounted, with a warning, rather than stalling the command).
+ */
+export const RESTART_LEDGER_LOCK_STALE_MS = 5_000;
+export const RESTART_LEDGER_LOCK_WAIT_MS = 10_000;

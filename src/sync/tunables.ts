@@ -217,3 +217,16 @@ export const PENDING_MAX_MS = LEFTOVER_MIN_AGE_MS;
  * A stamp a little old only makes other copies judge themselves ahead of it, never behind.
  */
 export const WATCH_GIT_HEAD_TTL_MS = 2_000;
+
+/**
+ * A restart whose stop took at least this long is reported as an app that did not exit on
+ * its stop signal and was killed at the end of the service's grace (sync/restart-guard.ts).
+ * hosting-api.md documents no grace and no field saying a stop was forced; the emulator
+ * kills after 5 s (docs/emulator.md), a bot that handles SIGTERM (discord.js's
+ * client.destroy(), discord.py's bot.close()) exits in well under a second, so 3 s tells
+ * the two apart with room on both sides (docs/decisions.md, "A stop that was a kill").
+ */
+export const SHUTDOWN_KILLED_MIN_MS = 3_000;
+
+/** The restart count warns from this share of `restartsPerDay` on (80%: room to stop before a token reset). */
+export const RESTARTS_WARN_SHARE = 0.8;

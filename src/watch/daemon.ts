@@ -53,6 +53,9 @@ import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from '
 import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
 import { WatchStatusWriter } from './status-writer.js';
 import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
+import type { RestartGuard } from '../sync/restart-guard.js';
+import { RestartPacer, type RestartEvent } from './restart-pacer.js';
+import { WATCH_CRASH_LOOP_STARTS } from './tunables.js';
 
 export interface WatchTunables {
   debounceMs: number;
@@ -127,10 +130,14 @@ export interface CycleEvent {
   cycleMs: number;
   /** Nothing new to tell a human (a poll or rescan that found nothing); --json still prints it. */
   quiet: boolean;
+  /** After a cycle that restarted the app: the day's restarts (restart-pacer.ts) and the limit. */
+  restarts?: { today: number; limit: number | null };
 }
 
 export type WatchEvent =
   | CycleEvent
+  /** Restarts of a worker: put off, made, held in a crash loop, refused at the day's limit (restart-pacer.ts). */
+  | RestartEvent
   /** The watcher is watching (the initial sync may still be running: its cycle event follows). */
   | { type: 'ready'; backend: 'native' | 'chokidar'; watcherMs: number }
   | { type: 'waiting'; message: string; retryInMs: number; pending: number }
@@ -161,6 +168,8 @@ export interface WatchOptions {
    * the client whose warm connections the status's requests take.
    */
   answerStatus?: (config: string, own: OwnAnswers) => Promise<WatchStatusAnswer>;
+  /** The restart guard installed on the session's client: restarts are then paced (restart-pacer.ts) and reported. */
+  restarts?: RestartGuard;
 }
 
 /** What the daemon lends a status it works out for a command (sync/session.ts, Lent). */
@@ -285,6 +294,8 @@ class Daemon implements WatchDaemon {
   private query: QueryServer | null = null;
   /** Probe files written for a query, each resolved when the watcher reports it. */
   private readonly cookies = new Map<string, () => void>();
+  /** Restarts, paced to `restartMinSeconds` (0 for a web app: none); null without a guard. */
+  private readonly pacer: RestartPacer | null = null;
 
   constructor(
     private readonly session: Session,
@@ -300,6 +311,12 @@ class Daemon implements WatchDaemon {
     this.status = new WatchStatusWriter(session.stateDir, () => this.statusRecord());
     this.backoff = new Backoff(this.t.retryMinMs, this.t.retryMaxMs);
     this.scoped = new ScopedSync(session);
+    if (opts.restarts) {
+      this.pacer = new RestartPacer({
+        client: session.client, guard: opts.restarts, store: session.store, health: session.config.health, applyWaitSeconds: session.config.applyWaitSeconds,
+        crashLoop: WATCH_CRASH_LOOP_STARTS, cycling: () => this.scheduler.running, cycleSettled: () => this.scheduler.settled(), emit: (e) => this.emit(e),
+      }).install();
+    }
     this.drift = new DriftPoll(session, this.scoped);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.scheduler = new CycleScheduler({
@@ -469,6 +486,7 @@ class Daemon implements WatchDaemon {
     await this.query?.close().catch(() => undefined);
     await this.watcher?.close().catch(() => undefined);
     const result = await stopped;
+    await this.pacer?.close();
     if (result === 'abandoned') {
       // The cycle in flight must not go on pushing once the lock is released: cancel its
       // requests (push then throws before saving anything) and let it unwind.
@@ -495,6 +513,8 @@ class Daemon implements WatchDaemon {
     const before = client.stats();
     const t0 = performance.now();
     const warnings: string[] = [];
+    // An owed restart of a worker being made: the cycle's writes wait for it (restart-pacer.ts).
+    await this.pacer?.idle();
     this.runningBatch = batch;
     this.status.update();
     try {
@@ -603,6 +623,7 @@ class Daemon implements WatchDaemon {
         ms: batch.firstAt === null || trigger === 'start' ? null : Math.round(this.now() - batch.firstAt),
         cycleMs: Math.round(performance.now() - t0),
         quiet: (trigger === 'poll' || trigger === 'rescan' || trigger === 'verify') && landed === 0 && report.apply === null && !news && !failed && warnings.length === 0,
+        ...(report.apply?.restarted && this.pacer?.lastCount ? { restarts: this.pacer.lastCount } : {}),
       });
       const verifyInMs = this.verifyDelay(retryInMs);
       return failed ? { kind: 'retry', afterMs: retryInMs, ...verifyInMs } : { kind: 'done', reachedService: wholeRemote || polled !== null, ...verifyInMs };

@@ -180,3 +180,10 @@ export const APP_MONITOR_SHOWN_LINES = 8;
  * costing more than a scan of a large tree would.
  */
 export const WATCH_QUERY_COOKIE_TIMEOUT_MS = 1_000;
+
+/**
+ * A worker that crashes at start this many restarts in a row is not restarted again by
+ * watch until a new save (restart-pacer.ts): each restart of a bot is a login, and a crash
+ * loop must not burn the day's logins (issue 47).
+ */
+export const WATCH_CRASH_LOOP_STARTS = 3;

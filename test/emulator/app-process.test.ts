@@ -37,6 +37,18 @@ describe('AppProcess', () => {
     expect(proc.phase).toBe('exited');
     expect(proc.exit).toMatchObject({ signal: 'SIGKILL', requested: true });
     expect(log.tail(10)).toContain('ignoring SIGTERM');
+    expect(proc.exit).toMatchObject({ killedAfterGraceMs: 1500 });
+    expect(log.tail(10).at(-1)).toBe('[emulator] process did not exit within 1.5 s of SIGTERM: killed (SIGKILL)');
+  });
+
+  it('a process that exits on SIGTERM is stopped, not killed', async () => {
+    const log = new ConsoleLog(100);
+    const proc = await spawnNode("process.once('SIGTERM', () => { console.log('closing'); process.exit(0); }); console.log('ready'); setInterval(() => {}, 1000);", log);
+    while (!log.tail(10).includes('ready')) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Bounds the test only: the handler exits at once.
+    await proc.stop(30_000);
+    expect(proc.exit).toMatchObject({ code: 0, requested: true, killedAfterGraceMs: null });
+    expect(log.tail(10)).toContain('closing');
     expect(log.tail(10).at(-1)).toBe('[emulator] process stopped');
   });
 

@@ -7,7 +7,7 @@ import { targetName } from '../render.js';
 
 const LABEL: Record<DoctorResult['checks'][number]['id'], string> = {
   key: 'API key', scopes: 'scopes', deployment: 'deployment', entry: 'entry file', runtime: 'runtime', ram: 'RAM',
-  disk: 'disk', env: 'variables', ignore: 'ignore rules', drift: 'drift', rate: 'rate budget', clock: 'clock',
+  disk: 'disk', env: 'variables', ignore: 'ignore rules', drift: 'drift', rate: 'rate budget', clock: 'clock', shutdown: 'shutdown',
 };
 
 export function doctorSummary(r: DoctorResult): string {
@@ -28,7 +28,7 @@ export function renderDoctor(r: DoctorResult): string {
   return out.join('\n');
 }
 
-export async function doctorCommand(cmd: Command): Promise<number> {
+export async function doctorCommand(cmd: Command, opts: { shutdown?: boolean } = {}): Promise<number> {
   const g = globalFlags(cmd);
-  return emitResult(await runDoctor(connectionFlags(cmd)), g.json ?? false, renderDoctor, { quiet: g.quiet ?? false, summary: doctorSummary });
+  return emitResult(await runDoctor({ ...connectionFlags(cmd), ...(opts.shutdown ? { shutdown: true } : {}) }), g.json ?? false, renderDoctor, { quiet: g.quiet ?? false, summary: doctorSummary });
 }
