@@ -149,6 +149,15 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .action(async (id: string | undefined, opts: { local?: boolean }, cmd: Command) => setExit(await (await import('./commands/undo.js')).historyCommand(id, opts, cmd)));
 
   program
+    .command('rollback')
+    .description("put the deployment's files back to what they were right after a push from history (any machine's); local files are not touched")
+    .argument('<id>', 'a push id as history lists it (a unique prefix of 4 or more characters)')
+    .option('--dry-run', 'show the plan and what it costs in requests, change nothing')
+    .option('--force', 'also roll back files changed on the deployment since hostsync left them (the API keeps what it replaces)')
+    .option('--no-apply', 'do not call deployments.apply afterwards')
+    .action(async (id: string, opts, cmd: Command) => setExit(await (await import('./commands/rollback.js')).rollbackCommand(id, opts, cmd)));
+
+  program
     .command('watch')
     .description('sync on every save: push each change, apply it, and report whether the app came up (Ctrl-C stops)')
     .option('--no-apply', 'do not call deployments.apply after each sync')

@@ -23,8 +23,8 @@ function who(b: RecordedBatch): string {
 
 function kindOf(b: RecordedBatch): string {
   if (b.kind === 'rollback') return pc.magenta(`rollback to ${b.to === null ? '?' : shortId(b.to)}`);
-  if (b.kind === 'watch') return 'watch';
-  return b.kind;
+  if (b.kind === 'snapshot') return 'push (whole tree)';
+  return safeText(b.kind);
 }
 
 const healthOf = (b: RecordedBatch): string => (b.healthy === null ? '' : b.healthy ? pc.green('  healthy') : pc.red('  unhealthy'));

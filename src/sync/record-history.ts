@@ -9,7 +9,8 @@ export interface RecordedBatch {
   id: string;
   /** ISO time, the writer's clock. */
   time: string;
-  kind: Exclude<BatchKind, 'snapshot'>;
+  /** `snapshot`: the record written whole, by the first push (or the push after a damaged record). */
+  kind: BatchKind;
   host: string;
   /** The synced folder's name on the writing machine (a hint, not a path). */
   dir: string;
@@ -39,7 +40,7 @@ export function recordedBatch(b: Batch, healthy: ReadonlyMap<string, boolean> = 
   return {
     id: h.id,
     time: h.t,
-    kind: h.kind as RecordedBatch['kind'],
+    kind: h.kind,
     host: h.host,
     dir: h.dir,
     git: h.git ? { head: h.git.head, subject: h.git.subject ?? null, clean: h.git.clean } : null,
@@ -49,9 +50,15 @@ export function recordedBatch(b: Batch, healthy: ReadonlyMap<string, boolean> = 
   };
 }
 
-/** The record's batches, newest first (the compaction snapshot is not a push: left out). */
+/**
+ * A compaction's snapshot (remote-record.ts names it `<id>-s`) folds older pushes: it is no
+ * push of its own. A first push's snapshot is one: it states the whole tree it left.
+ */
+export const isPush = (b: Batch): boolean => !(b.snapshot && b.header.id.endsWith('-s'));
+
+/** The record's pushes (every batch but a compaction's snapshot), newest first. */
 export function listBatches(record: BaseRecord, healthy: ReadonlyMap<string, boolean> = new Map()): RecordedBatch[] {
-  return record.batches.filter((b) => !b.snapshot).map((b) => recordedBatch(b, healthy)).reverse();
+  return record.batches.filter(isPush).map((b) => recordedBatch(b, healthy)).reverse();
 }
 
 const entryOut = (e: BatchPath['after'] | undefined): RecordedPath['after'] => (e ? { hash: e.hash, size: e.size, executable: e.executable } : null);
@@ -69,7 +76,7 @@ export function findBatch(record: BaseRecord, id: string): Found {
   if (want.length < MIN_ID_PREFIX) return { error: `"${id}" is too short to name a push: give at least ${MIN_ID_PREFIX} characters of an id hostsync history lists` };
   const hits: number[] = [];
   record.batches.forEach((b, i) => {
-    if (!b.snapshot && b.header.id.toLowerCase().startsWith(want)) hits.push(i);
+    if (isPush(b) && b.header.id.toLowerCase().startsWith(want)) hits.push(i);
   });
   if (hits.length === 1) return { index: hits[0]!, batch: record.batches[hits[0]!]! };
   if (hits.length > 1) return { error: `"${id}" names ${hits.length} pushes: give more of the id (hostsync history lists them)` };

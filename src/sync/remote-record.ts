@@ -235,8 +235,8 @@ export function parsedRecord(read: RecordRead): BaseRecord | null {
   return read.record;
 }
 
-export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind, git?: GitStamp): BatchHeader {
-  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION, ...(git ? { git } : {}) };
+export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind, git?: GitStamp, to?: string): BatchHeader {
+  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION, ...(git ? { git } : {}), ...(to !== undefined ? { to } : {}) };
 }
 
 /**
@@ -264,8 +264,10 @@ export async function commitBatch(
   given: readonly BatchPath[],
   whole: () => Iterable<Entry>,
   stamp: BatchStamp | null = null,
+  /** A rollback's target batch id (the header's `to`). */
+  to?: string,
 ): Promise<CommitResult> {
-  const header = batchHeader(session, kind, stamp?.git);
+  const header = batchHeader(session, kind, stamp?.git, to);
   const fromCommit = stamp?.fromCommit ?? null;
   const paths = markedFromCommit(given, fromCommit);
   const nonce = newNonce();
