@@ -144,8 +144,19 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
 
   program
     .command('history')
-    .description('list the recent pushes from this directory, newest first, and which ones undo can take back')
-    .action(async (_opts, cmd: Command) => setExit(await (await import('./commands/undo.js')).historyCommand(cmd)));
+    .description("list the deployment's pushes from every machine, newest first (its base record); with an id, that push's files before and after")
+    .argument('[id]', 'a push id as history lists it (a unique prefix of 4 or more characters)')
+    .option('--local', 'list only the pushes from this directory that undo can take back (no request)')
+    .action(async (id: string | undefined, opts: { local?: boolean }, cmd: Command) => setExit(await (await import('./commands/undo.js')).historyCommand(id, opts, cmd)));
+
+  program
+    .command('rollback')
+    .description("put the deployment's files back to what they were right after a push from history (any machine's); local files are not touched")
+    .argument('<id>', 'a push id as history lists it (a unique prefix of 4 or more characters)')
+    .option('--dry-run', 'show the plan and what it costs in requests, change nothing')
+    .option('--force', 'also roll back files changed on the deployment since hostsync left them (the API keeps what it replaces)')
+    .option('--no-apply', 'do not call deployments.apply afterwards')
+    .action(async (id: string, opts, cmd: Command) => setExit(await (await import('./commands/rollback.js')).rollbackCommand(id, opts, cmd)));
 
   program
     .command('watch')

@@ -24,6 +24,7 @@ import { emptyStatusResult } from '../app/status.js';
 import { emptyTargetsResult } from '../app/targets.js';
 import { emptyTrustResult } from '../app/trust.js';
 import { emptyUndoResult } from '../app/undo.js';
+import { emptyRollbackResult } from '../app/rollback.js';
 
 /** The emulator's result is its ready line (DESIGN.md, Interfaces): those keys, null, when it could not start. */
 export const emulatorNotStarted = { baseUrl: null, apiKey: null, deploymentId: null, volume: null };
@@ -37,6 +38,7 @@ const EMPTY: Record<string, () => object> = {
   resolve: emptyResolveResult,
   undo: emptyUndoResult,
   history: emptyHistoryResult,
+  rollback: emptyRollbackResult,
   exec: emptyExecResult,
   init: emptyInitResult,
   link: emptyLinkResult,

@@ -20,6 +20,8 @@ export interface GitHead {
   anc: string[];
   /** A shallow clone: ancestors past its depth are unknown, not absent. */
   shallow: boolean;
+  /** HEAD's subject line (git's %s), as git printed it: untrusted text, escaped where shown. */
+  subject: string;
 }
 
 /** git's answer, or null for any failure (not a repository, no git, refused): never thrown. */
@@ -46,10 +48,11 @@ function git(root: string, args: string[], okCodes: readonly number[] = [0]): Pr
 /** HEAD, its time and ancestry; null without git or without a commit. */
 export async function gitHead(root: string): Promise<GitHead | null> {
   const [log, shallow] = await Promise.all([
-    git(root, ['log', `--max-count=${GIT_ANCESTORS + 1}`, '--format=%H %ct', 'HEAD', '--']),
+    git(root, ['log', `--max-count=${GIT_ANCESTORS + 1}`, '--format=%H %ct %s', 'HEAD', '--']),
     git(root, ['rev-parse', '--is-shallow-repository']),
   ]);
   if (log === null || shallow === null) return null;
+  // %s never holds a newline (git folds the subject's lines): one row per commit.
   const rows = log.out.split('\n').filter((l) => l !== '').map((l) => l.split(' '));
   const [first] = rows;
   if (!first || !/^[0-9a-f]{40,64}$/.test(first[0] ?? '')) return null;
@@ -63,7 +66,7 @@ export async function gitHead(root: string): Promise<GitHead | null> {
     const raw = await git(root, ['cat-file', 'commit', oldest]);
     for (const m of (raw?.out.split('\n\n')[0] ?? '').matchAll(/^parent ([0-9a-f]{40,64})$/gm)) anc.push(m[1]!);
   }
-  return { head: first[0]!, time: Number(first[1]), anc: anc.slice(0, GIT_ANCESTORS).map((a) => a.slice(0, GIT_ABBREV)), shallow: isShallow };
+  return { head: first[0]!, time: Number(first[1]), anc: anc.slice(0, GIT_ANCESTORS).map((a) => a.slice(0, GIT_ABBREV)), shallow: isShallow, subject: first.slice(2).join(' ') };
 }
 
 /**

@@ -34,7 +34,13 @@ export const RECORD_DIR = '.hostsync';
 export const RECORD_NAME = /^\.hostsync\/base-[0-9a-f]{32}\.rec$/;
 export const newRecordPath = (): string => `${RECORD_DIR}/base-${randomBytes(16).toString('hex')}.rec`;
 
-export type BatchKind = 'snapshot' | 'push' | 'watch' | 'pull' | 'resolve' | 'undo';
+/**
+ * `rollback`: a `hostsync rollback <id>` (sync/rollback.ts), its header naming the batch it
+ * went back to in `to`. A hostsync older than the kind reads the record as damaged: absent,
+ * files that differ are conflicts, never overwrites (safe, if noisy).
+ */
+export type BatchKind = 'snapshot' | 'push' | 'watch' | 'pull' | 'resolve' | 'undo' | 'rollback';
+const BATCH_KINDS: readonly string[] = ['snapshot', 'push', 'watch', 'pull', 'resolve', 'undo', 'rollback'];
 
 export interface BatchHeader {
   /** ISO time the batch was recorded (the writer's clock). */
@@ -49,6 +55,8 @@ export interface BatchHeader {
   v: string;
   /** The writing copy's git position, when its folder is a git work tree (copy-position.ts reads it). */
   git?: GitStamp;
+  /** A rollback's target: the id of the batch whose outcome it put back. */
+  to?: string;
 }
 
 /**
@@ -64,7 +72,12 @@ export interface GitStamp {
   /** The commit's committer time, seconds since the epoch. */
   time: number;
   anc: string[];
+  /** The commit's subject line, cut to GIT_SUBJECT_MAX characters (history shows it, escaped). */
+  subject?: string;
 }
+
+/** Characters of a commit subject a batch header keeps: a line to show, not the message. */
+export const GIT_SUBJECT_MAX = 72;
 
 /** Hex digits an ancestor id keeps in a record (as `git log --abbrev=12`): 12 a batch in 32 ancestors is ~420 bytes. */
 export const GIT_ABBREV = 12;
@@ -83,6 +96,8 @@ export interface Batch {
   header: BatchHeader;
   snapshot: boolean;
   paths: BatchPath[];
+  /** UTF-8 bytes of its lines in the record (header and paths): what compaction weighs. */
+  bytes: number;
 }
 
 export interface BaseRecord {
@@ -194,9 +209,11 @@ function parseHeader(s: string, line: number): BatchHeader {
     return v;
   };
   const kind = str('kind');
-  if (!['snapshot', 'push', 'watch', 'pull', 'resolve', 'undo'].includes(kind)) throw new RecordFormatError(line, `unknown batch kind ${kind}`);
+  if (!BATCH_KINDS.includes(kind)) throw new RecordFormatError(line, `unknown batch kind ${kind}`);
   const git = o.git === undefined ? undefined : parseGitStamp(o.git, line);
-  return { t: str('t'), id: str('id'), kind: kind as BatchKind, host: str('host'), dir: str('dir'), v: str('v'), ...(git ? { git } : {}) };
+  if (o.to !== undefined && typeof o.to !== 'string') throw new RecordFormatError(line, 'bad rollback target in a batch header');
+  const to = o.to as string | undefined;
+  return { t: str('t'), id: str('id'), kind: kind as BatchKind, host: str('host'), dir: str('dir'), v: str('v'), ...(git ? { git } : {}), ...(to !== undefined ? { to } : {}) };
 }
 
 const COMMIT = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -217,9 +234,11 @@ function parseGitStamp(g: unknown, line: number): GitStamp {
     Number.isSafeInteger(o.time) &&
     Array.isArray(o.anc) &&
     o.anc.length <= MAX_ANCESTORS &&
-    o.anc.every((a) => typeof a === 'string' && ABBREV.test(a));
+    o.anc.every((a) => typeof a === 'string' && ABBREV.test(a)) &&
+    (o.subject === undefined || (typeof o.subject === 'string' && o.subject.length <= GIT_SUBJECT_MAX));
   if (!ok) throw new RecordFormatError(line, 'bad git stamp in a batch header');
-  return { head: o.head as string, clean: o.clean as boolean, time: o.time as number, anc: [...(o.anc as string[])] };
+  const subject = o.subject as string | undefined;
+  return { head: o.head as string, clean: o.clean as boolean, time: o.time as number, anc: [...(o.anc as string[])], ...(subject !== undefined ? { subject } : {}) };
 }
 
 /** Parses a whole record; throws RecordFormatError on anything but an intact record of this version. */
@@ -252,7 +271,7 @@ export function parseRecord(text: string): BaseRecord {
     if ((kind === 0x53 /* S */ || kind === 0x42) /* B */ && line.charCodeAt(1) === 0x20) {
       const snapshot = kind === 0x53;
       if (snapshot && batches.length > 0) throw new RecordFormatError(n, 'a snapshot after the first batch');
-      cur = { header: parseHeader(line.slice(2), n), snapshot, paths: [] };
+      cur = { header: parseHeader(line.slice(2), n), snapshot, paths: [], bytes: lineBytes };
       batches.push(cur);
       prev = '';
       if (snapshot) snapshotBytes += lineBytes;
@@ -269,12 +288,35 @@ export function parseRecord(text: string): BaseRecord {
     if (cur.snapshot) cur.paths.push({ path, after: decodeEntry(cols[2]!, n) });
     else cur.paths.push({ path, before: decodeEntry(cols[2]!, n), after: decodeEntry(cols[3]!, n) });
     prev = path;
+    cur.bytes += lineBytes;
     if (cur.snapshot) snapshotBytes += lineBytes;
     bytes += lineBytes;
   }
   if (tail === null) throw new RecordFormatError(lines.length, 'truncated (no tail line)');
   return { batches, tail, snapshotBytes, totalBytes: bytes + tailLine(tail).length };
 }
+
+/**
+ * Where a compaction of `batches` cuts: the index of the first batch it keeps as a batch.
+ * Kept: the newest `keepPushes` push and watch batches and every batch after the oldest of
+ * them, and at least the newest `keepBatches` batches. 0: nothing older to fold.
+ */
+export function keptFrom(batches: readonly Batch[], keepPushes: number, keepBatches: number): number {
+  let pushes = 0;
+  let from = Math.max(0, batches.length - keepBatches);
+  for (let i = batches.length - 1; i >= 0 && pushes < keepPushes; i--) {
+    const k = batches[i]!.header.kind;
+    if (k === 'push' || k === 'watch') {
+      pushes++;
+      from = Math.min(from, i);
+    }
+  }
+  // The snapshot is never kept as a batch: compaction makes a new one.
+  return Math.max(from, batches[0]?.snapshot ? 1 : 0);
+}
+
+/** UTF-8 bytes of the appended batches before index `from` (the snapshot aside): what a compaction at `from` would fold. */
+export const foldedBytes = (batches: readonly Batch[], from: number): number => batches.slice(0, from).reduce((n, b) => n + (b.snapshot ? 0 : b.bytes), 0);
 
 /** The batch ids a record holds (a reader's "seen" set). */
 export const batchIds = (r: BaseRecord): Set<string> => new Set(r.batches.map((b) => b.header.id));

@@ -184,6 +184,27 @@ export class StateStore {
     return bytes;
   }
 
+  /** The audit trail's lines, oldest first; a line that does not parse (a crash mid-append) is skipped. */
+  async readLog(): Promise<Record<string, unknown>[]> {
+    let text: string;
+    try {
+      text = await readFile(path.join(this.dir, 'push.log'), 'utf8');
+    } catch {
+      return [];
+    }
+    const out: Record<string, unknown>[] = [];
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      try {
+        const o: unknown = JSON.parse(line);
+        if (o !== null && typeof o === 'object') out.push(o as Record<string, unknown>);
+      } catch {
+        // skipped
+      }
+    }
+    return out;
+  }
+
   /** One JSON line per push or watch cycle: an audit trail a human can grep. */
   async appendLog(record: Record<string, unknown>): Promise<void> {
     await mkdir(this.dir, { recursive: true });

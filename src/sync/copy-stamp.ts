@@ -12,6 +12,7 @@
 import { gitClean, gitTracked, type GitHead } from '../local/git.js';
 import { projectRootOf, type Config } from '../config/config.js';
 import type { BatchStamp } from './remote-record.js';
+import { GIT_SUBJECT_MAX } from '../state/base-record.js';
 
 export async function batchStamp(
   config: Pick<Config, 'root' | 'projectRoot' | 'build' | 'sendSecrets'>,
@@ -30,7 +31,7 @@ export async function batchStamp(
   const secrets = new Set(config.sendSecrets);
   const built = typeof config.build === 'string' && config.build !== '' && projectRootOf(config) !== config.root;
   return {
-    git: { head: head.head, clean: clean === true, time: head.time, anc: head.anc },
+    git: { head: head.head, clean: clean === true, time: head.time, anc: head.anc, ...(head.subject !== '' ? { subject: head.subject.slice(0, GIT_SUBJECT_MAX) } : {}) },
     fromCommit: (p) => !secrets.has(p) && (built || (tracked?.(p) ?? false)),
   };
 }

@@ -472,12 +472,15 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // A key that may write files but not apply them is found before anything is written.
   if (willApply) await checkApplyScope(session);
 
+  /** The batch this push recorded: its log line names it, so `history` knows its health. */
+  let recordedId: string | null = null;
   // The base record takes this push's batch before anything is sent (its befores make a
   // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
   // since our read; read again and plan again, so what it changed is seen, never overwritten.
   if (recordNeeded) {
     const stamp = await batchStamp(config, head === null ? null : await head, { paths: record.text === null ? null : batch.map((p) => p.path), ...(clean ? { clean } : {}) });
     const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values(), stamp);
+    if (committed.ok) recordedId = committed.id;
     if (committed.ok && unrecorded.size > 0) await savePendingRecord(session.stateDir, new Map());
     if (!committed.ok) {
       const attempt = (retry?.attempt ?? 0) + 1;
@@ -582,7 +585,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   report.applyPending = applyPending && report.apply === null;
   report.durationMs = Date.now() - started;
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
-  await store.appendLog(logLineOf('push', report, client.stats().total));
+  await store.appendLog({ ...logLineOf('push', report, client.stats().total), ...(recordedId !== null ? { batch: recordedId } : {}) });
   return report;
 }
 

@@ -13,6 +13,8 @@
  * A pending path of another machine's batch is ambiguous (in flight, failed, or undone by hand
  * moments after it landed): reconcile never writes it (a conflict when local holds its after).
  * Older batches are not consulted: a path put back to an older content by hand is a change.
+ * A landed path of a rollback batch (sync/rollback.ts) takes the rollback's after as its base
+ * on every copy: the copy's files are then ahead of the deployment, never a change to pull.
  *
  * Merge, with this machine's base Bl (null: a fresh clone, CI, a new laptop):
  * - Bl null: the record's replayed base is the base. A pending path of a batch this machine
@@ -135,8 +137,19 @@ export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Sna
     }
     return { base, elsewhere, recorded, uncommitted };
   }
+  // A landed rollback is the deployment put back on purpose, not a change to take: the base
+  // takes its after, so this copy's files read as ahead of the deployment (a push re-applies them).
+  let base: Snapshot = localBase;
   for (const [p, rp] of replayed) {
     const mine = localBase.get(p) ?? null;
+    if (rp.header.kind === 'rollback' && rp.state === 'landed') {
+      if (!entriesEqual(rp.after, mine)) {
+        if (base === localBase) base = new Map(localBase);
+        if (rp.after) base.set(p, rp.after);
+        else base.delete(p);
+      }
+      continue;
+    }
     if (rp.firstUnseen !== null && rp.state !== 'other' && !entriesEqual(rp.after, mine)) {
       elsewhere.set(p, { before: mine, after: rp.after, landed: rp.state === 'landed', origin: originOf(rp.header) });
     } else if (rp.state === 'landed' && !entriesEqual(rp.base, mine)) {
@@ -145,5 +158,5 @@ export function mergeRecord(record: BaseRecord, remote: Snapshot, localBase: Sna
       elsewhere.set(p, { before: mine, after: rp.after, landed: false, origin: originOf(rp.header) });
     }
   }
-  return { base: localBase, elsewhere, recorded, uncommitted };
+  return { base, elsewhere, recorded, uncommitted };
 }

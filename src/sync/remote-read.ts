@@ -44,6 +44,19 @@ export interface RemoteRead {
 export const indexPatterns = (patterns: readonly string[]): string[] => [...patterns, '!/.hostsync/', '/.hostsync/*', '!/.hostsync/base-*.rec'];
 
 /**
+ * The base record's listing alone: an index whose ignore patterns leave out everything at
+ * the root but `.hostsync/`, and in it everything but the records. One request whatever the
+ * tree's size (the index prunes an ignored folder without walking it): what `history` in a
+ * fresh clone or CI pays before reading the record itself.
+ */
+export async function readRecordListing(client: HostingClient): Promise<Pick<RemoteRead, 'record'>> {
+  const res = await client.files.index({ ignore: indexPatterns(['/*']), hashMaxBytes: INDEX_HASH_MAX_BYTES });
+  const tree = new RemoteTree(createIgnoreMatcher([]));
+  tree.add(res.entries);
+  return { record: tree.result().record };
+}
+
+/**
  * What state.bin keeps of a whole read, as the cache the next files.index is compared
  * against; null when the read saw leftovers (their digest covers files about to go).
  */

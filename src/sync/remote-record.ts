@@ -21,6 +21,8 @@ import {
   appendedText,
   batchText,
   diffBases,
+  foldedBytes,
+  keptFrom,
   markedFromCommit,
   newNonce,
   newRecordPath,
@@ -39,7 +41,7 @@ import type { Entry } from '../model/types.js';
 import type { RemoteRead } from './remote-read.js';
 import type { Session } from './session.js';
 import { WRITE_MANY_MAX_BYTES } from '../api/limits.js';
-import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES } from './tunables.js';
+import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES, RECORD_KEEP_PUSHES } from './tunables.js';
 
 /** hostsync's version as batch headers carry it. */
 const TOOL_VERSION = '0.1.0';
@@ -233,8 +235,8 @@ export function parsedRecord(read: RecordRead): BaseRecord | null {
   return read.record;
 }
 
-export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind, git?: GitStamp): BatchHeader {
-  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION, ...(git ? { git } : {}) };
+export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind, git?: GitStamp, to?: string): BatchHeader {
+  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION, ...(git ? { git } : {}), ...(to !== undefined ? { to } : {}) };
 }
 
 /**
@@ -262,8 +264,10 @@ export async function commitBatch(
   given: readonly BatchPath[],
   whole: () => Iterable<Entry>,
   stamp: BatchStamp | null = null,
+  /** A rollback's target batch id (the header's `to`). */
+  to?: string,
 ): Promise<CommitResult> {
-  const header = batchHeader(session, kind, stamp?.git);
+  const header = batchHeader(session, kind, stamp?.git, to);
   const fromCommit = stamp?.fromCommit ?? null;
   const paths = markedFromCommit(given, fromCommit);
   const nonce = newNonce();
@@ -304,12 +308,14 @@ export async function commitBatch(
   }
   if (paths.length === 0) return { ok: true, id: header.id, requests: 0 };
   const batch = batchText(header, paths);
-  const appended = record.totalBytes - record.snapshotBytes + Buffer.byteLength(batch);
-  // Compaction: the batches outgrew the snapshot. The whole text is the compare-and-swap's
-  // old string then (still one exact-match edit); the newest batches stay batches, so a push
-  // in flight elsewhere is still told apart from a failed one.
-  const compact = appended > Math.max(record.snapshotBytes, RECORD_COMPACT_MIN_BYTES) && record.batches.length > RECORD_KEEP_BATCHES + 1;
-  const next = compact ? compactedText(record, header, batch, nonce) : appendedText(read.text, record.tail, batch, nonce);
+  // Compaction: the batches older than the kept ones (the newest RECORD_KEEP_PUSHES pushes,
+  // which history lists and rollback goes back to) outgrew the snapshot. Weighing only those
+  // keeps a record of 50 large pushes from compacting on every push. The whole text is the
+  // compare-and-swap's old string then (still one exact-match edit); the kept batches stay
+  // batches, so a push in flight elsewhere is still told apart from a failed one.
+  const from = keptFrom(record.batches, RECORD_KEEP_PUSHES, RECORD_KEEP_BATCHES);
+  const compact = foldedBytes(record.batches, from) > Math.max(record.snapshotBytes, RECORD_COMPACT_MIN_BYTES);
+  const next = compact ? compactedText(record, from, header, batch, nonce) : appendedText(read.text, record.tail, batch, nonce);
   const oldString = compact ? read.text : tailLine(record.tail);
   const newString = compact ? next : next.slice(read.text.length - oldString.length);
   try {
@@ -350,11 +356,11 @@ function linesUpTo(text: string, max: number): string[] {
   return parts;
 }
 
-/** The record rewritten as one snapshot (each path's newest after) followed by its newest batches and `batch`. */
-function compactedText(record: BaseRecord, header: BatchHeader, batch: string, nonce: string): string {
-  const keep = record.batches.slice(-RECORD_KEEP_BATCHES);
+/** The record rewritten as one snapshot (each path's newest after before `from`) followed by the batches from `from` and `batch`. */
+function compactedText(record: BaseRecord, from: number, header: BatchHeader, batch: string, nonce: string): string {
+  const keep = record.batches.slice(from);
   const folded = new Map<string, Entry>();
-  for (const b of record.batches.slice(0, record.batches.length - keep.length)) {
+  for (const b of record.batches.slice(0, from)) {
     for (const p of b.paths) {
       if (p.after === null) folded.delete(p.path);
       else folded.set(p.path, { path: p.path, ...p.after });

@@ -370,7 +370,7 @@ async function runStep(session: Session, step: UndoStep, report: UndoReport): Pr
  * A restored or renamed-back file with the right bytes but the wrong executable bit (a
  * restore or an extraction need not keep it) is set right. Returns the chmods sent.
  */
-async function fixModes(session: Session, expected: Map<string, Entry | null>, now: Snapshot): Promise<number> {
+export async function fixModes(session: Session, expected: ReadonlyMap<string, Entry | null>, now: Snapshot): Promise<number> {
   let sent = 0;
   for (const [p, want] of expected) {
     const cur = now.get(p);

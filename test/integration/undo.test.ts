@@ -122,7 +122,7 @@ describe('undo', () => {
     const after = await history(conn());
     expect(after.pushes.map((p) => p.state)).toEqual(['undone', 'undone', 'done']);
 
-    const listed = await cli('history');
+    const listed = await cli('history', '--local');
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/undone/);
     expect(listed.stdout).toMatch(/undo 1/);

@@ -7,7 +7,7 @@ import { file, snap } from './fixtures.js';
 
 const id = (c: string): string => c.repeat(40);
 const ab = (c: string): string => c.repeat(12);
-const head = (c: string, time: number, anc: string[] = [], shallow = false): GitHead => ({ head: id(c), time, anc: anc.map(ab), shallow });
+const head = (c: string, time: number, anc: string[] = [], shallow = false): GitHead => ({ head: id(c), time, anc: anc.map(ab), shallow, subject: '' });
 const stamp = (c: string, time: number, anc: string[] = []): GitStamp => ({ head: id(c), clean: true, time, anc: anc.map(ab) });
 const H = (git?: GitStamp): BatchHeader => ({ t: new Date().toISOString(), id: 'p1', kind: 'push', host: 'laptop', dir: 'site', v: '0.1.0', ...(git ? { git } : {}) });
 

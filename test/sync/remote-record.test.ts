@@ -7,7 +7,7 @@ import { appendedText, batchText, parseRecord, snapshotText, type BatchHeader } 
 import { commitBatch, parsedRecord, readRecord, type RecordRead } from '../../src/sync/remote-record.js';
 import { replayRecord } from '../../src/sync/record-merge.js';
 import { RecordCopyStore } from '../../src/state/record-copy.js';
-import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_BATCHES } from '../../src/sync/tunables.js';
+import { READ_MANY_BUDGET_BYTES, RECORD_COMPACT_MIN_BYTES, RECORD_KEEP_PUSHES } from '../../src/sync/tunables.js';
 import { ApiError } from '../../src/remote/errors.js';
 import type { Entry } from '../../src/model/types.js';
 import { file } from './fixtures.js';
@@ -81,17 +81,21 @@ describe('commitBatch', () => {
     }
   });
 
-  it('compacts once the batches outgrow the snapshot: one snapshot of the older batches, the newest kept, the same replay', async () => {
+  it('compacts once the batches older than the kept 50 pushes outgrow the snapshot: one snapshot of them, the newest 50 kept, the same replay', async () => {
     let text = snapshotText(H('s'), [file('a', '0')], 'a'.repeat(32));
     let tail = 'a'.repeat(32);
     let n = 0;
-    while (Buffer.byteLength(text) < RECORD_COMPACT_MIN_BYTES + 1000) {
+    const sizes: number[] = [];
+    const older = (): number => sizes.slice(0, Math.max(0, sizes.length - RECORD_KEEP_PUSHES)).reduce((a, b) => a + b, 0);
+    while (older() < RECORD_COMPACT_MIN_BYTES + 1000) {
       const next = String(n).padStart(32, '0');
       const paths = [
         { path: 'a', before: rec(file('a', String(n))), after: rec(file('a', String(n + 1))) },
         { path: `f/${n}`, before: null, after: n % 3 === 0 ? null : rec(file(`f/${n}`, 'x')) },
       ];
-      text = appendedText(text, tail, batchText(H(`b${n}`), paths), next);
+      const b = batchText(H(`b${n}`), paths);
+      sizes.push(Buffer.byteLength(b));
+      text = appendedText(text, tail, b, next);
       tail = next;
       n++;
     }
@@ -103,7 +107,7 @@ describe('commitBatch', () => {
     expect(edits[0]!.oldString).toBe(text);
     const compacted = parseRecord(remote.text);
     expect(compacted.batches[0]!.snapshot).toBe(true);
-    expect(compacted.batches.slice(1).map((b) => b.header.id)).toEqual([...Array.from({ length: RECORD_KEEP_BATCHES }, (_, i) => `b${n - RECORD_KEEP_BATCHES + i}`), ok.id]);
+    expect(compacted.batches.slice(1).map((b) => b.header.id)).toEqual([...Array.from({ length: RECORD_KEEP_PUSHES }, (_, i) => `b${n - RECORD_KEEP_PUSHES + i}`), ok.id]);
     expect(Buffer.byteLength(remote.text)).toBeLessThan(Buffer.byteLength(text) / 2);
     // Against a remote where every write landed, both records give the same base (a path
     // recorded as deleted is simply not in the snapshot).
@@ -115,6 +119,29 @@ describe('commitBatch', () => {
     const bases = (m: typeof want) => new Map([...m].filter(([, r]) => r.base !== null).map(([p, r]) => [p, [r.state, r.base!.hash]]));
     expect(bases(got)).toEqual(bases(want));
     expect(bases(got).size).toBeGreaterThan(100);
+  });
+});
+
+describe('compaction keeps 50 pushes', () => {
+  it('50 large pushes over a small snapshot do not compact on every push: only the bytes older than the kept pushes count', async () => {
+    let text = snapshotText(H('s'), [file('a', '0')], 'a'.repeat(32));
+    let tail = 'a'.repeat(32);
+    // Each push names 60 paths (~2.5 KB): 50 of them outweigh the snapshot and the minimum alike.
+    for (let n = 0; n < RECORD_KEEP_PUSHES; n++) {
+      const next = String(n).padStart(32, '0');
+      const paths = Array.from({ length: 60 }, (_, i) => ({ path: `big/${n}/${String(i).padStart(3, '0')}`, before: null, after: rec(file(`big/${n}/${i}`, 'x')) }));
+      text = appendedText(text, tail, batchText(H(`b${n}`), paths), next);
+      tail = next;
+    }
+    expect(Buffer.byteLength(text)).toBeGreaterThan(RECORD_COMPACT_MIN_BYTES);
+    const remote = { text };
+    const { session, edits } = await fakeSession(remote);
+    const read: RecordRead = { path: '.hostsync/base-x.rec', text, record: null, own: [], current: true, requests: 0, warning: null };
+    const ok = await commitBatch(session, read, 'push', [{ path: 'z', before: null, after: rec(file('z', 'z')) }], () => []);
+    expect(ok.ok).toBe(true);
+    // An append (the tail line), not a rewrite of the whole text.
+    expect(edits[0]!.oldString).toBe(`@tail ${tail}\n`);
+    expect(parseRecord(remote.text).batches).toHaveLength(RECORD_KEEP_PUSHES + 2);
   });
 });
 

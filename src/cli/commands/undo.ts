@@ -4,7 +4,8 @@ import { runUndo } from '../../app/undo.js';
 import { usageError } from '../../errors.js';
 import { connectionFlags, globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
-import { renderHistory, renderUndo } from '../render-undo.js';
+import { renderUndo } from '../render-undo.js';
+import { renderHistoryResult } from '../render-history.js';
 
 const json = (cmd: Command): boolean => globalFlags(cmd).json ?? false;
 
@@ -27,6 +28,6 @@ export async function undoCommand(flags: { dryRun?: boolean; apply?: boolean; st
   );
 }
 
-export async function historyCommand(cmd: Command): Promise<number> {
-  return emitResult(await runHistory(connectionFlags(cmd)), json(cmd), renderHistory);
+export async function historyCommand(id: string | undefined, flags: { local?: boolean }, cmd: Command): Promise<number> {
+  return emitResult(await runHistory({ ...connectionFlags(cmd), local: flags.local ?? false, ...(id !== undefined ? { id } : {}) }), json(cmd), renderHistoryResult);
 }

@@ -1,0 +1,146 @@
+/**
+ * Issue 48: every push is a version. `history` lists the deployment's pushes from every
+ * machine (the base record), and `rollback <id>` puts the files back to what they were right
+ * after one of them, from any machine, through files.history/files.restore.
+ */
+import { readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { tempDir } from '../helpers/tree.js';
+import { runCli } from '../helpers/cli.js';
+import { envFor } from '../helpers/push.js';
+import { ownBudgetPerTest } from '../helpers/budget.js';
+import { clone, commit, repo } from '../helpers/git.js';
+
+let emu: RunningEmulator;
+let vol: { dir: string; cleanup: () => Promise<void> };
+
+beforeAll(async () => {
+  vol = await tempDir('hostsync-emu-');
+  emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+});
+ownBudgetPerTest();
+afterAll(async () => {
+  await emu?.close();
+  await vol?.cleanup();
+});
+beforeEach(async () => {
+  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+});
+
+const PROJECT = {
+  'hostsync.json': JSON.stringify({ remoteOwned: ['data/'] }),
+  'index.html': '<h1>hi</h1>\n',
+  'src/app.js': 'console.log(1)\n',
+  'package.json': '{"name":"site"}\n',
+};
+
+const cli = (dir: string, ...args: string[]) => runCli([...args, '--dir', dir], { ...envFor(emu), CI: 'true' });
+const json = async (dir: string, ...args: string[]) => {
+  const r = await cli(dir, ...args, '--json');
+  return { code: r.code, out: JSON.parse(r.stdout) as Record<string, any>, raw: r.stdout + r.stderr };
+};
+const onDeployment = (rel: string) => readFile(path.join(emu.volume, rel), 'utf8');
+
+/** Machine one (a laptop) pushes the first commit; machine two (a fresh clone) changes app.js, adds new.js and pushes. */
+async function twoPushes(): Promise<{ laptop: string; ci: string; first: string; second: string }> {
+  const laptop = (await repo('laptop', PROJECT, '2026-11-01T10:00:00Z')).dir;
+  expect((await cli(laptop, 'push', '--no-apply')).code).toBe(0);
+  const ci = clone(laptop, 'ci');
+  await commit(ci, { 'src/app.js': 'console.log("two")\n', 'src/new.js': 'export {}\n' }, 'Second: a new module\n\nbody', '2026-11-02T10:00:00Z');
+  const pushed = await cli(ci, 'push', '--no-apply');
+  expect(pushed.code, pushed.stdout + pushed.stderr).toBe(0);
+  const third = clone(laptop, 'third');
+  const h = await json(third, 'history');
+  expect(h.code, h.raw).toBe(0);
+  const [second, first] = h.out.batches as Array<Record<string, any>>;
+  return { laptop, ci, first: first!.id, second: second!.id };
+}
+
+describe('history from any machine', () => {
+  it('a third machine (a fresh clone) lists both pushes, newest first, with who and the commit subject; history <id> shows the paths', async () => {
+    const { first, second } = await twoPushes();
+    const third = clone((await repo('x', PROJECT, '2026-11-01T10:00:00Z')).dir, 'third');
+    const h = await json(third, 'history');
+    expect(h.out.batches).toHaveLength(2);
+    expect(h.out.batches[0], JSON.stringify(h.out.batches[0])).toMatchObject({ id: second, kind: 'push', files: 2, git: { subject: 'Second: a new module', clean: true } });
+    expect(h.out.batches[1], JSON.stringify(h.out.batches[1])).toMatchObject({ id: first, kind: 'snapshot', git: { subject: 'first' } });
+    // One index listing only the record, one read of it: whatever the tree's size.
+    expect(h.out.requests.total).toBe(2);
+    const one = await json(third, 'history', second.slice(0, 6));
+    expect(one.code).toBe(0);
+    expect(one.out.batch.paths.map((p: { path: string }) => p.path)).toEqual(['src/app.js', 'src/new.js']);
+    expect(one.out.batch.paths[1].before).toBeNull();
+    const human = await cli(third, 'history');
+    expect(human.stdout).toContain(second.slice(0, 8));
+    expect(human.stdout).toContain('Second: a new module');
+  });
+});
+
+describe('rollback', () => {
+  it('a third machine rolls back to the first push: app.js restored, new.js deleted, app data untouched; recorded, listed, and undone', async () => {
+    const { ci, first } = await twoPushes();
+    await mkdir(path.join(emu.volume, 'data'), { recursive: true });
+    await writeFile(path.join(emu.volume, 'data/db.json'), '{"users":3}\n');
+    const third = clone(ci, 'third');
+    const dry = await json(third, 'rollback', first, '--dry-run');
+    expect(dry.code, dry.raw).toBe(0);
+    expect(dry.out).toMatchObject({ dryRun: true, restored: ['src/app.js'], deleted: ['src/new.js'], conflicts: [], missing: [] });
+    // files.history + files.restore for app.js, one delete, the record's edit, the verifying index.
+    expect(dry.out.plannedRequests).toBe(5);
+    expect(await onDeployment('src/app.js')).toBe('console.log("two")\n');
+
+    const r = await json(third, 'rollback', first, '--no-apply');
+    expect(r.code, r.raw).toBe(0);
+    expect(r.out.counts).toEqual({ restored: 1, deleted: 1, chmod: 0 });
+    expect(await onDeployment('src/app.js')).toBe('console.log(1)\n');
+    await expect(onDeployment('src/new.js')).rejects.toThrow();
+    expect(await onDeployment('data/db.json')).toBe('{"users":3}\n');
+
+    const h = await json(third, 'history');
+    expect(h.out.batches[0]).toMatchObject({ kind: 'rollback', to: first, id: r.out.batchId });
+
+    // The copy that pushed the second commit: its files read as ahead of the deployment, not as a change to pull.
+    const st = await json(ci, 'status');
+    expect(st.out.conflicts, st.raw).toEqual([]);
+    expect(st.out.changes.map((c: { path: string }) => c.path).sort(), st.raw).toEqual(['src/app.js', 'src/new.js']);
+
+    // undo (on the machine that rolled back) takes the rollback back.
+    const u = await json(third, 'undo', '--no-apply');
+    expect(u.code, u.raw).toBe(0);
+    expect(await onDeployment('src/app.js')).toBe('console.log("two")\n');
+    expect(await onDeployment('src/new.js')).toBe('export {}\n');
+    expect(await onDeployment('data/db.json')).toBe('{"users":3}\n');
+  });
+
+  it('a file edited on the deployment since is a conflict: exit 3 naming it, nothing changed; --force rolls back anyway', async () => {
+    const { first } = await twoPushes();
+    await writeFile(path.join(emu.volume, 'src/app.js'), 'hotfix by hand\n');
+    const third = clone((await repo('y', PROJECT, '2026-11-01T10:00:00Z')).dir, 'third');
+    const r = await json(third, 'rollback', first, '--no-apply');
+    expect(r.code).toBe(3);
+    expect(r.out.error).toContain('src/app.js');
+    expect(r.out.conflicts).toEqual([{ path: 'src/app.js', why: expect.stringContaining('changed on the deployment') }]);
+    expect(await onDeployment('src/app.js')).toBe('hotfix by hand\n');
+    expect(await onDeployment('src/new.js')).toBe('export {}\n');
+    const forced = await json(third, 'rollback', first, '--no-apply', '--force');
+    expect(forced.code, forced.raw).toBe(0);
+    expect(await onDeployment('src/app.js')).toBe('console.log(1)\n');
+  });
+
+  it('a version no longer in the deployment\'s file history refuses the whole rollback before anything changes', async () => {
+    const { first } = await twoPushes();
+    // The service dropped every saved version (its history keeps the latest ones only).
+    await rm(path.join(vol.dir, 'history', emu.deploymentId), { recursive: true, force: true });
+    const third = clone((await repo('z', PROJECT, '2026-11-01T10:00:00Z')).dir, 'third');
+    const r = await json(third, 'rollback', first, '--no-apply');
+    expect(r.code).toBe(3);
+    expect(r.out.missing).toEqual(['src/app.js']);
+    expect(r.out.error).toContain('changed nothing');
+    expect(await onDeployment('src/app.js')).toBe('console.log("two")\n');
+    expect(await onDeployment('src/new.js')).toBe('export {}\n');
+    const h = await json(third, 'history');
+    expect(h.out.batches[0].kind).toBe('push');
+  });
+});
