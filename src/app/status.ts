@@ -1,5 +1,6 @@
 import { push as pushCore } from '../sync/push.js';
 import type { CopyPosition } from '../sync/copy-position.js';
+import { webAddress } from '../model/web-address.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { EXIT } from '../errors.js';
@@ -158,7 +159,8 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
           deployment: deploymentRef(session.config),
           watch,
           settings: null,
-          url: record?.domains?.url ?? null,
+          // As `open` gives it: a plain web address, written again by the URL parser, or none.
+          url: record?.domains?.url ? webAddress(record.domains.url) : null,
           local,
           position: report.position,
           restarts: await restartCountOf(session.config),

@@ -86,8 +86,8 @@ export interface ExecuteOptions {
   /**
    * Given, each write step first re-reads its paths (a scoped files.index) and holds back
    * every file the deployment changed since `remote` was read (but the first, when `fresh`);
-   * then each overwrite by a re-checked writeMany is checked against files.history for an
-   * edit that slipped in between. A forced push passes none: local wins there by request.
+   * then each overwrite by writeMany is checked against files.history for an edit that
+   * slipped in between. A forced push passes none: local wins there by request.
    */
   recheck?: RecheckFn;
   /** `remote` was read by the request just before this call (nothing but local planning in between). */
@@ -173,8 +173,7 @@ export function checkRequests(plan: Plan, remote: Snapshot, uploadMaxBytes = NOD
   const writes = plan.steps.reduce((n, s) => n + (s.op === 'archive' ? archivePartsAtWorst(s.files, uploadMaxBytes) : isWrite(s) ? 1 : 0), 0);
   const rechecks = writes - (plan.steps[0] && isWrite(plan.steps[0]) ? 1 : 0);
   const overwrites = writeManyOverwrites(plan, remote);
-  // Slip checks follow re-checked writes only: none when the one write step is the first.
-  return rechecks + (rechecks > 0 && overwrites <= SLIP_CHECK_MAX_FILES ? overwrites : 0);
+  return rechecks + (overwrites <= SLIP_CHECK_MAX_FILES ? overwrites : 0);
 }
 
 /** The write steps minus files that cannot land (a non-empty folder is in the way). */
@@ -253,10 +252,7 @@ async function runStep(step: Step, opts: ExecuteOptions, result: ExecResult, che
       return;
     case 'writeMany': {
       const landed = await writeBatch(step.files, opts, result);
-      // Only after a re-check: the first write of a fresh plan is one round trip (the record's
-      // compare-and-swap) from its read, the window a watch cycle also leaves unchecked, and a
-      // one-file push stays 4 requests (issue 45). files.history keeps what such a slip replaced.
-      if (checks.slipCheck && checks.recheck) await findOverwritten(landed, opts, result);
+      if (checks.slipCheck) await findOverwritten(landed, opts, result);
       return;
     }
     case 'upload': {

@@ -182,7 +182,7 @@ describe('hostsync open and create', () => {
     expect((await t.cli('push')).code).toBe(0);
     const r = await t.json('open');
     expect(r.code).toBe(0);
-    expect(r.out.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(r.out.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/?$/);
     expect(r.out.requests.total).toBe(1);
     const human = await t.cli('open');
     expect(human.stdout.trim()).toBe(r.out.url);

@@ -238,23 +238,23 @@ describe('CycleScheduler with a budget', () => {
 });
 
 /**
- * What a one-file change cycle of the daemon sends with apply: the scoped read, the base
- * record's batch (files.edit), the write, the apply (test/watch/scoped.test.ts counts them
- * against the emulator).
+ * What a one-file change cycle of the daemon sends with apply: the scoped read, the write,
+ * the apply; the base record's batch waits for the quiet moment (test/watch/scoped.test.ts
+ * counts them against the emulator).
  */
-const CHANGE_CYCLE_SENDS = 4;
+const CHANGE_CYCLE_SENDS = 3;
 
 describe("the daemon's change cycle, as the pacer budgets it", () => {
-  it('another process left room for three requests: the four-request cycle waits until all four fit, never stalling before its apply', async () => {
+  it('another process left room for two requests: the three-request cycle waits until all three fit, never stalling before its apply', async () => {
     const h = paced(50, { cost: changeCycleCost(false), sends: CHANGE_CYCLE_SENDS });
-    // 117 of 120 spent by another process, one request a second from t = -59 s: the oldest leaves the window at 1 s.
-    h.budget.foreign = Array.from({ length: 117 }, (_, i) => -59_000 + i * 1_000);
+    // 118 of 120 spent by another process, one request a second from t = -59 s: the oldest leaves the window at 1 s.
+    h.budget.foreign = Array.from({ length: 118 }, (_, i) => -59_000 + i * 1_000);
     h.s.start();
     h.s.touch(['a.js']);
     await h.clock.advance(5_000);
     expect(h.kinds()[0]).toBe('a.js');
-    // Budgeted at 3 (before the base record's batch was counted) it started at once with
-    // 117 + 4 > 120: its fourth request, the apply, would have waited in the client's queue.
+    // Budgeted short of what it sends, it would start at once with 118 + 3 > 120: its last
+    // request, the apply, would wait in the client's queue.
     expect(h.runs[0]!.used + CHANGE_CYCLE_SENDS).toBeLessThanOrEqual(LIMIT);
     expect(h.runs[0]!.at).toBe(1_000);
   });
