@@ -14,6 +14,7 @@ import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } fr
 import { pushSettings, STARTUP_WARNING, type SettingsResult } from './deploy-settings.js';
 import { runBuild } from './build.js';
 import { sayAutoKindOnce } from '../state/auto-kind.js';
+import { sharedTokenWarnings } from './shared-tokens.js';
 import { failedWith, requestsOf, runCommand, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export interface PushOptions extends ConnectionOptions {
@@ -324,7 +325,8 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
           ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, projectRootOf(session.config)) } : {}),
         });
-        const result = withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings);
+        const pushed = withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings);
+        const result = { ...pushed, warnings: [...(await sharedTokenWarnings(session.config)), ...pushed.warnings] };
         const auto = result.health?.decided === 'auto' ? result.health.kind : null;
         return auto ? { ...result, autoKindNew: await sayAutoKindOnce(session.stateDir, auto) } : result;
       } finally {

@@ -36,3 +36,9 @@ export const DOCTOR_ENV_PROBE_KEY = 'HOSTSYNC_DOCTOR_SCOPE_PROBE';
 export const BUILD_ERROR_TAIL_LINES = 5;
 /** init reads the entry file for the static folder it serves; a larger file is not scanned (hotPaths stay []). */
 export const ENTRY_READ_MAX_BYTES = 1024 * 1024;
+/**
+ * `dev --stop-remote` waits this long for the remote copy to stop (deployments.power stop,
+ * waitSeconds) before dev starts its own: a bot still connected would fight dev's for a
+ * while. The document's default wait after a start, so a stop that takes as long is seen.
+ */
+export const STOP_REMOTE_WAIT_SECONDS = 20;

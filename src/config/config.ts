@@ -10,6 +10,9 @@ import { findProjectRoot, findProjectUp } from './find-root.js';
 import { assertSyncDirInside } from './sync-dir.js';
 import { devEmulatorFor } from './dev-emulator.js';
 import { targetOfFolder } from './target-folder.js';
+import { validateTokens } from './tokens.js';
+import { startupForInstall, validateInstall, type InstallMode } from './install.js';
+import { validateNotify, type NotifySettings } from './notify.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -65,6 +68,13 @@ export interface Config {
   build?: string | null;
   /** The running `hostsync dev` emulator this command talks to, when nothing else named a service; null otherwise. */
   devEmulator?: string | null;
+  // Bots first (issue 47). Optional for configurations built by hand.
+  /** hostsync.json "tokens": more variable names that hold a bot's token (config/tokens.ts). */
+  tokens?: string[];
+  /** hostsync.json "install" (config/install.ts); absent: "boot". */
+  install?: InstallMode;
+  /** hostsync.json "notify" (config/notify.ts); absent or null: none. */
+  notify?: NotifySettings | null;
 }
 
 /** The folder that holds hostsync.json and `.hostsync/` (the project root), whatever folder is synced. */
@@ -106,6 +116,7 @@ export interface Settings {
   size?: DeclaredSize;
   dir?: string;
   build?: string;
+  install?: InstallMode;
 }
 
 /** One named target ("staging", "production"): a deployment and whatever settings differ for it. */
@@ -120,6 +131,8 @@ export interface ConfigFile extends Settings {
   defaultTarget?: string;
   /** Files the credential rules would keep local that the user wants sent anyway (root-relative paths, no patterns). */
   sendSecrets?: string[];
+  tokens?: string[];
+  notify?: NotifySettings;
 }
 
 export interface ConfigFlags {
@@ -203,6 +216,8 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
     }
     out.sendSecrets = (v.sendSecrets as string[]).map((p) => insideRoot(p, file, 'sendSecrets', 'a file path'));
   }
+  if (v.tokens !== undefined) out.tokens = validateTokens(v.tokens, file);
+  if (v.notify !== undefined) out.notify = validateNotify(v.notify, file);
   if (v.targets !== undefined) {
     if (typeof v.targets !== 'object' || v.targets === null || Array.isArray(v.targets)) {
       throw usageError(`${file}: "targets" must be an object of named targets, e.g. {"staging": {"deployment": "..."}}`);
@@ -298,6 +313,7 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
   if (v.size !== undefined) out.size = validateSize(v.size, file, at);
   if (v.dir !== undefined) out.dir = validateSyncDir(v.dir, file, at);
   if (v.build !== undefined) out.build = validateBuild(v.build, file, at);
+  if (v.install !== undefined) out.install = validateInstall(v.install, file, at);
   return out;
 }
 
@@ -479,10 +495,13 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     deadlineSeconds: secondsFromEnv(env, 'HOSTSYNC_DEADLINE', true),
     ...(env.HOSTSYNC_FS ? { fs: env.HOSTSYNC_FS } : {}),
     projectRoot,
-    startup: file.startup ?? {},
+    startup: startupForInstall(file.startup ?? {}, file.install ?? 'boot', CONFIG_FILE, selected ? `targets.${selected.name}.` : ''),
     size: file.size ?? {},
     build: file.build ?? null,
     devEmulator: dev ? dev.baseUrl : null,
+    tokens: raw.tokens ?? [],
+    install: file.install ?? 'boot',
+    notify: raw.notify ?? null,
   };
 }
 

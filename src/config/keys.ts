@@ -32,13 +32,17 @@ export const CONFIG_KEYS = [
   'size',
   'dir',
   'build',
+  // Bots first (issue 47): tokens.ts, install.ts, notify.ts. "tokens" and "notify" are top level only.
+  'tokens',
+  'install',
+  'notify',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Keys a target of "targets" may hold: every setting of the top level, and "confirm". */
 export const TARGET_KEYS: readonly string[] = [
-  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore' && k !== 'sendSecrets'),
+  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore' && k !== 'sendSecrets' && k !== 'tokens' && k !== 'notify'),
   'confirm',
 ];
 

@@ -12,6 +12,7 @@ import { pc } from '../colors.js';
 import { AppMonitor, type AppDown } from '../../watch/app-monitor.js';
 import { APP_MONITOR_INTERVAL_MS } from '../../watch/tunables.js';
 import { safeLogLine, safeText } from '../terminal-text.js';
+import { sharedTokenWarnings } from '../../app/shared-tokens.js';
 
 export interface WatchFlags {
   /** commander's `--no-apply` */
@@ -109,6 +110,12 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       onConfig: (config) => {
         ctx.target = targetName(deploymentRef(config));
         ctx.root = config.root;
+        void sharedTokenWarnings(config).then((warnings) => {
+          for (const w of warnings) {
+            if (json) process.stdout.write(`${JSON.stringify({ type: 'warning', message: w, time: new Date().toISOString() })}\n`);
+            else process.stderr.write(`${pc.yellow(`warning: ${safeText(w)}`)}\n`);
+          }
+        });
       },
     },
   );
