@@ -7,6 +7,7 @@ import { setGitignoreSetting } from '../config/edit.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import type { Overwritten, ProgressFn, StepFailure } from '../sync/execute.js';
 import type { HealthReport } from '../sync/apply.js';
+import type { InstallRun } from '../sync/install-on-change.js';
 import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift, PushedElsewhere } from '../model/types.js';
@@ -90,6 +91,8 @@ export interface PushResult extends Partial<FailureFields> {
   requests: RequestsSummary;
   /** The deployments.apply answer, or null when nothing was applied. */
   apply: ApplyResult | null;
+  /** `"install": "on-change"`: the install run before the apply (a manifest changed); absent when none ran. */
+  install?: InstallRun;
   /** Why the service refused the apply after the files landed (a key without deployments:write); null otherwise (exit 2 with it). */
   applyRefused: string | null;
   /** How the deployment was judged (after the apply, or by the one diagnose of a push with nothing to send); null when neither ran. */
@@ -275,6 +278,7 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     position: report.position,
     positionRefused: report.positionRefused,
     autoKindNew: false,
+    ...(report.install ? { install: report.install } : {}),
   };
   if (code === EXIT.ok) return result;
   return failedWith(result, report.dryRun ? previewReason(report) : reasonFor(report, code), code);

@@ -84,7 +84,8 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     requests: e.requests,
     byOperation: e.byOperation,
     rateLimited: e.rateLimited,
-    state: e.apply?.state ?? null,
+    // A failed install ("install": "on-change") is judged without an apply: its verdict is the news.
+    state: e.apply?.state ?? (e.healthy === false && e.health ? e.health.state : null),
     http: e.apply?.http?.url && e.health?.kind !== 'worker' ? e.apply.http.status : null,
     kind: e.health?.kind ?? null,
     healthy: e.healthy,
@@ -97,6 +98,7 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     quiet: e.quiet,
     // As push shows them: this start's tail, led by its first error line when the tail has lost it.
     ...(e.apply && e.healthy === false ? { logs: failureTail(e.apply.logs, CRASH_LOG_LINES), hint: e.apply.hint } : {}),
+    ...(!e.apply && e.healthy === false && e.health ? { logs: e.health.logs, hint: e.health.reason } : {}),
   };
 }
 

@@ -217,3 +217,11 @@ export const PENDING_MAX_MS = LEFTOVER_MIN_AGE_MS;
  * A stamp a little old only makes other copies judge themselves ahead of it, never behind.
  */
 export const WATCH_GIT_HEAD_TTL_MS = 2_000;
+/**
+ * `"install": "on-change"`: the install a manifest change runs through deployments.shell may
+ * take this long (its `timeout`). The document's default over the API, where a request is
+ * cut after about 100 s anyway; a longer install belongs in the start command.
+ */
+export const INSTALL_TIMEOUT_SECONDS = 90;
+/** Lines of a failed install's output a report keeps (its end: npm and pip say what failed last). */
+export const INSTALL_FAILURE_LINES = 30;
