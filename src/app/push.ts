@@ -4,7 +4,7 @@ import type { CopyPosition } from '../sync/copy-position.js';
 import { assertSyncDirInside } from '../config/sync-dir.js';
 import type { ApplyResult } from '../api/types.js';
 import { setGitignoreSetting } from '../config/edit.js';
-import { EXIT, type ExitCode } from '../errors.js';
+import { EXIT, HostsyncError, type ExitCode } from '../errors.js';
 import type { Overwritten, ProgressFn, StepFailure } from '../sync/execute.js';
 import type { HealthReport } from '../sync/apply.js';
 import type { InstallRun } from '../sync/install-on-change.js';
@@ -16,6 +16,7 @@ import { pushSettings, STARTUP_WARNING, type SettingsResult } from './deploy-set
 import { runBuild } from './build.js';
 import { sayAutoKindOnce } from '../state/auto-kind.js';
 import { sharedTokenWarnings } from './shared-tokens.js';
+import { notifierFor, notifyPushOutcome } from './notify.js';
 import { failedWith, requestsOf, runCommand, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export interface PushOptions extends ConnectionOptions {
@@ -303,6 +304,8 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
     }),
     async () => {
       session = await connect(opts, opts.dryRun ? undefined : 'push to');
+      // hostsync.json "notify": an unhealthy app, conflicts or a refusal are told beyond the terminal.
+      const notifier = opts.dryRun ? null : await notifierFor(session.config);
       // Held across the settings and the files (re-entrant: pushCore holds it again).
       const lock = opts.dryRun ? null : await session.hold('push');
       try {
@@ -331,9 +334,15 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
         });
         const pushed = withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings);
         const result = { ...pushed, warnings: [...(await sharedTokenWarnings(session.config)), ...pushed.warnings] };
+        if (notifier) notifyPushOutcome(notifier, result, 'push');
         const auto = result.health?.decided === 'auto' ? result.health.kind : null;
         return auto ? { ...result, autoKindNew: await sayAutoKindOnce(session.stateDir, auto) } : result;
+      } catch (err) {
+        // A guard that refused the push (the mass-delete guard, a vanished project, ...).
+        if (notifier && err instanceof HostsyncError && err.exitCode === EXIT.refused) notifier.notify({ kind: 'refusal', origin: 'push', message: err.message });
+        throw err;
       } finally {
+        await notifier?.flush();
         await lock?.release();
         await session.close();
       }

@@ -12,6 +12,7 @@ import { changedPaths } from '../model/change.js';
 import { failureTail } from '../sync/console-lines.js';
 import type { ChangeCounts } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
+import type { BudgetView } from '../remote/client.js';
 import { startWatch, type CycleEvent, type WatchDaemon, type WatchEvent as DaemonEvent } from '../watch/daemon.js';
 import type { StopResult } from '../watch/scheduler.js';
 import type { WatcherBackend } from '../watch/watcher-backend.js';
@@ -124,8 +125,8 @@ export interface WatchRun {
 
 export interface WatchHooks {
   onEvent(e: DaemonEvent): void;
-  /** Called once the configuration is resolved, before the daemon starts. */
-  onConfig?(config: Config): void;
+  /** Called once the configuration is resolved, before the daemon starts; `budget` reads the key's rate budget as the watch's client sees it. */
+  onConfig?(config: Config, budget: () => BudgetView): void;
 }
 
 /** Starts a watch on the next tick; every outcome, even a bad configuration, arrives as events and `done`. */
@@ -146,7 +147,8 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
   const run = async (): Promise<WatchEnd> => {
     try {
       session = await connect(opts, 'watch and push to', null);
-      hooks.onConfig?.(session.config);
+      const client = session.client;
+      hooks.onConfig?.(session.config, () => client.budget());
       daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts) });
     } catch (err) {
       await session?.close().catch(() => undefined);
