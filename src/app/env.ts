@@ -14,6 +14,7 @@ import { EnvDigests } from '../state/env-digests.js';
 import { planEnv, type EnvChange } from '../sync/env-plan.js';
 import { awaitHealth } from '../sync/apply.js';
 import type { Session } from '../sync/session.js';
+import { sharedTokenWarnings } from './shared-tokens.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
@@ -122,6 +123,7 @@ async function diffOrPush(session: Session, file: string, opts: EnvOptions, resu
   if (!apply) return { ...result, ok: true, changes: plan.changes };
 
   // push: sets always; deletes only with --prune, and only once confirmed.
+  result.warnings.push(...(await sharedTokenWarnings(session.config)));
   const sets = plan.changes.filter((c) => c.change !== 'removed');
   const deletes = opts.prune ? removals : [];
   if (deletes.length > 0 && !opts.yes) {

@@ -1,7 +1,7 @@
 import { access, appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkDeploymentId, CONFIG_FILE, normaliseBaseUrl, readConfigFile, resolveRoot } from '../config/config.js';
+import { checkDeploymentId, CONFIG_FILE, normaliseBaseUrl, readConfigFile, resolveRoot, type ConfigFile } from '../config/config.js';
 import { setConfigFields, setGitignoreSetting, setTargetFields, type ConfigEditResult } from '../config/edit.js';
 import { detectProjectKind, type ProjectKind } from '../config/project-kind.js';
 import { isTrusted, trustBaseUrl } from '../config/trust.js';
@@ -90,7 +90,7 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       const fields = { ...(deployment ? { deployment } : {}), ...(baseUrl ? { baseUrl } : {}) };
       const start = await detectStart(root);
       const appData = await detectAppData(root);
-      const missing = { ...(kind ? { health: kind.health } : {}), ...startKeys(start), ...(appData ? { remoteOwned: appData.patterns } : {}) };
+      const missing = { ...(kind ? { health: kind.health } : {}), ...startKeys(start), ...(appData ? { remoteOwned: appData.patterns } : {}), ...(await proposeInstall(root, kind, start, existed)) };
       const config = opts.target ? await setTargetFields(root, opts.target, fields, missing) : await setConfigFields(root, fields, missing);
       const detected = kind ? { ...kind, written: config.added.includes('health') } : null;
 
@@ -123,6 +123,18 @@ export async function runInit(opts: InitOptions = {}): Promise<{ result: Outcome
       };
     },
   );
+}
+
+/**
+ * A bot restarts at every code change: init proposes `"install": "on-change"` (issue 47,
+ * item 4) for a worker whose entry file it knows and that does not start itself with a
+ * command of its own. Only where the file's startup (kept or written) names that entry.
+ */
+async function proposeInstall(root: string, kind: ProjectKind | null, start: ProjectStart | null, existed: boolean): Promise<Partial<ConfigFile>> {
+  if (kind?.kind !== 'worker' || !start?.startup.entryFile || start.startup.startCommand !== undefined) return {};
+  const kept = existed ? (await readConfigFile(root)).startup : undefined;
+  if (kept !== undefined && (!kept.entryFile || kept.startCommand !== undefined)) return {};
+  return { install: 'on-change' };
 }
 
 export async function init(opts: InitOptions = {}): Promise<InitResult> {

@@ -4,9 +4,10 @@ import type { CopyPosition } from '../sync/copy-position.js';
 import { assertSyncDirInside } from '../config/sync-dir.js';
 import type { ApplyResult } from '../api/types.js';
 import { setGitignoreSetting } from '../config/edit.js';
-import { EXIT, type ExitCode } from '../errors.js';
+import { EXIT, HostsyncError, type ExitCode } from '../errors.js';
 import type { Overwritten, ProgressFn, StepFailure } from '../sync/execute.js';
 import type { HealthReport } from '../sync/apply.js';
+import type { InstallRun } from '../sync/install-on-change.js';
 import { push as pushCore, type ChangeCounts, type PushReport } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
 import type { Change, Conflict, Drift, PushedElsewhere } from '../model/types.js';
@@ -15,6 +16,8 @@ import { pushSettings, STARTUP_WARNING, type SettingsResult } from './deploy-set
 import { runBuild } from './build.js';
 import { sayAutoKindOnce } from '../state/auto-kind.js';
 import { guardRestarts, withRestartNotes, type RestartFields } from './restart-rules.js';
+import { sharedTokenWarnings } from './shared-tokens.js';
+import { notifierFor, notifyPushOutcome } from './notify.js';
 import { failedWith, requestsOf, runCommand, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 
 export interface PushOptions extends ConnectionOptions {
@@ -90,6 +93,8 @@ export interface PushResult extends Partial<FailureFields>, RestartFields {
   requests: RequestsSummary;
   /** The deployments.apply answer, or null when nothing was applied. */
   apply: ApplyResult | null;
+  /** `"install": "on-change"`: the install run before the apply (a manifest changed); absent when none ran. */
+  install?: InstallRun;
   /** Why the service refused the apply after the files landed (a key without deployments:write); null otherwise (exit 2 with it). */
   applyRefused: string | null;
   /** How the deployment was judged (after the apply, or by the one diagnose of a push with nothing to send); null when neither ran. */
@@ -279,6 +284,7 @@ export function pushResult(report: PushReport, session: Session, allowMassDelete
     autoKindNew: false,
     restarts: null,
     shutdown: null,
+    ...(report.install ? { install: report.install } : {}),
   };
   if (code === EXIT.ok) return result;
   return failedWith(result, report.dryRun ? previewReason(report) : reasonFor(report, code), code);
@@ -303,6 +309,8 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
     }),
     async () => {
       session = await connect(opts, opts.dryRun ? undefined : 'push to');
+      // hostsync.json "notify": an unhealthy app, conflicts or a refusal are told beyond the terminal.
+      const notifier = opts.dryRun ? null : await notifierFor(session.config);
       // Held across the settings and the files (re-entrant: pushCore holds it again).
       const lock = opts.dryRun ? null : await session.hold('push');
       try {
@@ -333,10 +341,17 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
           ...(opts.onGitignored ? { onGitignored: rememberAnswer(opts.onGitignored, projectRootOf(session.config)) } : {}),
         });
-        const result = withRestartNotes(withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings), guard?.take() ?? []);
+        const pushed = withRestartNotes(withSettings(pushResult(report, session, opts.allowMassDelete ?? false), settings), guard?.take() ?? []);
+        const result = { ...pushed, warnings: [...(await sharedTokenWarnings(session.config)), ...pushed.warnings] };
+        if (notifier) notifyPushOutcome(notifier, result, 'push');
         const auto = result.health?.decided === 'auto' ? result.health.kind : null;
         return auto ? { ...result, autoKindNew: await sayAutoKindOnce(session.stateDir, auto) } : result;
+      } catch (err) {
+        // A guard that refused the push (the mass-delete guard, a vanished project, ...).
+        if (notifier && err instanceof HostsyncError && err.exitCode === EXIT.refused) notifier.notify({ kind: 'refusal', origin: 'push', message: err.message });
+        throw err;
       } finally {
+        await notifier?.flush();
         await lock?.release();
         await session.close();
       }

@@ -50,3 +50,9 @@ export const ENTRY_READ_MAX_BYTES = 1024 * 1024;
  */
 export const APP_DATA_SCAN_FILES = 200;
 export const APP_DATA_SCAN_DEPTH = 3;
+/**
+ * `dev --stop-remote` waits this long for the remote copy to stop (deployments.power stop,
+ * waitSeconds) before dev starts its own: a bot still connected would fight dev's for a
+ * while. The document's default wait after a start, so a stop that takes as long is seen.
+ */
+export const STOP_REMOTE_WAIT_SECONDS = 20;

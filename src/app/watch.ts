@@ -12,6 +12,7 @@ import { changedPaths } from '../model/change.js';
 import { failureTail } from '../sync/console-lines.js';
 import type { ChangeCounts } from '../sync/push.js';
 import type { Session } from '../sync/session.js';
+import type { BudgetView } from '../remote/client.js';
 import { startWatch, type CycleEvent, type WatchDaemon, type WatchEvent as DaemonEvent } from '../watch/daemon.js';
 import type { StopResult } from '../watch/scheduler.js';
 import type { WatcherBackend } from '../watch/watcher-backend.js';
@@ -87,7 +88,8 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     requests: e.requests,
     byOperation: e.byOperation,
     rateLimited: e.rateLimited,
-    state: e.apply?.state ?? null,
+    // A failed install ("install": "on-change") is judged without an apply: its verdict is the news.
+    state: e.apply?.state ?? (e.healthy === false && e.health ? e.health.state : null),
     http: e.apply?.http?.url && e.health?.kind !== 'worker' ? e.apply.http.status : null,
     kind: e.health?.kind ?? null,
     healthy: e.healthy,
@@ -101,6 +103,7 @@ export function watchEvent(e: DaemonEvent): WatchEvent {
     ...(e.restarts ? { restarts: e.restarts } : {}),
     // As push shows them: this start's tail, led by its first error line when the tail has lost it.
     ...(e.apply && e.healthy === false ? { logs: failureTail(e.apply.logs, CRASH_LOG_LINES), hint: e.apply.hint } : {}),
+    ...(!e.apply && e.healthy === false && e.health ? { logs: e.health.logs, hint: e.health.reason } : {}),
   };
 }
 
@@ -126,8 +129,8 @@ export interface WatchRun {
 
 export interface WatchHooks {
   onEvent(e: DaemonEvent): void;
-  /** Called once the configuration is resolved, before the daemon starts. */
-  onConfig?(config: Config): void;
+  /** Called once the configuration is resolved, before the daemon starts; `budget` reads the key's rate budget as the watch's client sees it. */
+  onConfig?(config: Config, budget: () => BudgetView): void;
 }
 
 /** Starts a watch on the next tick; every outcome, even a bad configuration, arrives as events and `done`. */
@@ -148,7 +151,8 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
   const run = async (): Promise<WatchEnd> => {
     try {
       session = await connect(opts, 'watch and push to', null);
-      hooks.onConfig?.(session.config);
+      const client = session.client;
+      hooks.onConfig?.(session.config, () => client.budget());
       const restarts = await guardRestarts(session, { onUnavailable: (message) => hooks.onEvent({ type: 'restart', action: 'warning', message }) });
       daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts), restarts });
     } catch (err) {

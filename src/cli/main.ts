@@ -189,6 +189,7 @@ export function buildProgram(setExit: (code: number) => void, onSubcommand: (nam
     .option('--runtime <runtime>', 'runtime of the emulated deployment, on first start (default nodejs)')
     .option('--entry <file>', 'entry file of the emulated deployment, on first start (default index.js)')
     .option('--ram-mb <mb>', 'RAM of the emulated deployment, on first start (default 256, the service\'s default: npm install needs 512, a Svelte/Next build 1024)', integer('--ram-mb', 64, 8192))
+    .option('--stop-remote', 'stop the deployments that run with the same bot token as dev\'s .env while dev runs, and start them again when it ends')
     .action(async (opts, cmd: Command) => setExit(await (await import('./commands/dev.js')).devCommand(opts, cmd)));
 
   program

@@ -257,6 +257,7 @@ export function renderPush(report: PushResult): string {
   out.push(...elsewhereSection(report.elsewhere));
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
+  if (report.install?.ok) out.push(`installed the dependencies first: ${safeText(report.install.command)} (${Math.round(report.install.durationMs / 100) / 10} s)`);
   if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy, report.autoKindNew));
   if (report.applyRefused) out.push(pc.red(`apply refused: ${safeText(report.applyRefused)}`));
   else if (report.applyPending && !report.dryRun) {

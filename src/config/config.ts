@@ -12,6 +12,9 @@ import { devEmulatorFor } from './dev-emulator.js';
 import { targetOfFolder } from './target-folder.js';
 import { createIgnoreMatcher, SYNCIGNORE_FILE } from '../local/ignore.js';
 import { validateRestartSettings, type RestartSettings } from './restart-settings.js';
+import { validateTokens } from './tokens.js';
+import { startupForInstall, validateInstall, type InstallMode } from './install.js';
+import { validateNotify, type NotifySettings } from './notify.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -75,6 +78,13 @@ export interface Config {
   remoteOwned?: string[];
   /** hostsync.json "restartMinSeconds" and "restartsPerDay" as written (restart-settings.ts gives the defaults). */
   restarts?: RestartSettings;
+  // Bots first (issue 47). Optional for configurations built by hand.
+  /** hostsync.json "tokens": more variable names that hold a bot's token (config/tokens.ts). */
+  tokens?: string[];
+  /** hostsync.json "install" (config/install.ts); absent: "boot". */
+  install?: InstallMode;
+  /** hostsync.json "notify" (config/notify.ts); absent or null: none. */
+  notify?: NotifySettings | null;
 }
 
 /** The folder that holds hostsync.json and `.hostsync/` (the project root), whatever folder is synced. */
@@ -116,6 +126,7 @@ export interface Settings extends RestartSettings {
   size?: DeclaredSize;
   dir?: string;
   build?: string;
+  install?: InstallMode;
 }
 
 /** One named target ("staging", "production"): a deployment and whatever settings differ for it. */
@@ -132,6 +143,8 @@ export interface ConfigFile extends Settings {
   sendSecrets?: string[];
   /** The app's data on the deployment (gitignore-style patterns): see Config.remoteOwned. */
   remoteOwned?: string[];
+  tokens?: string[];
+  notify?: NotifySettings;
 }
 
 export interface ConfigFlags {
@@ -216,6 +229,8 @@ function validateConfigFile(value: unknown, file: string): ConfigFile {
     out.sendSecrets = (v.sendSecrets as string[]).map((p) => insideRoot(p, file, 'sendSecrets', 'a file path'));
   }
   if (v.remoteOwned !== undefined) out.remoteOwned = validateRemoteOwned(v.remoteOwned, file);
+  if (v.tokens !== undefined) out.tokens = validateTokens(v.tokens, file);
+  if (v.notify !== undefined) out.notify = validateNotify(v.notify, file);
   if (v.targets !== undefined) {
     if (typeof v.targets !== 'object' || v.targets === null || Array.isArray(v.targets)) {
       throw usageError(`${file}: "targets" must be an object of named targets, e.g. {"staging": {"deployment": "..."}}`);
@@ -347,6 +362,7 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
   if (v.dir !== undefined) out.dir = validateSyncDir(v.dir, file, at);
   if (v.build !== undefined) out.build = validateBuild(v.build, file, at);
   Object.assign(out, validateRestartSettings(v, file, at));
+  if (v.install !== undefined) out.install = validateInstall(v.install, file, at);
   return out;
 }
 
@@ -529,7 +545,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
     deadlineSeconds: secondsFromEnv(env, 'HOSTSYNC_DEADLINE', true),
     ...(env.HOSTSYNC_FS ? { fs: env.HOSTSYNC_FS } : {}),
     projectRoot,
-    startup: file.startup ?? {},
+    startup: startupForInstall(file.startup ?? {}, file.install ?? 'boot', CONFIG_FILE, selected ? `targets.${selected.name}.` : ''),
     size: file.size ?? {},
     build: file.build ?? null,
     devEmulator: dev ? dev.baseUrl : null,
@@ -537,6 +553,9 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
       ...(file.restartMinSeconds !== undefined ? { restartMinSeconds: file.restartMinSeconds } : {}),
       ...(file.restartsPerDay !== undefined ? { restartsPerDay: file.restartsPerDay } : {}),
     },
+    tokens: raw.tokens ?? [],
+    install: file.install ?? 'boot',
+    notify: raw.notify ?? null,
   };
 }
 

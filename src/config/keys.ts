@@ -37,13 +37,17 @@ export const CONFIG_KEYS = [
   // Restarts a login limit allows (issue 47): restart-settings.ts.
   'restartMinSeconds',
   'restartsPerDay',
+  // Bots first (issue 47): tokens.ts, install.ts, notify.ts. "tokens" and "notify" are top level only.
+  'tokens',
+  'install',
+  'notify',
 ] as const;
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Keys a target of "targets" may hold: every setting of the top level, and "confirm". */
 export const TARGET_KEYS: readonly string[] = [
-  ...CONFIG_KEYS.filter((k) => k !== '$schema' && k !== 'targets' && k !== 'defaultTarget' && k !== 'gitignore' && k !== 'sendSecrets' && k !== 'remoteOwned'),
+  ...CONFIG_KEYS.filter((k) => !['$schema', 'targets', 'defaultTarget', 'gitignore', 'sendSecrets', 'remoteOwned', 'tokens', 'notify'].includes(k)),
   'confirm',
 ];
 

@@ -60,7 +60,7 @@ export interface RunnerOptions extends RunSettings {
  */
 type LaunchPlan =
   | { kind: 'files'; indexFiles: string[] }
-  | { kind: 'process'; command: string; args: string[]; display: string; installs: boolean; python?: true }
+  | { kind: 'process'; command: string; args: string[]; display: string; installs: boolean; python?: true; reported?: string }
   | { kind: 'none' };
 
 /** Runtimes the emulator runs with its own Node binary: nodemon and bun behave like node for a one-shot start. */
@@ -68,6 +68,14 @@ const NODE_RUNTIMES = new Set(['nodejs', 'nodemon', 'bun']);
 const DEFAULT_NODE_ENTRY = 'index.js';
 /** The catalog's default entry of the python runtime. */
 const DEFAULT_PYTHON_ENTRY = 'main.py';
+/**
+ * The install step the runtime's default start command begins with, as getStartup reports
+ * it (the service's node egg: `if [ -f package.json ]; then npm install; fi; node ...`): a
+ * client must be able to tell the default, which installs at every boot, from a command of
+ * its own that only starts the app (`node bot.js`), or it would never set the latter.
+ */
+const DEFAULT_NODE_INSTALL = 'if [ -f package.json ]; then npm install; fi; ';
+const DEFAULT_PYTHON_INSTALL = 'if [ -f requirements.txt ]; then pip install -r requirements.txt; fi; ';
 const FILES_RESTART_SKIPPED: Record<string, string> = {
   static: 'static site is served from the volume; no restart needed',
   phpweb: 'PHP site is served from the volume; no restart needed',
@@ -89,12 +97,16 @@ function planFor(opts: RunnerOptions): LaunchPlan {
   if (NODE_RUNTIMES.has(opts.runtime)) {
     const entry = opts.entryFile.trim() || DEFAULT_NODE_ENTRY;
     // Our own node binary, so the app runs on the version startup() reports.
-    return { kind: 'process', command: process.execPath, args: [entry], display: `node ${shellQuote(entry)}`, installs: opts.install ?? true };
+    const display = `node ${shellQuote(entry)}`;
+    const installs = opts.install ?? true;
+    return { kind: 'process', command: process.execPath, args: [entry], display, installs, reported: installs ? `${DEFAULT_NODE_INSTALL}${display}` : display };
   }
   if (opts.runtime === 'python') {
     const entry = opts.entryFile.trim() || DEFAULT_PYTHON_ENTRY;
     // The interpreter is found at each start (python.ts): the one runtimeVersion names.
-    return { kind: 'process', command: 'python3', args: [entry], display: `python ${shellQuote(entry)}`, installs: opts.install ?? true, python: true };
+    const display = `python ${shellQuote(entry)}`;
+    const installs = opts.install ?? true;
+    return { kind: 'process', command: 'python3', args: [entry], display, installs, python: true, reported: installs ? `${DEFAULT_PYTHON_INSTALL}${display}` : display };
   }
   return { kind: 'none' };
 }
@@ -145,7 +157,7 @@ export class DeploymentRunner {
   private memoryLimitMB: number;
   /** The dependency install of the start under way, if one runs. */
   private install: Install | null = null;
-  /** The manifests' digest of the last install that succeeded: a start with the same manifests and node_modules/ skips it. */
+  /** The manifests' digest of the last install that succeeded: the console says when a start installs an unchanged tree again. */
   private installedDigest: string | null = null;
   /** Why the last start never ran the app: its install failed. Cleared by the next start. */
   private installFailure: { step: InstallStep; outcome: InstallOutcome } | null = null;
@@ -200,7 +212,7 @@ export class DeploymentRunner {
       runtime: this.opts.runtime,
       runtimeVersion: this.reportedVersion(plan),
       entryFile: this.opts.entryFile,
-      startCommand: plan.kind === 'process' ? plan.display : '',
+      startCommand: plan.kind === 'process' ? (plan.reported ?? plan.display) : '',
     };
   }
 
@@ -465,12 +477,13 @@ export class DeploymentRunner {
   private async installDependencies(port: number, stepOf: () => Promise<InstallStep | null>): Promise<boolean> {
     const step = await stepOf();
     if (step === null) return true;
-    if (step.digest === this.installedDigest && (await outputExists(step))) {
-      this.log.note(`[emulator] ${step.display} skipped: ${step.manifests} are unchanged since the last install`);
-      return true;
-    }
+    // Every boot, as the runtime's default start command does (`npm install` / `pip install`
+    // at each start, hosting-api.md startCommand): an unchanged tree still costs npm's or
+    // pip's check, which is the cost `"install": "on-change"` saves. Skipping it here made
+    // every emulated restart cheaper than the service's (issue 47, item 4).
+    const again = step.digest === this.installedDigest && (await outputExists(step));
     this.everStarted = true;
-    this.log.note(`[emulator] installing: ${step.display} (${step.because})`);
+    this.log.note(`[emulator] installing: ${step.display} (${again ? `${step.manifests} unchanged since the last install; the default start installs at every boot` : step.because})`);
     const install = new Install(step, { cwd: this.opts.volume, env: installEnv(this.childEnv(port)), log: this.log, ramLimitMB: this.memoryLimitMB });
     this.install = install;
     const outcome = await install.done.finally(() => (this.install = null));

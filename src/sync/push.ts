@@ -5,6 +5,7 @@ import { scanTree } from '../local/scan.js';
 import type { ApplyResult } from '../api/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from './apply.js';
 import { applyOrRefusal, applyScopeKnown, checkApplyScope } from './apply-scope.js';
+import { installBeforeApply, installFailureHealth, type InstallRun } from './install-on-change.js';
 import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
 import { keptBitsNote } from './platform-view.js';
 import { decide, guardMassDelete, type Decision } from './decide.js';
@@ -129,6 +130,8 @@ export interface PushReport {
    * pending. A refusal known before writing ends the push before it writes (apply-scope.ts).
    */
   applyRefused: string | null;
+  /** `"install": "on-change"`: the install this push ran before its apply; absent when none ran. */
+  install?: InstallRun;
   /** The health verdict after the apply, or of the idle check; null when neither ran. */
   health: HealthReport | null;
   healthy: boolean | null;
@@ -559,7 +562,13 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // and the apply stays pending for the push that completes it.
   // Permanent refusals (a folder in the way) will not be fixed by waiting, so they do not
   // hold back the apply of everything else.
-  if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
+  // "install": "on-change": a manifest change installs before the restart; a failed one is not restarted into.
+  const install = applyPending && !opts.noApply && report.failures.every((f) => f.permanent) ? await installBeforeApply(session, changedPaths(intended.length > 0 ? intended : first.rec.changes)) : null;
+  if (install) report.install = install;
+  if (install && !install.ok) {
+    report.health = installFailureHealth(install);
+    report.healthy = false;
+  } else if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
     opts.onProgress?.({ phase: 'apply', done: 0, total: 1 });
     const req = applyRequestFor(config.restart, session.hotPaths, changedPaths(intended.length > 0 ? intended : first.rec.changes), config.applyWaitSeconds);
     if (opts.settingsChanged) req.restart = true;

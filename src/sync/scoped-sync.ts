@@ -32,6 +32,7 @@ import type { Change, Entry, Snapshot } from '../model/types.js';
 import { entriesEqual } from '../model/snapshot.js';
 import { UnverifiedStore, type Expectation } from '../state/unverified.js';
 import { applyRequestFor, awaitHealth } from './apply.js';
+import { installBeforeApply, installFailureHealth } from './install-on-change.js';
 import { decide, guardMassDelete } from './decide.js';
 import { executePlan } from './execute.js';
 import { emptyPushReport, logLineOf, type PushReport } from './push.js';
@@ -338,7 +339,13 @@ export class ScopedSync {
       if (result.outcomeUnknown) report.failures.push({ path: '*', error: 'the deployment answered with an unknown outcome; the next cycle re-reads and re-plans' });
     }
 
-    if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
+    // "install": "on-change" (install-on-change.ts): before the restart; a failed install is not restarted into.
+    const install = applyPending && !opts.noApply && report.failures.every((f) => f.permanent) ? await installBeforeApply(session, changedPaths(rec.changes)) : null;
+    if (install) report.install = install;
+    if (install && !install.ok) {
+      report.health = installFailureHealth(install);
+      report.healthy = false;
+    } else if (applyPending && !opts.noApply && report.failures.every((f) => f.permanent)) {
       const changed = changedPaths(rec.changes);
       const applied = await client.deployments.apply(applyRequestFor(config.restart, session.hotPaths, changed, config.applyWaitSeconds));
       await store.setApplyPending(false);

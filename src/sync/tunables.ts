@@ -237,3 +237,25 @@ export const SHUTDOWN_KILLED_MIN_MS = 3_000;
 
 /** The restart count warns from this share of `restartsPerDay` on (80%: room to stop before a token reset). */
 export const RESTARTS_WARN_SHARE = 0.8;
+/**
+ * `"install": "on-change"`: the install a manifest change runs through deployments.shell may
+ * take this long (its `timeout`). The document's default over the API, where a request is
+ * cut after about 100 s anyway; a longer install belongs in the start command.
+ */
+export const INSTALL_TIMEOUT_SECONDS = 90;
+/** Lines of a failed install's output a report keeps (its end: npm and pip say what failed last). */
+export const INSTALL_FAILURE_LINES = 30;
+/**
+ * hostsync.json "notify": at most one notification of each kind this often. A bot crashing
+ * in a loop, or conflicts on every save, must not flood a channel (Discord also limits a
+ * webhook to a few posts a second); what was held back is counted in the next one.
+ */
+export const NOTIFY_MIN_INTERVAL_MS = 60_000;
+/** How long a webhook POST may take: a notification never holds up a sync or an exit for long. */
+export const NOTIFY_WEBHOOK_TIMEOUT_MS = 10_000;
+/** Discord refuses content over 2000 characters: the message is cut below it. */
+export const NOTIFY_MAX_CHARS = 1_900;
+/** Log lines a notification carries (the last ones). */
+export const NOTIFY_LOG_LINES = 10;
+/** An env file's value shorter than this is not looked for in a notification (a "1" or "true" would blank the text). */
+export const NOTIFY_REDACT_MIN_CHARS = 6;

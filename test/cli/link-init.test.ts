@@ -105,6 +105,22 @@ describe('init', () => {
     expect((await readConfig()).health).toEqual({ kind: 'web', path: '/' });
   });
 
+  it('proposes "install": "on-change" for a bot whose entry file it knows (issue 47, item 4), not for a web app', async () => {
+    await writeFile(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'bot', main: 'bot.js', dependencies: { 'discord.js': '^14.16.0' } }));
+    await writeFile(path.join(work.dir, 'bot.js'), "console.log('Logged in as bot');\n");
+    await writeFile(path.join(work.dir, 'server.js'), "require('express');\n");
+    const bot = await runCli(['init', '--dir', work.dir], {});
+    expect(bot.code).toBe(0);
+    expect(await readConfig()).toMatchObject({ install: 'on-change', startup: { runtime: 'nodejs', entryFile: 'bot.js' } });
+    expect(bot.stdout).toContain('install: wrote {"install":"on-change"}');
+    expect(bot.stdout).toContain('(and deployments:shell, for the installs)');
+
+    await rename(path.join(work.dir, 'hostsync.json'), path.join(work.dir, 'old.json'));
+    await writeFile(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'web', main: 'server.js', dependencies: { express: '^4.21.0' } }));
+    await runCli(['init', '--dir', work.dir], {});
+    expect((await readConfig()).install).toBeUndefined();
+  });
+
   it('adds health to an existing hostsync.json that has none', async () => {
     await writeFile(path.join(work.dir, 'hostsync.json'), JSON.stringify({ deployment: 'd1' }));
     await writeFile(path.join(work.dir, 'requirements.txt'), 'py-cord==2.6.0\n');

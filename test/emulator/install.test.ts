@@ -77,16 +77,16 @@ describe('the default start installs dependencies', () => {
     expect(logs.indexOf('[emulator] starting: node index.js')).toBeLessThan(logs.indexOf('[emulator] installing:'));
   });
 
-  it('does not install again for unchanged manifests, and does for a changed package.json', async () => {
+  it('installs at every boot, as the runtime default does, unchanged manifests included (issue 47, item 4)', async () => {
     const { r, volume } = await runnerFor(APP);
     await r.apply({});
     const again = await r.apply({});
     expect(again.state).toBe('running');
-    expect(again.logs.join('\n')).toContain('[emulator] npm install skipped: package.json and package-lock.json are unchanged since the last install');
+    expect(again.logs.join('\n')).toContain('[emulator] installing: npm install (package.json and package-lock.json unchanged since the last install; the default start installs at every boot)');
     await writeTree(volume, { 'package.json': JSON.stringify({ name: 'app', version: '1.0.1', dependencies: { greet: 'file:./vendor/greet' } }) });
     const changed = await r.apply({});
     expect(changed.state).toBe('running');
-    expect(changed.logs.filter((l) => l.startsWith('[emulator] installing:'))).toHaveLength(2);
+    expect(changed.logs.filter((l) => l.startsWith('[emulator] installing:'))).toHaveLength(3);
   });
 
   it('installs nothing when package.json lists no dependency', async () => {

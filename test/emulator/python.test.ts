@@ -105,7 +105,7 @@ describe('the python runtime', () => {
     expect(existsSync(path.join(volume, '.venv'))).toBe(false);
     const again = await r.apply({});
     expect(again.state).toBe('running');
-    expect(again.logs).toContain('[emulator] pip install -r requirements.txt skipped: requirements.txt and the python version are unchanged since the last install');
+    expect(again.logs).toContain('[emulator] installing: pip install -r requirements.txt (requirements.txt and the python version unchanged since the last install; the default start installs at every boot)');
   });
 
   it('an uninstallable requirement fails the install in the console, as npm\'s does: offline, exit code, no app', async () => {

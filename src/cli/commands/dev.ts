@@ -15,12 +15,18 @@ import { globalFlags } from '../context.js';
 import { createLogger } from '../logger.js';
 import { targetName } from '../render.js';
 import { renderWatchEvent } from '../watch-render.js';
+import { sharedTokens, sharedTokenWarning, type TokenParty } from '../../app/shared-tokens.js';
+import { stopRemoteCopies, type StoppedCopy } from '../../app/stop-remote.js';
+import { askYesNo, canPrompt } from '../prompt.js';
+import { safeText } from '../terminal-text.js';
 
 export interface DevFlags {
   port?: number;
   runtime?: string;
   entry?: string;
   ramMb?: number;
+  /** Stop the deployments that run with the same bot token as dev's .env while dev runs; start them again on exit. */
+  stopRemote?: boolean;
 }
 
 /**
@@ -92,7 +98,8 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
   await mkdir(dir, { recursive: true });
   const recordFile = path.join(dir, 'dev.json');
   // hostsync.json's startup is how the app starts here too (a bot whose entry is bot.js), unless a flag says otherwise.
-  const declared = (await readConfigFile(root)).startup ?? {};
+  const raw = await readConfigFile(root);
+  const declared = raw.startup ?? {};
   const startFlags: DevFlags = {
     ...flags,
     ...(flags.runtime === undefined && declared.runtime ? { runtime: declared.runtime } : {}),
@@ -113,6 +120,25 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
       (note ? `\n  ${pc.yellow(note)}` : ''),
     { type: 'dev', baseUrl: emu.baseUrl, deployment: emu.deploymentId, dataDir: dir },
   );
+
+  // One token, one running copy (issue 47, item 3): dev's .env against every target's env file.
+  const devParty: TokenParty = { kind: 'dev', name: 'dev', envFile: raw.envFile ?? '.env', deployment: null };
+  const shared = await sharedTokens(root, raw, devParty, true).catch(() => []);
+  for (const s of shared) {
+    const w = sharedTokenWarning(s, devParty);
+    if (json) say('', { type: 'warning', message: w });
+    else process.stderr.write(`${pc.yellow(`warning: ${safeText(w)}`)}\n`);
+  }
+  let stoppedCopies: StoppedCopy[] = [];
+  if (flags.stopRemote) {
+    if (shared.length === 0) say('--stop-remote: no deployment runs with a token of dev\'s env file; nothing stopped', { type: 'stop-remote', stopped: [] });
+    else {
+      const r = await stopRemoteCopies(root, shared.map((s) => s.other), { env: process.env, ...(g.yes ? { yes: true } : {}), ...(canPrompt(json) ? { confirm: askYesNo } : {}) });
+      stoppedCopies = r.stopped;
+      for (const c of r.stopped) say(`stopped ${c.party.kind === 'target' ? `target "${c.party.name}"` : `deployment ${c.party.name}`} while dev runs (started again when dev ends)`, { type: 'stop-remote', stopped: c.party.name });
+      for (const n of r.notes) process.stderr.write(`${pc.yellow(`--stop-remote: ${safeText(n)}`)}\n`);
+    }
+  }
 
   const client = new HostingClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, deploymentId: emu.deploymentId });
   let shownLogs: string[] = [];
@@ -174,6 +200,8 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
       else await run.abort();
       await client.destroy().catch(() => undefined);
       await emu.close();
+      // What --stop-remote stopped runs again once dev's copy is gone.
+      for (const c of stoppedCopies) say(await c.start(), { type: 'stop-remote', started: c.party.name });
     })());
 
   let signals = 0;

@@ -43,11 +43,13 @@ export function renderInit(r: InitResult): string {
     lines.push(data.written ? `app data: wrote ${JSON.stringify({ remoteOwned: data.patterns })}: the deployment's, never overwritten, deleted or reverted by hostsync` : `app data: kept the "remoteOwned" ${CONFIG_FILE} has (the code suggests ${JSON.stringify(data.patterns)})`);
     lines.push(`  from the project: ${data.notes.map(safeText).join('; ')}`);
   }
+  const install = r.config?.added.includes('install') ?? false;
+  if (install) lines.push('install: wrote {"install":"on-change"} (a bot restarts at every code change): the start command only starts the app, and a push installs through deployments.shell only when package.json, the lockfile or requirements.txt changed; remove it to install at every start');
   lines.push(r.syncignore === 'kept' ? 'kept .syncignore (it exists already)' : 'wrote .syncignore (gitignore syntax; edit it to keep files off the deployment)');
   if (r.gitignoreAdded) lines.push(`added ${STATE_DIR}/ to .gitignore (hostsync's local state)`);
   lines.push('');
   lines.push('Provide the API key through the environment (it is never stored in a file):');
-  lines.push('  export HOSTSYNC_API_KEY=<key>   # create one in the account\'s developer settings, with files:read, files:write, deployments:read and deployments:write');
+  lines.push(`  export HOSTSYNC_API_KEY=<key>   # create one in the account's developer settings, with files:read, files:write, deployments:read and deployments:write${install ? ' (and deployments:shell, for the installs)' : ''}`);
   lines.push('Then: hostsync status, hostsync push, or hostsync watch.');
   return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { deploymentRef } from '../../app/options.js';
-import { startWatching, watchEvent, type WatchEvent } from '../../app/watch.js';
+import { startWatching, watchEvent, type WatchCycleEvent, type WatchEvent } from '../../app/watch.js';
 import type { WatchEvent as DaemonEvent } from '../../watch/daemon.js';
 import type { WatcherBackend } from '../../watch/watcher-backend.js';
 import { renderWatchEvent } from '../watch-render.js';
@@ -12,6 +12,10 @@ import { pc } from '../colors.js';
 import { AppMonitor, type AppDown } from '../../watch/app-monitor.js';
 import { APP_MONITOR_INTERVAL_MS } from '../../watch/tunables.js';
 import { safeLogLine, safeText } from '../terminal-text.js';
+import { sharedTokenWarnings } from '../../app/shared-tokens.js';
+import { notifierFor } from '../../app/notify.js';
+import { flushNotifications, notify, setNotifier } from '../../sync/notify.js';
+import { BottomLine } from '../watch-status-line.js';
 
 export interface WatchFlags {
   /** commander's `--no-apply` */
@@ -42,6 +46,13 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
   // A terminal can confirm held deletions with a key press (see onHeld).
   const keys = !json && process.stdin.isTTY === true && typeof process.stdin.setRawMode === 'function';
   const ctx = { target: '', root: '', noApply, keys };
+  // The status line at the bottom of a terminal; every line of output goes above it.
+  const term = new BottomLine(process.stdout, process.stderr, !json && process.stdout.isTTY === true);
+  let budget: (() => { used: number; limit: number }) | null = null;
+  const showBudget = (): void => {
+    const b = budget?.();
+    if (b) term.update({ budget: { remaining: Math.max(0, b.limit - b.used), limit: b.limit } });
+  };
   let started = false;
   let listening = false;
   const onEvent = (daemonEvent: DaemonEvent): void => {
@@ -51,31 +62,52 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     if (e.type === 'ready' && (flags.logs || !noApply)) startLogs();
     if (e.type === 'cycle') monitor.cycle(e.state);
     if (e.type === 'cycle' && e.state !== null) pokeLogs();
+    tell(daemonEvent);
+    if (e.type === 'cycle') {
+      term.update({ lastSync: new Date(e.time), ...(e.state !== null ? { state: e.state } : {}) });
+      showBudget();
+    }
     if (json) {
       process.stdout.write(`${JSON.stringify(e)}\n`);
       return;
     }
     // A watch that never started failed like any command: one line on stderr.
     if (e.type === 'fatal' && !started) {
-      process.stderr.write(`hostsync: ${safeText(e.message)}\n`);
+      term.writeErr(`hostsync: ${safeText(e.message)}\n`);
       return;
     }
     if (e.type === 'ready') started = true;
     if (e.type === 'held' && keys) listenForKeys();
     if (quiet && !worthTelling(e)) return;
     const text = renderWatchEvent(e, ctx);
-    if (e.type === 'fatal') process.stderr.write(`${text.join('\n')}\n`);
-    else if (text.length > 0) process.stdout.write(`${text.join('\n')}\n`);
+    if (e.type === 'fatal') term.writeErr(`${text.join('\n')}\n`);
+    else if (text.length > 0) term.write(`${text.join('\n')}\n`);
+  };
+
+  /** hostsync.json "notify": what a terminal nobody watches would keep to itself (sync/notify.ts). */
+  const tell = (d: DaemonEvent): void => {
+    if (d.type === 'cycle') {
+      if (d.healthy === false) {
+        const e = watchEvent(d) as WatchCycleEvent;
+        notify({ kind: 'unhealthy', origin: 'watch', state: e.state ?? 'unknown', reason: d.health?.reason ?? e.hint ?? 'the app is not healthy', lines: d.health?.logs ?? e.logs ?? [] });
+      }
+      if (d.conflicts.length > 0) notify({ kind: 'conflict', origin: 'watch', paths: d.conflicts.map((c) => c.path) });
+    } else if (d.type === 'refused') notify({ kind: 'refusal', origin: 'watch', message: d.message });
+    else if (d.type === 'held') notify({ kind: 'refusal', origin: 'watch', message: `holding ${d.paths.length} deletion(s): with the ones before, ${d.deletes} of ${d.tracked} tracked files within minutes` });
+    else if (d.type === 'fatal') notify({ kind: 'watch-stop', reason: d.message });
+    else if (d.type === 'stopped') notify({ kind: 'watch-stop', reason: null });
   };
 
   // A crash after the app came up: one line (and its first error line), as a push would show it.
   const monitor = new AppMonitor((down: AppDown) => {
+    notify({ kind: 'crash', state: down.state, error: down.error, lines: down.lines });
+    term.update({ state: down.state });
     if (json) {
       process.stdout.write(`${JSON.stringify({ ...down, time: new Date().toISOString() })}\n`);
       return;
     }
-    process.stdout.write(`${pc.red('✘')} app ${pc.red(down.state)} after it came up${down.error ? `: ${safeLogLine(down.error)}` : ''}\n`);
-    if (!quiet) for (const l of down.lines) process.stdout.write(`  ${pc.dim(safeLogLine(l))}\n`);
+    term.write(`${pc.red('✘')} app ${pc.red(down.state)} after it came up${down.error ? `: ${safeLogLine(down.error)}` : ''}\n`);
+    if (!quiet) for (const l of down.lines) term.write(`  ${pc.dim(safeLogLine(l))}\n`);
   });
 
   // --logs: a follower beside the daemon, read again at once after each apply so the app's lines follow its cycle line.
@@ -89,16 +121,19 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
       ...(flags.logs ? {} : { intervalMs: APP_MONITOR_INTERVAL_MS }),
     }, (le) => {
       if (le.type === 'line') monitor.line(le.line);
-      if (le.type === 'state') monitor.stateChanged(le.state);
+      if (le.type === 'state') {
+        monitor.stateChanged(le.state);
+        term.update({ state: le.state });
+      }
       if (!flags.logs) return;
       if (json) {
         if (le.type === 'line') process.stdout.write(`${JSON.stringify({ type: 'log', line: le.line, time: new Date().toISOString() })}\n`);
         return;
       }
-      if (le.type === 'line' && !quiet) process.stdout.write(`${pc.dim('[app]')} ${safeLogLine(le.line)}\n`);
+      if (le.type === 'line' && !quiet) term.write(`${pc.dim('[app]')} ${safeLogLine(le.line)}\n`);
     }).then((end) => {
       // The watch goes on without the app's lines; say why once.
-      if (!end.ok) process.stderr.write(`hostsync: watch stopped reading the app's console: ${safeText(end.error ?? '')}\n`);
+      if (!end.ok) term.writeErr(`hostsync: watch stopped reading the app's console: ${safeText(end.error ?? '')}\n`);
     });
   };
 
@@ -106,9 +141,17 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     { ...connectionFlags(cmd), apply: !noApply, watcher: flags.watcher ?? 'auto' },
     {
       onEvent,
-      onConfig: (config) => {
+      onConfig: (config, readBudget) => {
         ctx.target = targetName(deploymentRef(config));
         ctx.root = config.root;
+        budget = readBudget;
+        void notifierFor(config).then(setNotifier, () => undefined);
+        void sharedTokenWarnings(config).then((warnings) => {
+          for (const w of warnings) {
+            if (json) process.stdout.write(`${JSON.stringify({ type: 'warning', message: w, time: new Date().toISOString() })}\n`);
+            else term.writeErr(`${pc.yellow(`warning: ${safeText(w)}`)}\n`);
+          }
+        });
       },
     },
   );
@@ -121,7 +164,7 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     const key = data.toString('utf8');
     if (key === '\u0003') onSignal();
     else if (key.toLowerCase() === 'd' && run.confirmDeletes()) {
-      process.stdout.write('deleting the held files\n');
+      term.write('deleting the held files\n');
       stopListening();
     }
   };
@@ -160,6 +203,10 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     logsStop.abort();
     monitor.stop();
     await logsDone;
+    term.close();
+    // The stop's own notification (and any still under way) goes before the process does.
+    await flushNotifications();
+    setNotifier(null);
     const code = end.exitCode ?? EXIT.ok;
     // Anything still holding the event loop (an abandoned request) must not delay the exit.
     setTimeout(() => process.exit(code), EXIT_GUARD_MS).unref();

@@ -1,0 +1,37 @@
+/**
+ * The notifier of a command (sync/notify.ts) from its configuration: hostsync.json
+ * "notify", and the strings no message may carry (the API key, every value of every env
+ * file hostsync.json names, read at the start). Also what a push result tells it.
+ */
+import path from 'node:path';
+import { projectRootOf, type Config } from '../config/config.js';
+import { EXIT } from '../errors.js';
+import { readEnvFile } from '../local/envfile.js';
+import { Notifier, type NotifyOrigin } from '../sync/notify.js';
+import type { PushResult } from './push.js';
+
+/** Who the messages are about: the target and the deployment, never the key or the URL's path. */
+export const notifySubject = (config: Config): string =>
+  `${config.target ? `target ${config.target}, ` : ''}deployment ${config.deploymentId}${config.baseUrl ? ` (${new URL(config.baseUrl).host})` : ''}`;
+
+/** null when hostsync.json has no "notify" (or it sends nowhere). */
+export async function notifierFor(config: Config): Promise<Notifier | null> {
+  const settings = config.notify ?? null;
+  if (settings === null || (settings.webhook === null && !settings.desktop)) return null;
+  const secrets: string[] = [config.apiKey];
+  for (const file of config.envFiles) {
+    const values = await readEnvFile(path.resolve(projectRootOf(config), file)).catch(() => null);
+    if (values) secrets.push(...values.values());
+  }
+  return new Notifier({ settings, subject: notifySubject(config), secrets });
+}
+
+/** What a push's or cycle's outcome is worth telling: unhealthy, conflicts, a refusal. */
+export function notifyPushOutcome(n: Notifier, r: Pick<PushResult, 'healthy' | 'health' | 'apply' | 'conflicts' | 'exitCode' | 'error' | 'dryRun'>, origin: NotifyOrigin): void {
+  if (r.dryRun) return;
+  if (r.healthy === false) {
+    n.notify({ kind: 'unhealthy', origin, state: r.health?.state ?? r.apply?.state ?? 'unknown', reason: r.health?.reason ?? 'the app is not healthy', lines: r.health?.logs ?? [] });
+  }
+  if (r.conflicts.length > 0) n.notify({ kind: 'conflict', origin, paths: r.conflicts.map((c) => c.path) });
+  else if (r.exitCode === EXIT.refused && r.error) n.notify({ kind: 'refusal', origin, message: r.error });
+}
