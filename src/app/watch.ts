@@ -28,6 +28,8 @@ export interface WatchOptions extends ConnectionOptions {
   apply?: boolean;
   /** File watcher backend; default 'auto' (chokidar below 20k files, @parcel/watcher above). */
   watcher?: WatcherBackend;
+  /** The command the lock names to another hostsync it refuses; default 'watch' (`hostsync dev` says 'dev'). */
+  lockAs?: string;
 }
 
 /** One sync cycle: what `watch --json` prints for it. */
@@ -145,7 +147,7 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
     try {
       session = await connect(opts, 'watch and push to', null);
       hooks.onConfig?.(session.config);
-      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts) });
+      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts), ...(opts.lockAs ? { lockAs: opts.lockAs } : {}) });
     } catch (err) {
       await session?.close().catch(() => undefined);
       return fail(err);

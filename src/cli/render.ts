@@ -2,6 +2,7 @@
  * Human text for push and status, rendered from the same result objects `--json` prints
  * (src/app/), so the two can never disagree.
  */
+import { serviceHint } from './service-hint.js';
 import { positionLines } from './render-position.js';
 import { pc } from './colors.js';
 import type { ApplyResult } from '../api/types.js';
@@ -186,7 +187,7 @@ export function renderHealth(apply: ApplyResult | null, health: HealthReport | n
       }
     }
   }
-  if (!healthy && apply?.hint) out.push(`  hint: ${safeText(apply.hint)}`);
+  if (!healthy && apply?.hint) out.push(`  hint: ${safeText(serviceHint(apply.hint))}`);
   return out;
 }
 

@@ -152,6 +152,8 @@ export interface WatchOptions {
   tunables?: Partial<WatchTunables>;
   onEvent?: (event: WatchEvent) => void;
   clock?: Clock;
+  /** The command the lock names to another hostsync it refuses ('dev' when `hostsync dev` runs the watch). */
+  lockAs?: string;
   /**
    * Works out a whole `status` for a command that asks over the query socket (the app layer
    * provides it: it is a command's work, not the daemon's); without it the daemon answers
@@ -225,7 +227,7 @@ function remoteSignature(report: Pick<PushReport, 'conflicts' | 'drift'>): strin
  * beside it. Throws (exit 3) when another hostsync holds the lock.
  */
 export async function startWatch(session: Session, opts: WatchOptions = {}): Promise<WatchDaemon> {
-  const lock = await session.hold('watch');
+  const lock = await session.hold(opts.lockAs ?? 'watch');
   try {
     const daemon = new Daemon(session, lock, opts);
     await daemon.start();
