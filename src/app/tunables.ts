@@ -36,3 +36,20 @@ export const DOCTOR_ENV_PROBE_KEY = 'HOSTSYNC_DOCTOR_SCOPE_PROBE';
 export const BUILD_ERROR_TAIL_LINES = 5;
 /** init reads the entry file for the static folder it serves; a larger file is not scanned (hotPaths stay []). */
 export const ENTRY_READ_MAX_BYTES = 1024 * 1024;
+
+/**
+ * `link` taking the only deployment there is: the share of that deployment's files (of
+ * those the folder's ignore rules keep, and beyond names every project has) that must also
+ * be in the folder for it to count as this folder's deployment. Below half, most of what it
+ * holds is another project's, and the first push would delete it (issue 46: a bot's folder
+ * linked a web app, `status` planned D server.js, D public/style.css). A folder that is a
+ * copy of its deployment shares nearly all; an old copy still shares most.
+ */
+export const LINK_FIT_MIN_SHARE = 0.5;
+/** Names nearly every project of a runtime has: their presence on both sides says nothing of which project it is. */
+export const LINK_FIT_COMMON_NAMES: readonly string[] = [
+  'package.json', 'package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'pyproject.toml',
+  'README.md', 'README', 'LICENSE', '.gitignore', '.syncignore', 'hostsync.json', '.env.example', 'Procfile',
+];
+/** Files of the candidate's index looked up in the folder, at most (one lstat each): enough to judge, bounded for a huge volume. */
+export const LINK_FIT_SAMPLE = 2_000;
