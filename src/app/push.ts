@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { applyStillRunning } from '../sync/apply-scope.js';
 import { projectRootOf } from '../config/config.js';
 import type { CopyPosition } from '../sync/copy-position.js';
 import { assertSyncDirInside } from '../config/sync-dir.js';
@@ -184,6 +185,8 @@ export function emptyPushResult(): PushResult {
 export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy' | 'overwritten'> & { applyRefused?: string | null; positionRefused?: string | null }): ExitCode {
   if (report.positionRefused) return EXIT.refused;
   if (report.failures.length > 0) return EXIT.failed;
+  // An apply not answered in time: the files landed, whether the app came up is unknown (exit 1).
+  if (applyStillRunning(report.applyRefused)) return EXIT.failed;
   // The key's configuration, fixed by the user like any other (a missing scope is exit 2).
   if (report.applyRefused) return EXIT.usage;
   if (report.conflicts.length > 0 || report.overwritten.length > 0) return EXIT.refused;
@@ -228,7 +231,7 @@ function reasonFor(report: PushReport, code: ExitCode): string {
     const n = report.failures.length;
     return `${n} change${n === 1 ? '' : 's'} did not land (first: ${report.failures[0]?.path}: ${report.failures[0]?.error}): run the push again`;
   }
-  if (code === EXIT.usage && report.applyRefused) {
+  if ((code === EXIT.usage || applyStillRunning(report.applyRefused)) && report.applyRefused) {
     const c = report.counts;
     return `${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod, but ${report.applyRefused}`;
   }

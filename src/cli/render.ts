@@ -2,6 +2,7 @@
  * Human text for push and status, rendered from the same result objects `--json` prints
  * (src/app/), so the two can never disagree.
  */
+import { applyStillRunning } from '../sync/apply-scope.js';
 import { serviceHint } from './service-hint.js';
 import { positionLines } from './render-position.js';
 import { pc } from './colors.js';
@@ -87,7 +88,9 @@ export function renderStatus(report: StatusResult): string {
     out.push(...shown.map((p) => pc.dim(`  ?  ${quoteName(p)}`)));
     if (report.remoteOnly > shown.length) out.push(pc.dim(`  ... and ${report.remoteOnly - shown.length} more`));
   }
-  if (report.applyPending) out.push(pc.yellow('An apply is pending: an earlier push landed files the app has not been applied with; the next push applies them.'));
+  if (report.applyUnansweredAt) {
+    out.push(pc.yellow(`An apply may still be running on the service: the push at ${new Date(report.applyUnansweredAt).toTimeString().slice(0, 8)} got no answer to it, and the app is ${safeText(report.appState ?? 'not readable')}; \`hostsync logs --follow\` shows its install. Once the app is up, status clears this; a push applies again.`));
+  } else if (report.applyPending) out.push(pc.yellow('An apply is pending: an earlier push landed files the app has not been applied with; the next push applies them.'));
   if (report.massDelete.refuse) {
     out.push(pc.yellow(`push would refuse: it deletes ${report.massDelete.deletes} of ${report.massDelete.tracked} tracked files (--allow-mass-delete).`));
   }
@@ -245,7 +248,8 @@ export function renderPush(report: PushResult): string {
   out.push(...driftSection(report.drift));
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
   if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy, report.autoKindNew));
-  if (report.applyRefused) out.push(pc.red(`apply refused: ${safeText(report.applyRefused)}`));
+  if (applyStillRunning(report.applyRefused)) out.push(pc.yellow(`apply: ${safeText(report.applyRefused!)}`));
+  else if (report.applyRefused) out.push(pc.red(`apply refused: ${safeText(report.applyRefused)}`));
   else if (report.applyPending && !report.dryRun) {
     out.push(pc.yellow('apply pending: the files landed, but the app was not applied with them; the next `hostsync push` applies them'));
   }
