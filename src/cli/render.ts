@@ -2,6 +2,7 @@
  * Human text for push and status, rendered from the same result objects `--json` prints
  * (src/app/), so the two can never disagree.
  */
+import { isInstallLockfile } from '../sync/install-files.js';
 import { applyStillRunning } from '../sync/apply-scope.js';
 import { serviceHint } from './service-hint.js';
 import { positionLines } from './render-position.js';
@@ -47,7 +48,8 @@ export function changeLine(c: ChangeItem): string {
 
 function driftLine(d: DriftItem): string {
   const letter = d.kind === 'added' ? 'A' : d.kind === 'deleted' ? 'D' : 'M';
-  return `${pc.magenta(letter)}  ${quoteName(d.path)}`;
+  const why = d.kind === 'modified' && isInstallLockfile(d.path) ? `  ${pc.dim("(the deployment's npm install rewrites it at each start: expected)")}` : '';
+  return `${pc.magenta(letter)}  ${quoteName(d.path)}${why}`;
 }
 
 function limited(lines: string[], indent = '  '): string[] {
@@ -234,7 +236,10 @@ export function renderPush(report: PushResult): string {
   const overwrites = new Set(report.overwrites);
   const mark = (c: ChangeItem): string => {
     const line = changeLine(c);
-    return c.kind !== 'rename' && overwrites.has(c.path) ? `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}` : line;
+    if (c.kind === 'rename' || !overwrites.has(c.path)) return line;
+    // Not a conflict: the deployment's npm install rewrote its lockfile (sync/install-files.ts).
+    if (isInstallLockfile(c.path)) return `${line}  ${pc.dim(`(${report.dryRun ? 'would replace' : 'replaced'} the lockfile the deployment's npm install had rewritten)`)}`;
+    return `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}`;
   };
   if (report.planned.length > 0 && !report.positionRefused) out.push(...limited(report.planned.map(mark)));
   if (report.backup) {

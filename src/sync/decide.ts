@@ -6,6 +6,7 @@
 import type { Plan, Reconciliation, ReconcileOptions, Snapshot } from '../model/types.js';
 import { guardRemoteSymlinks, keepUnholdable, protectSkipped, unholdable, withoutPaths } from './guards.js';
 import { massDeleteGuard, planChanges } from './plan.js';
+import { installRewrites } from './install-files.js';
 import { reconcile } from './reconcile.js';
 import { platformView } from './platform-view.js';
 import type { Platform } from '../local/platform.js';
@@ -39,7 +40,8 @@ export function decide(input: DecideInput): Decision {
   // Names this file system cannot hold are not compared at all: never deleted, listed as only on the deployment.
   const hidden = unholdable(input.remote.snapshot, local, input.platform, input.ownBase === undefined ? input.base : input.ownBase);
   const base = input.base === null ? null : withoutPaths(input.base, hidden);
-  const rec0 = reconcile(base, local, withoutPaths(input.remote.snapshot, hidden), input.options);
+  const options = input.options.installRewrites ? input.options : { ...input.options, installRewrites: (p: string) => installRewrites(p, local) };
+  const rec0 = reconcile(base, local, withoutPaths(input.remote.snapshot, hidden), options);
   const rec = guardRemoteSymlinks(keepUnholdable(rec0, hidden, input.base), input.remote.symlinks, input.base);
   return { local, rec, plan: planChanges(rec.changes, input.remote.snapshot) };
 }
