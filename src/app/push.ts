@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { saveLastBuild } from '../state/last-build.js';
 import { applyStillRunning } from '../sync/apply-scope.js';
 import { projectRootOf } from '../config/config.js';
 import type { CopyPosition } from '../sync/copy-position.js';
@@ -305,7 +306,10 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
       const lock = opts.dryRun ? null : await session.hold('push');
       try {
         if (!opts.dryRun && opts.build !== false && session.config.build) {
+          const buildStarted = Date.now();
           await runBuild(session.config.build, projectRootOf(session.config), opts.onBuildOutput);
+          // For status: sources saved after this are not in "dir" (app/build-freshness.ts).
+          await saveLastBuild(projectRootOf(session.config), { startedAt: buildStarted, command: session.config.build }).catch(() => undefined);
           // The build may have made "dir", or replaced it: judged again where it now leads.
           const project = projectRootOf(session.config);
           await assertSyncDirInside(project, path.relative(project, session.config.root), session.config.root);

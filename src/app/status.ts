@@ -1,4 +1,6 @@
 import { push as pushCore } from '../sync/push.js';
+import { projectRootOf } from '../config/config.js';
+import { buildFreshness, type BuildFreshness } from './build-freshness.js';
 import type { CopyPosition } from '../sync/copy-position.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
@@ -50,6 +52,11 @@ export interface StatusResult extends Partial<FailureFields> {
    * reads the app running after it, the pending mark is cleared.
    */
   applyUnansweredAt: string | null;
+  /**
+   * With "dir" and "build": whether "dir" is what the sources build (push runs the build
+   * first, so the comparison above is of the last build); null without them.
+   */
+  build: BuildFreshness | null;
   requests: RequestsSummary;
   /** Requests of the transfer alone (the planner's count). */
   plannedRequests: number;
@@ -86,6 +93,7 @@ export function emptyStatusResult(): StatusResult {
     appState: null,
     applyPending: false,
     applyUnansweredAt: null,
+    build: null,
     requests: requestsOf(null),
     plannedRequests: 0,
     pushRequests: 0,
@@ -154,6 +162,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
           appState,
           applyPending,
           applyUnansweredAt: applyPending && unanswered !== null ? unanswered.toISOString() : null,
+          build: session.config.build && session.config.root !== projectRootOf(session.config) ? await buildFreshness(projectRootOf(session.config), session.config.root, session.config.build) : null,
           requests: requestsOf(session.client.stats()),
           plannedRequests: report.plan.requests,
           pushRequests: pushRequestEstimate(reads, report),

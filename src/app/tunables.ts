@@ -53,3 +53,12 @@ export const LINK_FIT_COMMON_NAMES: readonly string[] = [
 ];
 /** Files of the candidate's index looked up in the folder, at most (one lstat each): enough to judge, bounded for a huge volume. */
 export const LINK_FIT_SAMPLE = 2_000;
+
+/**
+ * `status` with a "build": files of the project looked at (one lstat each) for one saved
+ * after the last build, at most. Sources are small next to node_modules (never entered);
+ * past this many the answer is "unknown" rather than a slow status.
+ */
+export const BUILD_FRESHNESS_MAX_FILES = 20_000;
+/** Sources newer than the last build that `status` names, at most. */
+export const BUILD_FRESHNESS_SHOWN = 3;

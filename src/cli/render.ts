@@ -2,6 +2,7 @@
  * Human text for push and status, rendered from the same result objects `--json` prints
  * (src/app/), so the two can never disagree.
  */
+import { buildIsStale, type BuildFreshness } from '../app/build-freshness.js';
 import { isInstallLockfile } from '../sync/install-files.js';
 import { applyStillRunning } from '../sync/apply-scope.js';
 import { serviceHint } from './service-hint.js';
@@ -67,15 +68,26 @@ const REMOTE_ONLY_SHOWN = 20;
 
 const appState = (state: string): string => (state === 'running' ? pc.green(state) : pc.red(state));
 
+/** What status says of a "build" whose output is stale or missing: push builds first, so it would send something else. */
+function buildLines(b: BuildFreshness): string[] {
+  const cmd = `\`${safeText(b.command)}\``;
+  if (b.unbuilt) return [pc.yellow(`Not built yet: \`hostsync push\` runs the build (${cmd}) first, then sends what it makes.`)];
+  if (b.lastBuiltAt === null) return [pc.yellow(`\`hostsync push\` runs the build (${cmd}) first; hostsync has not run it here yet, so it cannot tell whether the built folder is current.`)];
+  const shown = b.changedSince.map(quoteName).join(', ') + (b.partial || b.changedSince.length >= 3 ? ', ...' : '');
+  return [pc.yellow(`Sources changed since the last build (${shown}): \`hostsync push\` runs the build (${cmd}) first, so it will send what the new build makes, not what is compared here.`)];
+}
+
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
   const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${safeText(report.url)}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch, report.local));
   out.push(...positionLines(report.position));
   const settings = settingsLines(report.settings, 'status');
+  const stale = buildIsStale(report.build);
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0 && settings.length === 0) {
-    out.push('Nothing to push: the deployment matches this directory.');
+    out.push(stale ? 'The deployment matches the built folder as it is now, but that folder is not what a push would send:' : 'Nothing to push: the deployment matches this directory.');
   }
+  if (stale) out.push(...buildLines(report.build!));
   if (report.changes.length > 0) {
     out.push(`Changes to push (${report.changes.length}; a push takes about ${plural(report.pushRequests, 'request')}):`);
     out.push(...limited(report.changes.map(changeLine)));
