@@ -161,6 +161,12 @@ describe.runIf(process.platform === 'linux')('hostsync dev: the entry file (issu
     const settings = await two.next('settings');
     expect(settings.changes).toEqual([expect.objectContaining({ key: 'entryFile', from: 'server.js', to: 'other.js' })]);
     await expect.poll(() => fetch(app.url as string).then((r) => r.text(), () => ''), { timeout: 30_000, interval: 200 }).toBe('from other.js');
+
+    // A half-typed hostsync.json does not take dev down: it waits for the next save.
+    await writeFile(path.join(work.dir, 'hostsync.json'), '{"startup": ');
+    await two.next('config-wait');
+    await writeFile(path.join(work.dir, 'hostsync.json'), JSON.stringify(config, null, 2));
+    await expect.poll(() => fetch(app.url as string).then((r) => r.text(), () => ''), { timeout: 30_000, interval: 200 }).toBe('from server.js');
     two.child.kill('SIGINT');
     expect(await two.exit).toBe(0);
     expect(await appProcesses()).toEqual([]);

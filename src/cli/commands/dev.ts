@@ -220,8 +220,11 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
       configChanged = true;
       say(`${CONFIG_FILE} changed: applying its settings and syncing again`, { type: 'config-changed' });
       void run?.stop();
+      wakeOnConfig?.();
     });
   };
+  /** Set while dev waits for hostsync.json to be fixed (a round that failed on it). */
+  let wakeOnConfig: (() => void) | null = null;
   watchFile(configFile, { interval: DEV_CONFIG_POLL_MS }, onConfigFile);
 
   let signals = 0;
@@ -233,19 +236,28 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
 
   let exitCode: number = EXIT.ok;
-  for (;;) {
+  for (let rounds = 0; ; rounds++) {
     configChanged = false;
     const round = await startRound();
-    if (typeof round === 'number') {
-      exitCode = round;
+    let failed: number | null = typeof round === 'number' ? round : null;
+    if (typeof round !== 'number') {
+      run = round;
+      const end = await run.done;
+      if (stopping) return EXIT.ok;
+      if (configChanged) continue;
+      failed = end.exitCode ?? EXIT.ok;
+    }
+    // The first round's failure ends dev; after an edit of hostsync.json (a half-typed file),
+    // dev waits for the next edit rather than taking the emulator down mid-session.
+    if (rounds === 0 || failed !== EXIT.usage) {
+      exitCode = failed ?? EXIT.ok;
       break;
     }
-    run = round;
-    const end = await run.done;
-    if (stopping) return EXIT.ok;
     if (!configChanged) {
-      exitCode = end.exitCode ?? EXIT.ok;
-      break;
+      say(`waiting for ${CONFIG_FILE} to be fixed (the emulator and the app keep running)`, { type: 'config-wait' });
+      await new Promise<void>((resolve) => (wakeOnConfig = resolve));
+      wakeOnConfig = null;
+      if (stopping) return EXIT.ok;
     }
   }
   // The watch ended by itself (a fatal problem): take the emulator down with it.
