@@ -4,6 +4,8 @@ import { setConfigFields, setTargetFields, type ConfigEditResult } from '../conf
 import { usageError } from '../errors.js';
 import type { HostingClient } from '../remote/client.js';
 import { clientFor, resolveConfig, type ConnectionOptions } from './options.js';
+import { loadIgnoreMatcher } from '../local/ignore.js';
+import { linkMisfit, type LinkMisfit } from './link-fit.js';
 import { detectStart, startKeys } from './project-settings.js';
 import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
@@ -20,6 +22,11 @@ export interface LinkOptions extends ConnectionOptions {
   name?: string;
   /** Asks the user to pick one of several; without it, several deployments and no id or name is a usage error. */
   choose?: (visible: LinkChoice[]) => Promise<number>;
+  /**
+   * Asks whether to link the only deployment there is although it holds another project
+   * (app/link-fit.ts); `question` says what it holds. Without it such a link is refused (exit 2).
+   */
+  confirmMisfit?: (question: string) => Promise<boolean>;
 }
 
 /** What `link --json` prints and `link()` resolves to; `error` and `exitCode` when `ok` is false. */
@@ -71,6 +78,13 @@ export async function chooseDeployment(
   return picked;
 }
 
+/** What the only deployment holds that makes it another project's, in one sentence. */
+export function misfitText(d: LinkChoice, m: LinkMisfit): string {
+  const shown = m.missing.slice(0, 3).join(', ') + (m.missing.length > 3 ? ', ...' : '');
+  const entry = m.entry ? `; it starts ${m.entry.deployment}, this folder's entry is ${m.entry.folder}` : '';
+  return `the only deployment, "${d.name}" (${d.id}), looks like another project: ${m.judged - m.shared} of its ${m.judged} files are not in this folder (${shown})${entry}`;
+}
+
 /** The shape of a link that linked nothing. */
 export const emptyLinkResult = (): LinkResult => ({ ok: false, deployment: null, deployments: [], baseUrl: null, target: null, config: null, requests: requestsOf(null) });
 
@@ -94,7 +108,8 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
       // Its one call comes before the choice: a user taking long to choose meets no deadline.
       client = clientFor(opts, config, READ_COMMAND_DEADLINE_MS, '');
       try {
-        visible = (await client.deployments.list()).deployments.map(choiceOf);
+        const listed = (await client.deployments.list()).deployments;
+        visible = listed.map(choiceOf);
         const chosen = await chooseDeployment(
           visible,
           { ...(opts.deployment ? { id: opts.deployment } : {}), ...(opts.name ? { name: opts.name } : {}) },
@@ -103,6 +118,22 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
         // An id the service listed goes into hostsync.json, and from there into every path.
         checkDeploymentId(chosen.id, 'the service lists a deployment whose id');
         const root = projectRootOf(config);
+        const start = await detectStart(root);
+        // Taken without being named or picked: it must look like this folder's (issue 46).
+        if (!opts.deployment && !opts.name && visible.length === 1) {
+          const candidate = clientFor(opts, config, READ_COMMAND_DEADLINE_MS, chosen.id);
+          try {
+            const matcher = await loadIgnoreMatcher(config.root, config.ignore);
+            const misfit = await linkMisfit(candidate, listed[0]!, config.root, matcher, start?.startup.entryFile ?? null);
+            if (misfit !== null) {
+              const what = misfitText(chosen, misfit);
+              if (!opts.confirmMisfit) throw usageError(`${what}: run \`hostsync link --deployment ${chosen.id}\` to link it anyway (a push would replace its files with this folder's), or \`hostsync create\` for a deployment of this folder's own`);
+              if (!(await opts.confirmMisfit(what))) throw usageError(`not linked: run \`hostsync create\` for a deployment of this folder's own, or \`hostsync link --deployment ID\``);
+            }
+          } finally {
+            await candidate.close();
+          }
+        }
         const file = await readConfigFile(root);
         // With a target selected, the choice is that target's: commands on it read its
         // "deployment" before the top level's, so writing the top level would change nothing.
@@ -110,7 +141,7 @@ export async function runLink(opts: LinkOptions = {}): Promise<{ result: Outcome
         const fields = { deployment: chosen.id, ...(opts.baseUrl || !fileBaseUrl ? { baseUrl: config.baseUrl } : {}) };
         const edit = config.target !== null
           ? await setTargetFields(root, config.target, fields)
-          : await setConfigFields(root, fields, startKeys(await detectStart(root)));
+          : await setConfigFields(root, fields, startKeys(start));
         return { ok: true, deployment: chosen, deployments: visible, baseUrl, target: config.target, config: edit, requests: requestsOf(client.stats()) };
       } finally {
         await client.close();

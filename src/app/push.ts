@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { saveLastBuild } from '../state/last-build.js';
+import { applyStillRunning } from '../sync/apply-scope.js';
 import { projectRootOf } from '../config/config.js';
 import type { CopyPosition } from '../sync/copy-position.js';
 import { assertSyncDirInside } from '../config/sync-dir.js';
@@ -192,6 +194,8 @@ export function emptyPushResult(): PushResult {
 export function exitCodeFor(report: Pick<PushReport, 'failures' | 'conflicts' | 'healthy' | 'overwritten'> & { applyRefused?: string | null; positionRefused?: string | null }): ExitCode {
   if (report.positionRefused) return EXIT.refused;
   if (report.failures.length > 0) return EXIT.failed;
+  // An apply not answered in time: the files landed, whether the app came up is unknown (exit 1).
+  if (applyStillRunning(report.applyRefused)) return EXIT.failed;
   // The key's configuration, fixed by the user like any other (a missing scope is exit 2).
   if (report.applyRefused) return EXIT.usage;
   if (report.conflicts.length > 0 || report.overwritten.length > 0) return EXIT.refused;
@@ -236,7 +240,7 @@ function reasonFor(report: PushReport, code: ExitCode): string {
     const n = report.failures.length;
     return `${n} change${n === 1 ? '' : 's'} did not land (first: ${report.failures[0]?.path}: ${report.failures[0]?.error}): run the push again`;
   }
-  if (code === EXIT.usage && report.applyRefused) {
+  if ((code === EXIT.usage || applyStillRunning(report.applyRefused)) && report.applyRefused) {
     const c = report.counts;
     return `${c.written} written, ${c.deleted} deleted, ${c.moved} moved, ${c.chmod} chmod, but ${report.applyRefused}`;
   }
@@ -315,10 +319,13 @@ export async function runPush(opts: PushOptions = {}): Promise<{ result: Outcome
       const lock = opts.dryRun ? null : await session.hold('push');
       try {
         if (!opts.dryRun && opts.build !== false && session.config.build) {
+          const buildStarted = Date.now();
           await runBuild(session.config.build, projectRootOf(session.config), {
             deadline: session.client.deadline(),
             ...(opts.onBuildOutput ? { onOutput: opts.onBuildOutput } : {}),
           });
+          // For status: sources saved after this are not in "dir" (app/build-freshness.ts).
+          await saveLastBuild(projectRootOf(session.config), { startedAt: buildStarted, command: session.config.build }).catch(() => undefined);
           // The build may have made "dir", or replaced it: judged again where it now leads.
           const project = projectRootOf(session.config);
           await assertSyncDirInside(project, path.relative(project, session.config.root), session.config.root);

@@ -1,4 +1,6 @@
 import { push as pushCore } from '../sync/push.js';
+import { projectRootOf } from '../config/config.js';
+import { buildFreshness, type BuildFreshness } from './build-freshness.js';
 import type { CopyPosition } from '../sync/copy-position.js';
 import { webAddress } from '../model/web-address.js';
 import type { Session } from '../sync/session.js';
@@ -51,6 +53,17 @@ export interface StatusResult extends Partial<FailureFields> {
   appState: string | null;
   /** An earlier push landed files the app was not applied with: the next push applies. */
   applyPending: boolean;
+  /**
+   * The pending apply was sent and went unanswered at this time (a slow install) and the app
+   * is not up yet: it may still be running on the service. null otherwise: once a status
+   * reads the app running after it, the pending mark is cleared.
+   */
+  applyUnansweredAt: string | null;
+  /**
+   * With "dir" and "build": whether "dir" is what the sources build (push runs the build
+   * first, so the comparison above is of the last build); null without them.
+   */
+  build: BuildFreshness | null;
   requests: RequestsSummary;
   /** Requests of the transfer alone (the planner's count). */
   plannedRequests: number;
@@ -90,6 +103,8 @@ export function emptyStatusResult(): StatusResult {
     remoteOwnedPaths: [],
     appState: null,
     applyPending: false,
+    applyUnansweredAt: null,
+    build: null,
     requests: requestsOf(null),
     plannedRequests: 0,
     pushRequests: 0,
@@ -124,6 +139,8 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
     async () => {
       session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS, by === 'command' ? undefined : { connections: by.connections, cache: by.cache, ...(by.remote ? { remote: by.remote } : {}) });
       watch = await readWatchStatus(session.stateDir);
+      // Read before the comparison, which may rewrite the state the mark is tied to.
+      const unanswered = await session.store.applyTimedOutAt();
       try {
         // The deployment's record does not depend on the comparison: asked as the comparison
         // starts (not before: a comparison that cannot start must not cost a request), a
@@ -138,6 +155,13 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
         const reads = seen.total - (seen.byOperation['deployments.get'] ?? 0);
         const record = await askRecord();
         const appState = record?.state ?? null;
+        // An apply that went unanswered (a slow install) and an app running now: it ended,
+        // and nothing was pushed since. The mark goes, rather than "pending" forever.
+        let applyPending = report.applyPending;
+        if (applyPending && unanswered !== null && appState === 'running') {
+          await session.store.setApplyPending(false);
+          applyPending = false;
+        }
         const settings = record ? await settingsPreview(session, record) : null;
         const result: StatusResult = {
           ok: true,
@@ -150,7 +174,9 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
           remoteOwned: report.remoteOwned.length,
           remoteOwnedPaths: report.remoteOwned.slice(0, REMOTE_ONLY_LISTED),
           appState,
-          applyPending: report.applyPending,
+          applyPending,
+          applyUnansweredAt: applyPending && unanswered !== null ? unanswered.toISOString() : null,
+          build: session.config.build && session.config.root !== projectRootOf(session.config) ? await buildFreshness(projectRootOf(session.config), session.config.root, session.config.build) : null,
           requests: requestsOf(session.client.stats()),
           plannedRequests: report.plan.requests,
           pushRequests: pushRequestEstimate(reads, report),

@@ -56,3 +56,29 @@ export const APP_DATA_SCAN_DEPTH = 3;
  * while. The document's default wait after a start, so a stop that takes as long is seen.
  */
 export const STOP_REMOTE_WAIT_SECONDS = 20;
+
+/**
+ * `link` taking the only deployment there is: the share of that deployment's files (of
+ * those the folder's ignore rules keep, and beyond names every project has) that must also
+ * be in the folder for it to count as this folder's deployment. Below half, most of what it
+ * holds is another project's, and the first push would delete it (issue 46: a bot's folder
+ * linked a web app, `status` planned D server.js, D public/style.css). A folder that is a
+ * copy of its deployment shares nearly all; an old copy still shares most.
+ */
+export const LINK_FIT_MIN_SHARE = 0.5;
+/** Names nearly every project of a runtime has: their presence on both sides says nothing of which project it is. */
+export const LINK_FIT_COMMON_NAMES: readonly string[] = [
+  'package.json', 'package-lock.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'pyproject.toml',
+  'README.md', 'README', 'LICENSE', '.gitignore', '.syncignore', 'hostsync.json', '.env.example', 'Procfile',
+];
+/** Files of the candidate's index looked up in the folder, at most (one lstat each): enough to judge, bounded for a huge volume. */
+export const LINK_FIT_SAMPLE = 2_000;
+
+/**
+ * `status` with a "build": files of the project looked at (one lstat each) for one saved
+ * after the last build, at most. Sources are small next to node_modules (never entered);
+ * past this many the answer is "unknown" rather than a slow status.
+ */
+export const BUILD_FRESHNESS_MAX_FILES = 20_000;
+/** Sources newer than the last build that `status` names, at most. */
+export const BUILD_FRESHNESS_SHOWN = 3;

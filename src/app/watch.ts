@@ -30,6 +30,8 @@ export interface WatchOptions extends ConnectionOptions {
   apply?: boolean;
   /** File watcher backend; default 'auto' (chokidar below 20k files, @parcel/watcher above). */
   watcher?: WatcherBackend;
+  /** The command the lock names to another hostsync it refuses; default 'watch' (`hostsync dev` says 'dev'). */
+  lockAs?: string;
 }
 
 /** One sync cycle: what `watch --json` prints for it. */
@@ -154,7 +156,7 @@ export function startWatching(opts: WatchOptions, hooks: WatchHooks): WatchRun {
       const client = session.client;
       hooks.onConfig?.(session.config, () => client.budget());
       const restarts = await guardRestarts(session, { onUnavailable: (message) => hooks.onEvent({ type: 'restart', action: 'warning', message }) });
-      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts), restarts });
+      daemon = await startWatch(session, { noApply: opts.apply === false, backend: opts.watcher ?? 'auto', onEvent: hooks.onEvent, answerStatus: statusAnswerer(opts), restarts, ...(opts.lockAs ? { lockAs: opts.lockAs } : {}) });
     } catch (err) {
       await session?.close().catch(() => undefined);
       return fail(err);

@@ -2,6 +2,10 @@
  * Human text for push and status, rendered from the same result objects `--json` prints
  * (src/app/), so the two can never disagree.
  */
+import { buildIsStale, type BuildFreshness } from '../app/build-freshness.js';
+import { isInstallLockfile } from '../sync/install-files.js';
+import { applyStillRunning } from '../sync/apply-scope.js';
+import { serviceHint } from './service-hint.js';
 import { positionLines } from './render-position.js';
 import { pc } from './colors.js';
 import type { ApplyResult } from '../api/types.js';
@@ -45,7 +49,8 @@ export function changeLine(c: ChangeItem): string {
 
 function driftLine(d: DriftItem): string {
   const letter = d.kind === 'added' ? 'A' : d.kind === 'deleted' ? 'D' : 'M';
-  return `${pc.magenta(letter)}  ${quoteName(d.path)}`;
+  const why = d.kind === 'modified' && isInstallLockfile(d.path) ? `  ${pc.dim("(the deployment's npm install rewrites it at each start: expected)")}` : '';
+  return `${pc.magenta(letter)}  ${quoteName(d.path)}${why}`;
 }
 
 function limited(lines: string[], indent = '  '): string[] {
@@ -70,15 +75,26 @@ export function restartsToday(c: { today: number; limit: number | null }): strin
   return c.limit === null ? `${c.today} restart${c.today === 1 ? '' : 's'} in 24 h` : `${c.today} of ${c.limit} restarts in 24 h`;
 }
 
+/** What status says of a "build" whose output is stale or missing: push builds first, so it would send something else. */
+function buildLines(b: BuildFreshness): string[] {
+  const cmd = `\`${safeText(b.command)}\``;
+  if (b.unbuilt) return [pc.yellow(`Not built yet: \`hostsync push\` runs the build (${cmd}) first, then sends what it makes.`)];
+  if (b.lastBuiltAt === null) return [pc.yellow(`\`hostsync push\` runs the build (${cmd}) first; hostsync has not run it here yet, so it cannot tell whether the built folder is current.`)];
+  const shown = b.changedSince.map(quoteName).join(', ') + (b.partial || b.changedSince.length >= 3 ? ', ...' : '');
+  return [pc.yellow(`Sources changed since the last build (${shown}): \`hostsync push\` runs the build (${cmd}) first, so it will send what the new build makes, not what is compared here.`)];
+}
+
 /** `hostsync status`: what a push would do, conflicts, drift, what only the deployment has, and the app's state. */
 export function renderStatus(report: StatusResult): string {
   const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${safeText(report.url)}` : ''}${report.restarts && (report.restarts.today > 0 || report.restarts.limit !== null) ? ` · ${restartsToday(report.restarts)}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch, report.local));
   out.push(...positionLines(report.position));
   const settings = settingsLines(report.settings, 'status');
+  const stale = buildIsStale(report.build);
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0 && settings.length === 0) {
-    out.push('Nothing to push: the deployment matches this directory.');
+    out.push(stale ? 'The deployment matches the built folder as it is now, but that folder is not what a push would send:' : 'Nothing to push: the deployment matches this directory.');
   }
+  if (stale) out.push(...buildLines(report.build!));
   if (report.changes.length > 0) {
     out.push(`Changes to push (${report.changes.length}; a push takes about ${plural(report.pushRequests, 'request')}):`);
     out.push(...limited(report.changes.map(changeLine)));
@@ -99,7 +115,9 @@ export function renderStatus(report: StatusResult): string {
     out.push(...shown.map((p) => pc.dim(`  =  ${quoteName(p)}`)));
     if (report.remoteOwned > shown.length) out.push(pc.dim(`  ... and ${report.remoteOwned - shown.length} more`));
   }
-  if (report.applyPending) out.push(pc.yellow('An apply is pending: an earlier push landed files the app has not been applied with; the next push applies them.'));
+  if (report.applyUnansweredAt) {
+    out.push(pc.yellow(`An apply may still be running on the service: the push at ${new Date(report.applyUnansweredAt).toTimeString().slice(0, 8)} got no answer to it, and the app is ${safeText(report.appState ?? 'not readable')}; \`hostsync logs --follow\` shows its install. Once the app is up, status clears this; a push applies again.`));
+  } else if (report.applyPending) out.push(pc.yellow('An apply is pending: an earlier push landed files the app has not been applied with; the next push applies them.'));
   if (report.massDelete.refuse) {
     out.push(pc.yellow(`push would refuse: it deletes ${report.massDelete.deletes} of ${report.massDelete.tracked} tracked files (--allow-mass-delete).`));
   }
@@ -200,7 +218,7 @@ export function renderHealth(apply: ApplyResult | null, health: HealthReport | n
       }
     }
   }
-  if (!healthy && apply?.hint) out.push(`  hint: ${safeText(apply.hint)}`);
+  if (!healthy && apply?.hint) out.push(`  hint: ${safeText(serviceHint(apply.hint))}`);
   return out;
 }
 
@@ -244,7 +262,10 @@ export function renderPush(report: PushResult): string {
   const overwrites = new Set(report.overwrites);
   const mark = (c: ChangeItem): string => {
     const line = changeLine(c);
-    return c.kind !== 'rename' && overwrites.has(c.path) ? `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}` : line;
+    if (c.kind === 'rename' || !overwrites.has(c.path)) return line;
+    // Not a conflict: the deployment's npm install rewrote its lockfile (sync/install-files.ts).
+    if (isInstallLockfile(c.path)) return `${line}  ${pc.dim(`(${report.dryRun ? 'would replace' : 'replaced'} the lockfile the deployment's npm install had rewritten)`)}`;
+    return `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}`;
   };
   if (report.planned.length > 0 && !report.positionRefused) out.push(...limited(report.planned.map(mark)));
   if (report.backup) {
@@ -259,7 +280,8 @@ export function renderPush(report: PushResult): string {
   out.push(...report.warnings.map((w) => pc.yellow(`warning: ${safeText(w)}`)));
   if (report.install?.ok) out.push(`installed the dependencies first: ${safeText(report.install.command)} (${Math.round(report.install.durationMs / 100) / 10} s)`);
   if (report.apply || report.health) out.push(...renderHealth(report.apply, report.health, report.healthy, report.autoKindNew));
-  if (report.applyRefused) out.push(pc.red(`apply refused: ${safeText(report.applyRefused)}`));
+  if (applyStillRunning(report.applyRefused)) out.push(pc.yellow(`apply: ${safeText(report.applyRefused!)}`));
+  else if (report.applyRefused) out.push(pc.red(`apply refused: ${safeText(report.applyRefused)}`));
   else if (report.applyPending && !report.dryRun) {
     out.push(pc.yellow('apply pending: the files landed, but the app was not applied with them; the next `hostsync push` applies them'));
   }

@@ -22,3 +22,9 @@ export const WASM_TIERING_BUDGET = 100_000_000;
  * is slow, and then the command's own try costs no more than the wait it saves.
  */
 export const WATCH_STATUS_WAIT_MS = 15_000;
+
+/**
+ * How often `hostsync dev` looks at hostsync.json for an edit: one stat (the file may not
+ * exist yet, so no fs.watch); an edit is applied within about a second, about as soon as a save.
+ */
+export const DEV_CONFIG_POLL_MS = 1_000;

@@ -4,6 +4,7 @@
  * are rendered from the same object, the library's WatchEvent (app/watch.ts).
  * Pure: events in, text out; the command writes it.
  */
+import { serviceHint } from './service-hint.js';
 import { pc } from './colors.js';
 import { changeLine, conflictReason, restartsToday } from './render.js';
 import { watchEvent, type WatchCycleEvent, type WatchEvent } from '../app/watch.js';
@@ -68,7 +69,7 @@ export function renderCycle(event: WatchCycleEvent | CycleEvent, noApply: boolea
       out.push(pc.red(`  the deployment is ${e.state}; last log lines:`));
       out.push(...logs.map((l) => `    ${safeLogLine(l)}`));
     }
-    if (e.hint) out.push(`  hint: ${safeText(e.hint)}`);
+    if (e.hint) out.push(`  hint: ${safeText(serviceHint(e.hint))}`);
   }
   return out;
 }

@@ -1,4 +1,5 @@
-import { dirname, delimiter } from 'node:path';
+import os from 'node:os';
+import { dirname, delimiter, join } from 'node:path';
 import type {
   ApplyRequest,
   ApplyResult,
@@ -83,6 +84,8 @@ const FILES_RESTART_SKIPPED: Record<string, string> = {
 
 /** Environment variables passed through from the emulator; everything else (credentials included) stays out of the app. */
 const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
+/** This machine's toolchain homes, each from its variable or its default under the machine's home (see childEnv). */
+const HOST_TOOL_HOMES: ReadonlyArray<readonly [string, string]> = [['RUSTUP_HOME', '.rustup'], ['CARGO_HOME', '.cargo']];
 
 function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -558,6 +561,11 @@ export class DeploymentRunner {
     env.PATH = [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter);
     // The container's home is the volume (/home/container on the node).
     env.HOME = this.opts.volume;
+    // But the toolchains the emulator borrows from this machine keep their state where this
+    // machine has it: a container has no rustup of the host's, and with HOME the volume a
+    // rustup proxy (a pip install building a Rust wheel) wrote .rustup/settings.toml into it,
+    // which every sync then listed as a file only the deployment has (issue 46).
+    for (const [name, dir] of HOST_TOOL_HOMES) env[name] = process.env[name] ?? join(os.homedir(), dir);
     Object.assign(env, this.opts.env?.() ?? {});
     // What the node sets for every server; the user's variables cannot override them.
     Object.assign(env, this.systemEnv(port));

@@ -127,6 +127,11 @@ export interface ReconcileOptions {
    * is a never-synced difference ('first-push-differs'), not a change both sides made.
    */
   adopted?: boolean;
+  /**
+   * Paths the deployment's own install rewrites (sync/install-files.ts): changed on both
+   * sides, local's wins (listed in `overridden`), never a conflict that blocks the push.
+   */
+  installRewrites?: (path: string) => boolean;
 }
 
 export interface Reconciliation {

@@ -111,6 +111,12 @@ function assertStale(seen: Seen, host: string, file: string): void {
     return;
   }
   if (holder.host !== host || processAlive(holder.pid)) {
+    // `hostsync dev` syncs and applies by itself: another command's push is not needed there.
+    if (holder.command === 'dev') {
+      throw refusal(
+        `\`hostsync dev\` (pid ${holder.pid} on ${holder.host}) is running on this directory and already sends every save to its emulator and applies hostsync.json's startup as you edit it: no push is needed; stop dev (Ctrl-C) to push yourself, or delete ${file} if that process is gone`,
+      );
+    }
     throw refusal(
       `another hostsync ${holder.command} (pid ${holder.pid} on ${holder.host}) is syncing this directory to this deployment: stop it first, or delete ${file} if that process is gone`,
     );

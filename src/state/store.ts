@@ -82,6 +82,31 @@ export class StateStore {
     }
   }
 
+  /**
+   * The pending apply was sent and not answered in time (a slow install): the marker keeps
+   * when, so a later read that sees the app up can clear it (applyTimedOutAt).
+   */
+  async markApplyTimedOut(at: Date): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    // With the state's identity: a push since (--no-apply, a failed one) owes an apply of its own.
+    await writeFile(this.applyPendingFile, `${JSON.stringify({ timedOutAt: at.toISOString(), state: await this.identity() })}\n`);
+  }
+
+  /**
+   * When the pending apply went unanswered (markApplyTimedOut), as long as nothing was
+   * pushed since; null otherwise (none pending, never sent, or a later push owes its own).
+   */
+  async applyTimedOutAt(): Promise<Date | null> {
+    try {
+      const mark = JSON.parse(await readFile(this.applyPendingFile, 'utf8')) as { timedOutAt?: unknown; state?: unknown };
+      if (typeof mark.timedOutAt !== 'string' || mark.state !== (await this.identity())) return null;
+      const d = new Date(mark.timedOutAt);
+      return Number.isNaN(d.getTime()) ? null : d;
+    } catch {
+      return null;
+    }
+  }
+
   async setApplyPending(pending: boolean): Promise<void> {
     if (pending) {
       await mkdir(this.dir, { recursive: true });

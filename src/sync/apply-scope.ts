@@ -44,14 +44,28 @@ export async function checkApplyScope(session: Session): Promise<void> {
   await known.remember(APPLY_SCOPE);
 }
 
+/** How an apply that was not answered in time starts its line in a push's `applyRefused`. */
+export const APPLY_STILL_RUNNING = 'no answer to the apply yet: ';
+/** An apply the service accepted but did not answer within the client's timeout. */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** Whether a push's `applyRefused` is an apply still running rather than refused. */
+export const applyStillRunning = (line: string | null | undefined): boolean => line?.startsWith(APPLY_STILL_RUNNING) ?? false;
+
 /**
- * deployments.apply, or, when the service refuses it (403) after the files landed, the
- * one line saying so: the push reports what it wrote instead of failing as if nothing had.
+ * deployments.apply, or, when the service refuses it (403) or does not answer it in time
+ * after the files landed, the one line saying so: the push reports what it wrote instead
+ * of failing as if nothing had.
  */
 export async function applyOrRefusal(session: Session, req: ApplyRequest): Promise<ApplyResult | string> {
   try {
     return await session.client.deployments.apply(req);
   } catch (err) {
+    if (err instanceof ApiError && TIMEOUT_CODES.has(err.code ?? '')) {
+      // The service took the apply and is still at it (a slow install): the files landed. The
+      // pending marker says when, so a later read that finds the app up clears it (app/status.ts).
+      await session.store.markApplyTimedOut(new Date());
+      return `${APPLY_STILL_RUNNING}${err.message.replace(/;.*$/, '')}; the files above landed, and the apply is most likely still running there (a slow install): \`hostsync status\` shows when the app is up, \`hostsync logs --follow\` its console; a push applies again if it never came`;
+    }
     if (!(err instanceof ApiError && err.status === 403)) throw err;
     // Remembered, but gone (the key was narrowed): ask again next time.
     await knownScopes(session).forget(APPLY_SCOPE);

@@ -70,11 +70,37 @@ export function isErrorLine(line: string): boolean {
  */
 export function failureTail(lines: readonly string[], count: number): string[] {
   const current = linesOfThisStart(lines);
-  const tail = current.slice(-count);
   const firstError = current.findIndex(isErrorLine);
-  if (firstError < 0 || firstError >= current.length - tail.length) return tail;
-  const skipped = current.length - tail.length - firstError - 1;
-  return [current[firstError]!, ...(skipped > 0 ? [`... (${skipped} more line${skipped === 1 ? '' : 's'})`] : []), ...tail];
+  const tailFrom = Math.max(0, current.length - count);
+  if (firstError < 0) return current.slice(tailFrom);
+  // The error's head: the error line, and above it the place it names (see errorHead).
+  const headFrom = errorHead(current, firstError);
+  if (headFrom >= tailFrom) return current.slice(tailFrom);
+  if (firstError >= tailFrom - 1) return current.slice(headFrom);
+  const skipped = tailFrom - firstError - 1;
+  return [...current.slice(headFrom, firstError + 1), ...(skipped > 0 ? [`... (${skipped} more line${skipped === 1 ? '' : 's'})`] : []), ...current.slice(tailFrom)];
+}
+
+/** `file.js:4` (node), `  File "app.py", line 4` is Python's and follows its Traceback line. */
+const LOCATION_LINE = /\S:\d+(:\d+)?$/;
+/** The marker under the failing code: carets, as node prints a SyntaxError or a throw's place. */
+const CARET_LINE = /^\s*\^+\s*$/;
+/** How far above the error line the place may start: location, code, caret, blank. */
+const ERROR_HEAD_MAX = 4;
+
+/**
+ * Where the first error's head starts: node prints a SyntaxError (or an uncaught throw at
+ * load) as `server.js:4`, the code line, a caret marker and a blank line above
+ * `SyntaxError: ...`; the file and line are what the user needs (issue 46: push showed
+ * the frames and dropped them). The error line itself when no such block precedes it.
+ */
+function errorHead(current: readonly string[], firstError: number): number {
+  for (let i = firstError - 1; i >= Math.max(0, firstError - ERROR_HEAD_MAX); i--) {
+    const line = current[i]!;
+    if (isStartMarker(line)) break;
+    if (LOCATION_LINE.test(line) && current.slice(i + 1, firstError).some((l) => CARET_LINE.test(l))) return i;
+  }
+  return firstError;
 }
 
 /**

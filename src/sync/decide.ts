@@ -6,6 +6,7 @@
 import type { Plan, Reconciliation, ReconcileOptions, Snapshot } from '../model/types.js';
 import { guardRemoteSymlinks, keepUnholdable, protectSkipped, unholdable, withoutPaths } from './guards.js';
 import { massDeleteGuard, planChanges } from './plan.js';
+import { installRewrites } from './install-files.js';
 import { reconcile } from './reconcile.js';
 import { platformView } from './platform-view.js';
 import type { Platform } from '../local/platform.js';
@@ -47,7 +48,8 @@ export function decide(input: DecideInput): Decision {
   // Names this file system cannot hold are not compared at all: never deleted, listed as only on the deployment.
   const hidden = unholdable(remote, compared, input.platform, input.ownBase === undefined ? input.base : input.ownBase);
   const base = input.base === null ? null : withoutPaths(withoutPaths(input.base, owned), hidden);
-  const rec0 = reconcile(base, compared, withoutPaths(remote, hidden), input.options);
+  const options = input.options.installRewrites ? input.options : { ...input.options, installRewrites: (p: string) => installRewrites(p, compared) };
+  const rec0 = reconcile(base, compared, withoutPaths(remote, hidden), options);
   const rec1 = setAsideOwned(keepUnholdable(rec0, hidden, input.base), owned, input.base, input.remote.snapshot);
   const rec = guardRemoteSymlinks(rec1, input.remote.symlinks, input.base);
   return { local, rec, plan: planChanges(rec.changes, input.remote.snapshot) };

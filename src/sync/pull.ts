@@ -155,7 +155,7 @@ async function pullUnderLock(session: Session, opts: PullOptions): Promise<PullR
   });
   await settleUnverified(session, sides.unverified);
   // Other machines learn that this base is hostsync's now (a pull took the deployment's files).
-  const unrecorded = await recordBaseChange(session, 'pull', sides.state.base, base);
+  const unrecorded = await recordBaseChange(session, 'pull', sides.state.base, base, sides.remoteRead);
   if (unrecorded !== null) report.warnings.push(unrecorded);
   report.durationMs = Date.now() - started;
   await store.appendLog({

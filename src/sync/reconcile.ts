@@ -154,7 +154,9 @@ export function reconcile(
       continue;
     }
     const c: Conflict = { path, reason: conflictReason(base === null || (opts.adopted === true && !b), l, r), local: l ?? null, remote: listed ?? null, base: b ?? null };
-    if (opts.force) {
+    // A lockfile the deployment's install rewrote, and a new one here: the local one goes up
+    // (the install then installs what it locks), as --force would, safety copy included.
+    if (opts.force || (l && r && opts.installRewrites?.(path))) {
       overridden.conflicts.push(c);
       push();
     } else {

@@ -374,23 +374,36 @@ function compactedText(record: BaseRecord, from: number, header: BatchHeader, ba
 /**
  * Records a base change a command made without planning against the record (pull, resolve,
  * undo): appended to the record as this machine's copy knows it. Returns a warning when it
- * could not be (no copy yet, or another machine recorded meanwhile): the record then does not
- * know of it, so other machines see those paths as changed on the deployment (conflicts,
- * never overwrites) until this machine's next push records its base.
+ * could not be (another machine recorded meanwhile): the record then does not know of it, so
+ * other machines see those paths as changed on the deployment (conflicts, never overwrites)
+ * until this machine's next push records its base. With no copy and no listing, nothing is
+ * recorded (the next push writes the base).
+ * `remote`: the command's own remote read, when it made one (under its lock). The copy may be
+ * behind the deployment's record (another machine pushed since this one last recorded): it is
+ * appended to only when it is the record listed, else the record is read first (readRecord:
+ * one request, and kept as the copy), so a lone pull never meets a "change" that is only its
+ * stale copy (issue 46).
  */
 export async function recordBaseChange(
   session: Pick<Session, 'client' | 'stateDir' | 'config'>,
   kind: BatchKind,
   before: ReadonlyMap<string, Entry> | null,
   after: ReadonlyMap<string, Entry>,
+  remote: Pick<RemoteRead, 'record'> | null = null,
 ): Promise<string | null> {
   const paths = diffBases(before as Map<string, Entry> | null, after as Map<string, Entry>);
   if (paths.length === 0) return null;
-  const store = copyStore(session);
-  const meta = await store.meta();
-  const text = meta === null ? null : await store.text(meta);
-  if (meta === null || text === null) return null;
-  const read: RecordRead = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+  let read: RecordRead;
+  if (remote !== null && remote.record !== null) {
+    read = await readRecord(session, remote, true);
+    if (read.path === null || read.text === null) return null;
+  } else {
+    const store = copyStore(session);
+    const meta = await store.meta();
+    const text = meta === null ? null : await store.text(meta);
+    if (meta === null || text === null) return null;
+    read = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+  }
   if (parsedRecord(read) === null) return null;
   const committed = await commitBatch(session, read, kind, paths, () => []);
   return committed.ok ? null : `the deployment's base record changed meanwhile (another push?): this ${kind} is not recorded there; the next push records the base`;

@@ -46,7 +46,7 @@ export async function resolve(session: Session, paths: string[], side: 'ours' | 
     await session.store.save({ base, remote: sides.state.remote });
     await settleUnverified(session, sides.unverified);
     // Not a change of the deployment, but of what hostsync takes it to hold: other machines see it too.
-    await recordBaseChange(session, 'resolve', sides.state.base, base);
+    await recordBaseChange(session, 'resolve', sides.state.base, base, sides.remoteRead);
     await session.store.appendLog({ command: 'resolve', side, paths: settled.length, requests: session.client.stats().total });
     return { side, settled, leftAlone: leftAloneOf(session.config.root, paths, sides.skipped, 'settle'), pull: null };
   } finally {

@@ -24,7 +24,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_DIR_REBUILD_MS, WATCH_DIR_REBUILD_POLL_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS } from './tunables.js';
+import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_DIR_REBUILD_MS, WATCH_DIR_REBUILD_POLL_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS, WATCH_REWALK_AGAIN_MS, WATCH_REWALK_WHOLE_MAX_FILES } from './tunables.js';
 import { watchCookieName } from '../local/temp-names.js';
 import type { StatCache } from '../local/statcache.js';
 import type { HostingClient } from '../remote/client.js';
@@ -160,6 +160,10 @@ export interface WatchOptions {
   tunables?: Partial<WatchTunables>;
   onEvent?: (event: WatchEvent) => void;
   clock?: Clock;
+  /** Starts the file watcher; default startWatcherBackend (a test double drops events here). */
+  startWatcher?: typeof startWatcherBackend;
+  /** The command the lock names to another hostsync it refuses ('dev' when `hostsync dev` runs the watch). */
+  lockAs?: string;
   /**
    * Works out a whole `status` for a command that asks over the query socket (the app layer
    * provides it: it is a command's work, not the daemon's); without it the daemon answers
@@ -237,7 +241,7 @@ function remoteSignature(report: Pick<PushReport, 'conflicts' | 'drift'>): strin
  * beside it. Throws (exit 3) when another hostsync holds the lock.
  */
 export async function startWatch(session: Session, opts: WatchOptions = {}): Promise<WatchDaemon> {
-  const lock = await session.hold('watch');
+  const lock = await session.hold(opts.lockAs ?? 'watch');
   try {
     const daemon = new Daemon(session, lock, opts);
     await daemon.start();
@@ -296,6 +300,10 @@ class Daemon implements WatchDaemon {
   private readonly cookies = new Map<string, () => void>();
   /** Restarts, paced to `restartMinSeconds` (0 for a web app: none); null without a guard. */
   private readonly pacer: RestartPacer | null = null;
+  /** The second look at folders a burst removed entries from (WATCH_REWALK_AGAIN_MS), and the folders it touched. */
+  private rewalkTimer: NodeJS.Timeout | null = null;
+  private readonly rewalkAgain = new Set<string>();
+  private rewalkedAgain = new Set<string>();
 
   constructor(
     private readonly session: Session,
@@ -360,7 +368,7 @@ class Daemon implements WatchDaemon {
 
   /** The file watcher on the synced root, its events feeding the scheduler. */
   private startWatcher(): ReturnType<typeof startWatcherBackend> {
-    return startWatcherBackend(
+    return (this.opts.startWatcher ?? startWatcherBackend)(
       {
         root: this.session.config.root,
         matcher: this.session.matcher,
@@ -471,6 +479,26 @@ class Daemon implements WatchDaemon {
     }
   }
 
+  /**
+   * Walks `folders` again WATCH_REWALK_AGAIN_MS from now, through the scheduler as if the
+   * watcher had reported them: what a build wrote after this cycle's walk, its events lost,
+   * is then synced within seconds. A batch made only of such folders does not ask again.
+   */
+  private rewalkLater(folders: readonly string[]): void {
+    for (const f of folders) this.rewalkAgain.add(f);
+    if (this.rewalkTimer) clearTimeout(this.rewalkTimer);
+    this.rewalkTimer = setTimeout(() => {
+      this.rewalkTimer = null;
+      const again = [...this.rewalkAgain];
+      this.rewalkAgain.clear();
+      if (this.stopping) return;
+      this.rewalkedAgain = new Set(again);
+      if (again.includes('')) this.scheduler.rescanAll();
+      else this.scheduler.touch(again);
+    }, WATCH_REWALK_AGAIN_MS);
+    this.rewalkTimer.unref();
+  }
+
   whenIdle(): Promise<void> {
     return this.scheduler.whenIdle();
   }
@@ -483,6 +511,7 @@ class Daemon implements WatchDaemon {
   private async shutdown(): Promise<StopResult> {
     // Stop the scheduler first (it refuses new cycles at once), then the watcher.
     const stopped = this.scheduler.stop(this.t.shutdownGraceMs);
+    if (this.rewalkTimer) clearTimeout(this.rewalkTimer);
     await this.query?.close().catch(() => undefined);
     await this.watcher?.close().catch(() => undefined);
     const result = await stopped;
@@ -523,11 +552,22 @@ class Daemon implements WatchDaemon {
       // Before the scan (a root that is gone is not scanned) and again before anything is sent.
       await this.checkProject(null, 0);
       const filesBefore = tree.snapshot?.size ?? 0;
+      /** The batch's paths, and what a re-walk found besides (a create the watcher did not report). */
+      let paths = batch.paths;
       if (batch.full || tree.snapshot === null) {
         this.scanStarted = true;
         warnings.push(...(await tree.scanAll(scanOpts)));
       } else if (batch.paths.length > 0) {
         warnings.push(...(await tree.rescan(scanOpts, batch.paths)));
+        // Removals: the folders they left are walked again, now and once the burst has
+        // settled, for creates the watcher may not have reported (WATCH_REWALK_AGAIN_MS).
+        const gaps = tree.gapFolders(batch.paths, WATCH_REWALK_WHOLE_MAX_FILES);
+        if (gaps.length > 0) {
+          const rewalked = await tree.rewalk(scanOpts, gaps);
+          warnings.push(...rewalked.warnings);
+          paths = [...new Set([...batch.paths, ...rewalked.changed])];
+          if (!batch.paths.every((p) => this.rewalkedAgain.has(p))) this.rewalkLater(gaps);
+        }
       }
       const local = tree.snapshot!;
       const skipped = [...tree.skipped];
@@ -543,7 +583,7 @@ class Daemon implements WatchDaemon {
         return { kind: 'done', reachedService: false, ...this.verifyDelay(0) };
       }
       await this.checkProject(local.size + skipped.length, filesBefore);
-      const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(batch.paths);
+      const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(paths);
       const guarded = this.deleteGuard();
       let report: PushReport;
       let wholeRemote = false;
@@ -551,7 +591,7 @@ class Daemon implements WatchDaemon {
       if (polled !== null) {
         report = polled.report;
       } else if (scope !== null && !batch.verify) {
-        report = await scoped.cycle({ local, skipped, paths: batch.paths, noApply, ...guarded });
+        report = await scoped.cycle({ local, skipped, paths, noApply, ...guarded });
       } else if (batch.verify && scoped.ready) {
         // (Not ready: the record moved under the quiet moment's batch: a whole push merges and records it.)
         const verified = await scoped.verifyNow({ local, skipped, noApply, ...guarded });

@@ -43,6 +43,51 @@ export class LocalTree {
     return scanned.warnings;
   }
 
+  /**
+   * Re-walks `folders` ('' = the whole tree) for what a watcher may have missed: a build
+   * that empties a folder and writes it again can lose a create event (issue 46). Returns
+   * the paths whose entry changed, for the cycle's scope, and the warnings.
+   */
+  async rewalk(opts: ScanOptions, folders: readonly string[]): Promise<{ changed: string[]; warnings: string[] }> {
+    if (this.snapshot === null || folders.includes('')) {
+      const before = this.snapshot === null ? null : new Map(this.snapshot);
+      const warnings = await this.scanAll(opts);
+      if (before === null) return { changed: [], warnings };
+      const changed: string[] = [];
+      for (const [p, e] of this.snapshot!) if (!entriesEqual(before.get(p), e)) changed.push(p);
+      for (const p of before.keys()) if (!this.snapshot!.has(p)) changed.push(p);
+      return { changed, warnings };
+    }
+    const scanned = await rescanPaths(opts, this.snapshot, folders, { inPlace: true });
+    for (const [p, was] of scanned.changed) this.note(p, was, this.snapshot.get(p));
+    forgetUnder(this.skipped, folders);
+    for (const p of scanned.skipped) this.skipped.add(p);
+    return { changed: [...scanned.changed.keys()], warnings: scanned.warnings };
+  }
+
+  /**
+   * The folders to re-walk after a batch: the parent of every batch path that is now absent
+   * (a removal, or a replacement whose create event may be missing). '' (the root) only
+   * when the tree is small (WATCH_REWALK_WHOLE_MAX_FILES): a big tree's root-level removal
+   * is left to the events, as before.
+   */
+  gapFolders(paths: readonly string[], wholeMaxFiles: number): string[] {
+    const snap = this.snapshot;
+    if (snap === null) return [];
+    const out = new Set<string>();
+    for (const p of paths) {
+      if (snap.has(p) || snap.below(p) > 0) continue;
+      const slash = p.lastIndexOf('/');
+      const parent = slash < 0 ? '' : p.slice(0, slash);
+      if (parent === '' && snap.size > wholeMaxFiles) continue;
+      out.add(parent);
+    }
+    if (out.has('')) return [''];
+    // A folder below another one kept is walked with it.
+    const sorted = [...out].sort();
+    return sorted.filter((d) => !sorted.some((o) => o !== d && d.startsWith(`${o}/`)));
+  }
+
   /** The snapshot as it is now was pushed, and nothing is left to retry. */
   pushed(): void {
     this.differs = new Map();

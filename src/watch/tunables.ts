@@ -187,3 +187,19 @@ export const WATCH_QUERY_COOKIE_TIMEOUT_MS = 1_000;
  * loop must not burn the day's logins (issue 47).
  */
 export const WATCH_CRASH_LOOP_STARTS = 3;
+
+/**
+ * A watcher can miss events: chokidar lost the create of a rebuilt asset in 3 of 11 rebuilds
+ * of a build that empties `dist/` and writes it again (issue 46), and the watch then
+ * reported the page healthy while it linked a 404. After a batch that removed entries, the
+ * cycle re-walks their folders (a stat per file, through the cache) before it pushes, and
+ * once more this long after it, for what the build wrote after that walk: a few seconds, as
+ * long as a bundler's write phase, and one cheap walk per burst.
+ */
+export const WATCH_REWALK_AGAIN_MS = 2_000;
+/**
+ * A removal at the root re-walks the whole tree only below this many files (a stat per
+ * file: a few ms per thousand); above it, the native watcher (WATCH_NATIVE_MIN_FILES) runs,
+ * whose blind spot is repaired by its own re-subscription and rescan.
+ */
+export const WATCH_REWALK_WHOLE_MAX_FILES = 20_000;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newLogLines } from '../../src/cli/commands/dev.js';
-import { CLI } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tree.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -118,6 +118,57 @@ describe.runIf(process.platform === 'linux')('hostsync dev --runtime python', ()
     expect(await fetch(app.url as string).then((r) => r.text())).toBe('py ok');
     dev.child.kill('SIGINT');
     expect(await dev.exit).toBe(0);
+    expect(await appProcesses()).toEqual([]);
+  }, 120_000);
+});
+
+describe.runIf(process.platform === 'linux')('hostsync dev: the entry file (issue 46, item 1)', () => {
+  const serve = (text: string): string =>
+    `import http from 'node:http';\nhttp.createServer((q, s) => s.end(${JSON.stringify(text)})).listen(Number(process.env.SERVER_PORT), '0.0.0.0');\n`;
+
+  it('runs an app whose entry is server.js: dev before init, then init, then dev again; an edit of hostsync.json applies at once', async () => {
+    const { rm, writeFile } = await import('node:fs/promises');
+    await rm(path.join(work.dir, 'index.js'));
+    await rm(path.join(work.dir, 'hostsync.json'));
+    await writeFile(path.join(work.dir, 'package.json'), JSON.stringify({ name: 'srv', private: true, type: 'module', scripts: { start: 'node server.js' } }));
+    await writeFile(path.join(work.dir, 'server.js'), serve('from server.js'));
+    await writeFile(path.join(work.dir, 'other.js'), serve('from other.js'));
+
+    // A newcomer's first `hostsync dev`, before any hostsync.json: the emulator's deployment
+    // is made with the default entry (index.js) and kept in .hostsync/dev.
+    const one = startDev();
+    await one.next('app');
+    one.child.kill('SIGINT');
+    expect(await one.exit).toBe(0);
+
+    const init = await runCli(['init', '--dir', work.dir], {}, { process: true });
+    expect(init.code).toBe(0);
+    expect(JSON.parse(await readFile(path.join(work.dir, 'hostsync.json'), 'utf8')).startup.entryFile).toBe('server.js');
+
+    const two = startDev();
+    const app = await two.next('app');
+    expect(app.state).toBe('running');
+    expect(await fetch(app.url as string).then((r) => r.text())).toBe('from server.js');
+
+    // A push from another terminal meets dev's lock: the refusal says dev already does it.
+    const push = await runCli(['push', '--dir', work.dir], {}, { process: true });
+    expect(push.code).toBe(3);
+    expect(push.stderr).toMatch(/`hostsync dev` \(pid \d+ .*\) is running on this directory and already sends every save/);
+
+    // hostsync.json changed while dev runs: the new entry is applied without a restart of dev.
+    const config = JSON.parse(await readFile(path.join(work.dir, 'hostsync.json'), 'utf8'));
+    await writeFile(path.join(work.dir, 'hostsync.json'), JSON.stringify({ ...config, startup: { ...config.startup, entryFile: 'other.js' } }, null, 2));
+    const settings = await two.next('settings');
+    expect(settings.changes).toEqual([expect.objectContaining({ key: 'entryFile', from: 'server.js', to: 'other.js' })]);
+    await expect.poll(() => fetch(app.url as string).then((r) => r.text(), () => ''), { timeout: 30_000, interval: 200 }).toBe('from other.js');
+
+    // A half-typed hostsync.json does not take dev down: it waits for the next save.
+    await writeFile(path.join(work.dir, 'hostsync.json'), '{"startup": ');
+    await two.next('config-wait');
+    await writeFile(path.join(work.dir, 'hostsync.json'), JSON.stringify(config, null, 2));
+    await expect.poll(() => fetch(app.url as string).then((r) => r.text(), () => ''), { timeout: 30_000, interval: 200 }).toBe('from server.js');
+    two.child.kill('SIGINT');
+    expect(await two.exit).toBe(0);
     expect(await appProcesses()).toEqual([]);
   }, 120_000);
 });

@@ -54,6 +54,16 @@ describe('bots and workers', () => {
     expect(r.stdout).toContain('Error: An invalid token was provided.');
   });
 
+  it('an app that dies on a syntax error: the unhealthy report shows its file and line, the code and the marker, as logs does (issue 46, item 11)', async () => {
+    const t = await setup({ 'index.js': "const http = require('node:http');\n\nconst x = 1;\nconst y = ;\nhttp.createServer((q, s) => s.end('x')).listen(Number(process.env.SERVER_PORT), '0.0.0.0');\n" });
+    const r = await t.push();
+    expect(r.code).toBe(4);
+    expect(r.stdout).toMatch(/^ {4}\S*index\.js:4\n {4}const y = ;\n {4} {10}\^\n/m);
+    expect(r.stdout).toContain("SyntaxError: Unexpected token ';'");
+    const logs = await runCli(['logs', '--dir', t.dir], envFor(t.emu));
+    expect(logs.stdout).toMatch(/index\.js:4\nconst y = ;\n {10}\^\n/);
+  });
+
   it('--console-lines 20: the ready line rotated out of the live console before any read still counts (read from the restart on, not the tail)', async () => {
     const chatty = "console.log('connecting...');\nsetTimeout(() => { console.log('Logged in as TestBot#0001'); for (let i = 1; i <= 60; i++) console.log('guild ' + i); }, 200);\nsetInterval(() => {}, 60000);\n";
     const t = await setup({ 'index.js': chatty, 'hostsync.json': health({ kind: 'worker', ready: 'Logged in as', timeoutSeconds: 20 }) }, { consoleLines: 20 });

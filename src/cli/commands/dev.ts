@@ -1,9 +1,12 @@
+import { unwatchFile, watchFile } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { applyDevStartup } from '../../app/dev-startup.js';
 import { deploymentRef } from '../../app/options.js';
-import { startWatching, watchEvent } from '../../app/watch.js';
-import { readConfigFile, type LogLevel } from '../../config/config.js';
+import { failure } from '../../app/result.js';
+import { startWatching, watchEvent, type WatchRun } from '../../app/watch.js';
+import { CONFIG_FILE, readConfigFile, type Config, type LogLevel } from '../../config/config.js';
 import { findProjectRoot } from '../../config/find-root.js';
 import { startEmulator, type RunningEmulator } from '../../emulator/index.js';
 import { EXIT } from '../../errors.js';
@@ -13,7 +16,9 @@ import type { WatchEvent as DaemonEvent } from '../../watch/daemon.js';
 import { pc } from '../colors.js';
 import { globalFlags } from '../context.js';
 import { createLogger } from '../logger.js';
+import { DEV_CONFIG_POLL_MS } from '../tunables.js';
 import { targetName } from '../render.js';
+import { settingsLines } from '../render-settings.js';
 import { renderWatchEvent } from '../watch-render.js';
 import { sharedTokens, sharedTokenWarning, type TokenParty } from '../../app/shared-tokens.js';
 import { stopRemoteCopies, type StoppedCopy } from '../../app/stop-remote.js';
@@ -97,7 +102,8 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
   const dir = devDir(root);
   await mkdir(dir, { recursive: true });
   const recordFile = path.join(dir, 'dev.json');
-  // hostsync.json's startup is how the app starts here too (a bot whose entry is bot.js), unless a flag says otherwise.
+  // hostsync.json's startup is how a new emulator's deployment starts too (a bot whose entry
+  // is bot.js); an existing one gets it from applyDevStartup below, at every start.
   const raw = await readConfigFile(root);
   const declared = raw.startup ?? {};
   const startFlags: DevFlags = {
@@ -161,6 +167,8 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
 
   const ctx = { target: '', root, noApply: false };
   let first = true;
+  let entryFile: string | null = null;
+  let settingsApplied = false;
   const onEvent = (e: DaemonEvent): void => {
     if (json) process.stdout.write(`${JSON.stringify(watchEvent(e))}\n`);
     else {
@@ -171,38 +179,81 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
     first = false;
     void (async () => {
       // Nothing changed since the last run: the files are there, but the app is not started yet.
-      const apply = e.apply ?? (await client.deployments.apply({}).catch(() => null));
+      // A cycle whose changes were all hot paths (hostsync.json itself) applied without a
+      // restart: new start settings, or an app this emulator never started, need one.
+      const owed = e.apply === null || (!e.apply.restarted && (settingsApplied || e.apply.state !== 'running'));
+      const apply = owed ? await client.deployments.apply(settingsApplied || e.apply ? { restart: true } : {}).catch(() => e.apply) : e.apply;
       if (apply) showApp(apply.http?.url || undefined, apply.state);
+      if (apply && apply.state !== 'running' && apply.state !== 'starting' && !json) process.stdout.write(`${devNotRunningHint(entryFile)}\n`);
       if (!stopping) void pollLogs();
     })();
   };
 
-  const run = startWatching(
-    {
-      dir: root,
-      baseUrl: emu.baseUrl,
-      apiKey: emu.apiKey,
-      deployment: emu.deploymentId,
-      // Only dev's own emulator: exported HOSTSYNC_* variables of a real deployment must not leak in.
-      env: {},
-      ...(g.logLevel !== undefined ? { logLevel: g.logLevel as LogLevel } : {}),
-      logger: (config) => createLogger(config.logLevel, { json }),
-    },
-    { onEvent, onConfig: (config) => (ctx.target = targetName(deploymentRef(config))) },
-  );
+  const connection = {
+    dir: root,
+    baseUrl: emu.baseUrl,
+    apiKey: emu.apiKey,
+    deployment: emu.deploymentId,
+    // Only dev's own emulator: exported HOSTSYNC_* variables of a real deployment must not leak in.
+    env: {},
+    ...(g.logLevel !== undefined ? { logLevel: g.logLevel as LogLevel } : {}),
+    logger: (config: Config) => createLogger(config.logLevel, { json }),
+  };
+  /** The project's start settings onto dev's deployment, then a watch; a change of hostsync.json stops it for the next round. */
+  const startRound = async (): Promise<WatchRun | number> => {
+    try {
+      const applied = await applyDevStartup(connection, { ...(flags.runtime !== undefined ? { runtime: flags.runtime } : {}), ...(flags.entry !== undefined ? { entry: flags.entry } : {}), ...(flags.ramMb !== undefined ? { ramMb: flags.ramMb } : {}) });
+      entryFile = applied.entryFile;
+      settingsApplied = applied.settings?.applied ?? false;
+      if (applied.settings && applied.settings.changes.length > 0) {
+        say(settingsLines(applied.settings, 'push').join('\n') + pc.dim(`\n  (from ${applied.from === 'project' ? "the project's files, as `hostsync init` would write them" : applied.from === 'flags' ? "dev's flags" : 'hostsync.json'})`), {
+          type: 'settings',
+          changes: applied.settings.changes,
+          from: applied.from,
+        });
+      }
+    } catch (err) {
+      const f = failure({ ok: false }, err, emu.apiKey);
+      process.stderr.write(`hostsync dev: ${f.error}\n`);
+      return f.exitCode;
+    }
+    first = true;
+    return startWatching({ ...connection, lockAs: 'dev' }, { onEvent, onConfig: (config) => (ctx.target = targetName(deploymentRef(config))) });
+  };
 
+  let run: WatchRun | null = null;
   let shutdown: Promise<void> | null = null;
   const stopAll = (): Promise<void> =>
     (shutdown ??= (async () => {
       stopping = true;
       if (logTimer) clearTimeout(logTimer);
-      if (run.started) await run.stop();
-      else await run.abort();
+      unwatchFile(configFile, onConfigFile);
+      if (run?.started) await run.stop();
+      else await run?.abort();
       await client.destroy().catch(() => undefined);
       await emu.close();
       // What --stop-remote stopped runs again once dev's copy is gone.
       for (const c of stoppedCopies) say(await c.start(), { type: 'stop-remote', started: c.party.name });
     })());
+
+  // hostsync.json edited (init writing it, an entry file changed): the watch in flight ends,
+  // and the next round applies the new settings. Polled: the file may not exist yet.
+  const configFile = path.join(root, CONFIG_FILE);
+  let configText = await readFile(configFile, 'utf8').catch(() => null);
+  let configChanged = false;
+  const onConfigFile = (): void => {
+    void readFile(configFile, 'utf8').catch(() => null).then((text) => {
+      if (text === configText || stopping) return;
+      configText = text;
+      configChanged = true;
+      say(`${CONFIG_FILE} changed: applying its settings and syncing again`, { type: 'config-changed' });
+      void run?.stop();
+      wakeOnConfig?.();
+    });
+  };
+  /** Set while dev waits for hostsync.json to be fixed (a round that failed on it). */
+  let wakeOnConfig: (() => void) | null = null;
+  watchFile(configFile, { interval: DEV_CONFIG_POLL_MS }, onConfigFile);
 
   let signals = 0;
   const onSignal = (): void => {
@@ -212,8 +263,40 @@ export async function devCommand(flags: DevFlags, cmd: Command): Promise<number>
   };
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
 
-  const end = await run.done;
+  let exitCode: number = EXIT.ok;
+  for (let rounds = 0; ; rounds++) {
+    configChanged = false;
+    const round = await startRound();
+    let failed: number | null = typeof round === 'number' ? round : null;
+    if (typeof round !== 'number') {
+      run = round;
+      const end = await run.done;
+      if (stopping) return EXIT.ok;
+      if (configChanged) continue;
+      failed = end.exitCode ?? EXIT.ok;
+    }
+    // The first round's failure ends dev; after an edit of hostsync.json (a half-typed file),
+    // dev waits for the next edit rather than taking the emulator down mid-session.
+    if (rounds === 0 || failed !== EXIT.usage) {
+      exitCode = failed ?? EXIT.ok;
+      break;
+    }
+    if (!configChanged) {
+      say(`waiting for ${CONFIG_FILE} to be fixed (the emulator and the app keep running)`, { type: 'config-wait' });
+      await new Promise<void>((resolve) => (wakeOnConfig = resolve));
+      wakeOnConfig = null;
+      if (stopping) return EXIT.ok;
+    }
+  }
   // The watch ended by itself (a fatal problem): take the emulator down with it.
   await stopAll();
-  return end.exitCode ?? EXIT.ok;
+  return exitCode;
+}
+
+/** What dev says when the app is not up after its first sync: hostsync's own ways, not the API's. */
+export function devNotRunningHint(entryFile: string | null): string {
+  const entry = entryFile ?? 'index.js (the default: hostsync.json names no startup.entryFile)';
+  return pc.yellow(
+    `  the app is not running: it starts with ${entry}. If your app starts from another file, set "startup": {"entryFile": "..."} in ${CONFIG_FILE} (\`hostsync init\` writes it from package.json); dev applies it as you save. \`hostsync logs\` shows the console, \`hostsync restart\` starts it again.`,
+  );
 }

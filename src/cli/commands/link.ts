@@ -4,7 +4,7 @@ import { pc } from '../colors.js';
 import { configEditLine } from '../config-changes.js';
 import { connectionFlags, globalFlags } from '../context.js';
 import { emitResult } from '../output.js';
-import { askChoice, canPrompt } from '../prompt.js';
+import { askChoice, askYesNo, canPrompt } from '../prompt.js';
 import { quoteName, safeText } from '../terminal-text.js';
 
 export interface LinkFlags {
@@ -38,6 +38,10 @@ export async function linkCommand(flags: LinkFlags, cmd: Command): Promise<numbe
             return askChoice('Link to which deployment?', visible.length);
           },
         }
+      : {}),
+    // The only deployment, holding another project: shown and asked on a terminal (app/link-fit.ts).
+    ...(canPrompt(json) && !opts.deployment && !flags.name
+      ? { confirmMisfit: (question: string) => askYesNo(`${safeText(question)}.\nLink this folder to it anyway (a push would replace its files with this folder's)?`) }
       : {}),
   });
   // Without a terminal, a refusal to guess among several shows what there is to choose from.

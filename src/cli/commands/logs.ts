@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { serviceHint } from '../service-hint.js';
 import { followDeploymentLogs, runLogs, type LogsOptions } from '../../app/logs.js';
 import { EXIT } from '../../errors.js';
 import type { FollowEvent } from '../../watch/log-follower.js';
@@ -22,7 +23,7 @@ export function renderFollowEvent(e: FollowEvent): { out: 'stdout' | 'stderr'; t
     case 'line':
       return { out: 'stdout', text: safeLogLine(e.line) };
     case 'state':
-      return { out: 'stderr', text: pc.dim(`-- deployment ${safeText(e.state)}${e.hint ? `: ${safeText(e.hint)}` : ''}`) };
+      return { out: 'stderr', text: pc.dim(`-- deployment ${safeText(e.state)}${e.hint ? `: ${safeText(serviceHint(e.hint))}` : ''}`) };
     case 'gap':
       return { out: 'stderr', text: pc.yellow('-- more lines arrived between two reads than one read holds (500); some were not shown') };
     case 'waiting':
