@@ -75,7 +75,7 @@ describe('the python runtime', () => {
     const result = await r.apply({});
     expect(result.state).toBe('running');
     expect(result.http).toMatchObject({ status: 200, ok: true, title: 'py web' });
-    expect(result.startup).toMatchObject({ runtime: 'python', runtimeVersion: SYSTEM_PYTHON, entryFile: 'app.py', startCommand: 'python app.py' });
+    expect(result.startup).toMatchObject({ runtime: 'python', runtimeVersion: SYSTEM_PYTHON, entryFile: 'app.py', startCommand: 'if [ -f requirements.txt ]; then pip install -r requirements.txt; fi; python app.py' });
     expect(result.logs).toContain(`serving on ${r.port}`);
   });
 

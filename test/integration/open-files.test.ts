@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -54,6 +54,9 @@ afterAll(async () => {
   await emu?.close();
 });
 beforeEach(async () => {
+  // Each test a new folder and an empty deployment: a folder that never synced differing from
+  // what another one pushed would be conflicts (issue 43), not this test's subject.
+  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
   work = await tempDir('hostsync-open-files-');
   await writeFile(path.join(work.dir, 'hostsync.json'), JSON.stringify({ restart: 'never' }));
 });
