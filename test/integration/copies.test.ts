@@ -3,31 +3,21 @@
  * CI re-runs, shallow clones and folders without git, each made for real (git repositories
  * with explicit commit dates, cloned through file://), pushing with the CLI.
  */
-import { readFile, readdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runDir, tempDir, writeTree } from '../helpers/tree.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorPerFile } from '../helpers/emulator.js';
+import { runDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
-import { ownBudgetPerTest } from '../helpers/budget.js';
 import { clone, commit, git, repo } from '../helpers/git.js';
 
+const { current } = emulatorPerFile();
 let emu: RunningEmulator;
-let vol: { dir: string; cleanup: () => Promise<void> };
-
-beforeAll(async () => {
-  vol = await tempDir('hostsync-emu-');
-  emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
-});
-ownBudgetPerTest();
-afterAll(async () => {
-  await emu?.close();
-  await vol?.cleanup();
-});
-beforeEach(async () => {
-  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+beforeEach(() => {
+  emu = current();
 });
 
 const D1 = '2026-11-01T10:00:00Z';

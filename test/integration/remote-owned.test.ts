@@ -5,34 +5,24 @@
  * it; a whole-tree pull leaves it; `pull data/bot.sqlite` brings it; status lists it apart.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorPerFile } from '../helpers/emulator.js';
 import { startWatch } from '../../src/watch/daemon.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
-import { ownBudgetPerTest } from '../helpers/budget.js';
 import { Recorder, watchSession } from '../watch/harness.js';
 
+const { current } = emulatorPerFile();
 let emu: RunningEmulator;
-let vol: { dir: string; cleanup: () => Promise<void> };
 let work: { dir: string; cleanup: () => Promise<void> };
-
-beforeAll(async () => {
-  vol = await tempDir('hostsync-emu-');
-  emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
-});
-ownBudgetPerTest();
-afterAll(async () => {
-  await emu?.close();
-  await vol?.cleanup();
-});
 beforeEach(async () => {
+  emu = current();
   work = await tempDir('hostsync-remote-owned-');
-  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
 });
 afterEach(async () => {
   await work.cleanup();

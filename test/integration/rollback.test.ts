@@ -3,30 +3,20 @@
  * machine (the base record), and `rollback <id>` puts the files back to what they were right
  * after one of them, from any machine, through files.history/files.restore.
  */
-import { readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { tempDir } from '../helpers/tree.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorPerFile } from '../helpers/emulator.js';
+
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
-import { ownBudgetPerTest } from '../helpers/budget.js';
 import { clone, commit, repo } from '../helpers/git.js';
 
+const { current, dataDir } = emulatorPerFile();
 let emu: RunningEmulator;
-let vol: { dir: string; cleanup: () => Promise<void> };
-
-beforeAll(async () => {
-  vol = await tempDir('hostsync-emu-');
-  emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
-});
-ownBudgetPerTest();
-afterAll(async () => {
-  await emu?.close();
-  await vol?.cleanup();
-});
-beforeEach(async () => {
-  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
+beforeEach(() => {
+  emu = current();
 });
 
 const PROJECT = {
@@ -132,7 +122,7 @@ describe('rollback', () => {
   it('a version no longer in the deployment\'s file history refuses the whole rollback before anything changes', async () => {
     const { first } = await twoPushes();
     // The service dropped every saved version (its history keeps the latest ones only).
-    await rm(path.join(vol.dir, 'history', emu.deploymentId), { recursive: true, force: true });
+    await rm(path.join(dataDir(), 'history', emu.deploymentId), { recursive: true, force: true });
     const third = clone((await repo('z', PROJECT, '2026-11-01T10:00:00Z')).dir, 'third');
     const r = await json(third, 'rollback', first, '--no-apply');
     expect(r.code).toBe(3);
