@@ -3,6 +3,7 @@
  * "notify", and the strings no message may carry (the API key, every value of every env
  * file hostsync.json names, read at the start). Also what a push result tells it.
  */
+import { nearRestartLimit } from '../sync/restart-guard.js';
 import path from 'node:path';
 import { projectRootOf, type Config } from '../config/config.js';
 import { EXIT } from '../errors.js';
@@ -27,11 +28,12 @@ export async function notifierFor(config: Config): Promise<Notifier | null> {
 }
 
 /** What a push's or cycle's outcome is worth telling: unhealthy, conflicts, a refusal. */
-export function notifyPushOutcome(n: Notifier, r: Pick<PushResult, 'healthy' | 'health' | 'apply' | 'conflicts' | 'exitCode' | 'error' | 'dryRun'>, origin: NotifyOrigin): void {
+export function notifyPushOutcome(n: Notifier, r: Pick<PushResult, 'healthy' | 'health' | 'apply' | 'conflicts' | 'exitCode' | 'error' | 'dryRun'> & { restarts?: { today: number; limit: number | null } | null }, origin: NotifyOrigin): void {
   if (r.dryRun) return;
   if (r.healthy === false) {
     n.notify({ kind: 'unhealthy', origin, state: r.health?.state ?? r.apply?.state ?? 'unknown', reason: r.health?.reason ?? 'the app is not healthy', lines: r.health?.logs ?? [] });
   }
+  if (r.restarts && r.restarts.limit !== null && nearRestartLimit(r.restarts.today, r.restarts.limit)) n.notify({ kind: 'restart-limit', restartsToday: r.restarts.today, limit: r.restarts.limit });
   if (r.conflicts.length > 0) n.notify({ kind: 'conflict', origin, paths: r.conflicts.map((c) => c.path) });
   else if (r.exitCode === EXIT.refused && r.error) n.notify({ kind: 'refusal', origin, message: r.error });
 }

@@ -86,6 +86,8 @@ export interface StatusResult extends Partial<FailureFields> {
   local: LocalSource;
   /** This copy against the deployment's last push (git's ahead/behind); null when not worked out. */
   position: CopyPosition | null;
+  /** The deployment's last deploy was `hostsync rollback` (to which push, by whom, when); null otherwise. */
+  rolledBack: { to: string; time: string; host: string; dir: string } | null;
   /** The deployment's restarts in the last 24 hours by hostsync on this machine, and "restartsPerDay" (null: no limit); no request. */
   restarts: RestartCount | null;
 }
@@ -116,6 +118,7 @@ export function emptyStatusResult(): StatusResult {
     url: null,
     local: SCANNED,
     position: null,
+    rolledBack: null,
     restarts: null,
   };
 }
@@ -189,6 +192,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
           url: record?.domains?.url ? webAddress(record.domains.url) : null,
           local,
           position: report.position,
+          rolledBack: report.rolledBack,
           restarts: await restartCountOf(session.config),
         };
         // A push makes the settings' requests on top of the files' (the read only when they differ from the last push's).

@@ -89,6 +89,10 @@ export function renderStatus(report: StatusResult): string {
   const out: string[] = [`On ${targetName(report.deployment)}${report.appState ? ` · app ${appState(report.appState)}` : ''}${report.url ? ` · ${safeText(report.url)}` : ''}${report.restarts && (report.restarts.today > 0 || report.restarts.limit !== null) ? ` · ${restartsToday(report.restarts)}` : ''}`];
   if (report.watch) out.push(...watchStatusLines(report.watch, report.local));
   out.push(...positionLines(report.position));
+  if (report.rolledBack) {
+    const r = report.rolledBack;
+    out.push(pc.yellow(`The deployment was rolled back to ${safeText(r.to)} by ${quoteName(r.host)}:${quoteName(r.dir)} (${safeText(r.time)}): push to deploy this copy again, or pull --force to take the rollback.`));
+  }
   const settings = settingsLines(report.settings, 'status');
   const stale = buildIsStale(report.build);
   if (report.changes.length === 0 && report.conflicts.length === 0 && report.drift.length === 0 && report.elsewhere.length === 0 && settings.length === 0) {

@@ -59,8 +59,19 @@ const TERMINAL_SEQUENCE = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\
  * or BEL, a CR, a newline inside the line) is C-escaped as in `safeText`. A tab stays.
  */
 export function safeLogLine(line: string): string {
-  if (!HAS_UNPRINTABLE.test(line)) return line;
-  return safeContentLine(line.replace(TERMINAL_SEQUENCE, ''));
+  const printable = HAS_UNPRINTABLE.test(line) ? safeContentLine(line.replace(TERMINAL_SEQUENCE, '')) : line;
+  return notWorkflowCommand(printable);
+}
+
+/**
+ * A GitHub Actions runner takes a log line that starts with `::` or `##[` (after any leading
+ * white space, which it trims) for a workflow command (`::warning::`, `::add-mask::`,
+ * `::stop-commands::`): the app's log, a service's string, is not hostsync's to command the
+ * runner with. A zero-width space before it (not white space to the runner's trim) keeps the
+ * line as it reads and makes it plain output.
+ */
+export function notWorkflowCommand(line: string): string {
+  return /^\s*(::|##\[)/.test(line) ? `\u200b${line}` : line;
 }
 
 /** A line of a file's content (a diff): every control character but the tab C-escaped, nothing dropped. */

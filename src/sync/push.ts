@@ -23,11 +23,11 @@ import { snapshotsEqual } from '../model/snapshot.js';
 import type { Change, Conflict, Drift, ElsewhereChange, Plan, PushedElsewhere, Snapshot } from '../model/types.js';
 import { commitBatch, parsedRecord, readRecord, type RecordRead } from './remote-record.js';
 import { mergeRecord, type RecordMerge } from './record-merge.js';
-import { batchIds, diffBases, recEntryOf, type BatchPath } from '../state/base-record.js';
+import { batchIds, diffBases, lastHeaderOf, recEntryOf, type BatchKind, type BatchPath } from '../state/base-record.js';
 import { loadPendingRecord, savePendingRecord } from '../state/record-pending.js';
 import { RECORD_CAS_ATTEMPTS } from './tunables.js';
 import { gitClean, gitHead, type GitHead } from '../local/git.js';
-import { mayPushFrom, type CopyPosition } from './copy-position.js';
+import { DEPLOYS, mayPushFrom, type CopyPosition } from './copy-position.js';
 import { copyPosition, deriveBase } from './copy-derive.js';
 import { batchStamp } from './copy-stamp.js';
 import { positionRefusal } from './position-refusal.js';
@@ -157,6 +157,8 @@ export interface PushReport {
    * (status) reports it, and exits 3.
    */
   positionRefused: string | null;
+  /** The deployment's last deploy was a rollback (hostsync rollback): to which push, by whom; null otherwise. */
+  rolledBack: { to: string; time: string; host: string; dir: string } | null;
 }
 
 const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
@@ -190,6 +192,7 @@ export function emptyPushReport(): PushReport {
     backup: null,
     position: null,
     positionRefused: null,
+    rolledBack: null,
   };
 }
 
@@ -460,6 +463,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     heldDeletes,
     position,
     positionRefused,
+    rolledBack: rolledBackIn(record.text),
   };
   // The base record's batch: the paths whose base this push changes (none: no request), with
   // what a watch's cycles wrote and have not recorded yet (state/record-pending.ts).
@@ -613,6 +617,13 @@ function withUnrecorded(batch: BatchPath[], unrecorded: ReadonlyMap<string, Batc
   const same = (a: BatchPath['after'], b: BatchPath['after']): boolean => (!a || !b ? !a && !b : a.hash === b.hash && a.size === b.size && a.executable === b.executable);
   return [...out.values()].filter((p) => !same(p.before ?? null, p.after));
 }
+
+/** The record's newest deploy, when it is a rollback: what status says of it (issue 48). Read from the text's end, unparsed. */
+function rolledBackIn(text: string | null): PushReport['rolledBack'] {
+  const h = text === null ? null : lastHeaderOf(text, DEPLOYS_OR_ROLLBACK);
+  return h?.kind === 'rollback' ? { to: h.to ?? '?', time: h.t, host: h.host, dir: h.dir } : null;
+}
+const DEPLOYS_OR_ROLLBACK: ReadonlySet<BatchKind> = new Set<BatchKind>([...DEPLOYS, 'rollback']);
 
 /** The audit-trail line (state store appendLog) of one push or watch cycle. */
 export function logLineOf(command: 'push' | 'watch', report: PushReport, requests: number): Record<string, unknown> {

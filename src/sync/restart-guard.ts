@@ -138,7 +138,7 @@ export class RestartGuard {
     let stop: SlowStop | null = null;
     if (answer.restarted && (this.opts.timeStops === 'always' || restartMs >= SHUTDOWN_KILLED_MIN_MS)) stop = await this.timeStop(t0, restartMs);
     const warning =
-      limit !== null && today !== null && today >= Math.ceil(limit * RESTARTS_WARN_SHARE) && refused === null
+      limit !== null && today !== null && nearRestartLimit(today, limit) && refused === null
         ? `${today} of ${limit} restarts in 24 hours ("restartsPerDay"): past it hostsync stops restarting this deployment`
         : null;
     this.notes.push({ restarted: answer.restarted, today, limit, refused, warning, stop });
@@ -158,3 +158,6 @@ export class RestartGuard {
     }
   }
 }
+
+/** The day's restarts are at RESTARTS_WARN_SHARE of the limit or past it: said, and notified (hostsync.json "notify"). */
+export const nearRestartLimit = (today: number, limit: number): boolean => today >= Math.ceil(limit * RESTARTS_WARN_SHARE);

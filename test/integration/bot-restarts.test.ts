@@ -18,7 +18,8 @@ import { ownBudgetPerTest } from '../helpers/budget.js';
 ownBudgetPerTest();
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
+  // In order: the watch stops (and writes its last state) before its folder goes.
+  for (const c of cleanups.splice(0)) await c();
 });
 
 async function setup(files: Record<string, string>, emuOpts: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; dir: string; cli: (...args: string[]) => ReturnType<typeof runCli> }> {

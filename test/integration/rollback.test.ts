@@ -95,6 +95,11 @@ describe('rollback', () => {
     const st = await json(ci, 'status');
     expect(st.out.conflicts, st.raw).toEqual([]);
     expect(st.out.changes.map((c: { path: string }) => c.path).sort(), st.raw).toEqual(['src/app.js', 'src/new.js']);
+    // ...and status says why, and the two ways on.
+    expect(st.out.rolledBack).toMatchObject({ to: first });
+    const said = await cli(ci, 'status');
+    expect(said.stdout).toContain(`The deployment was rolled back to ${first}`);
+    expect(said.stdout).toContain('push to deploy this copy again, or pull --force to take the rollback');
 
     // undo (on the machine that rolled back) takes the rollback back.
     const u = await json(third, 'undo', '--no-apply');

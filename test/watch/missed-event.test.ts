@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { changedPaths } from '../../src/model/change.js';
 import type { Session } from '../../src/sync/session.js';
-import { startWatch, type WatchDaemon } from '../../src/watch/daemon.js';
+import { startWatch, type CycleEvent, type WatchDaemon } from '../../src/watch/daemon.js';
 import { startWatcherBackend } from '../../src/watch/watcher-backend.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { ownBudgetPerTest } from '../helpers/budget.js';
@@ -73,9 +73,10 @@ describe('a create event the watcher missed (issue 46, item 3)', () => {
     await writeFile(path.join(root, 'assets/app-2222.css'), 'body{color:blue}\n');
     await writeFile(path.join(root, 'index.html'), '<link rel="stylesheet" href="assets/app-2222.css">\n');
     await landed(volume, 'assets/app-2222.css');
-    // Never a cycle that removed the old CSS without sending the new one.
-    const removing = rec.cyclesSince(mark).find((c) => changedPaths(c.changes).includes('assets/app-1111.css'));
-    expect(removing && changedPaths(removing.changes)).toContain('assets/app-2222.css');
+    // Never a cycle that removed the old CSS without sending the new one. (The file lands
+    // before its cycle's event is told: wait for the event.)
+    const removing = (await rec.waitFor((e) => e.type === 'cycle' && changedPaths(e.changes).includes('assets/app-1111.css'), mark)) as CycleEvent;
+    expect(changedPaths(removing.changes)).toContain('assets/app-2222.css');
     expect(existsSync(path.join(volume, 'assets/app-1111.css'))).toBe(false);
   }, 30_000);
 

@@ -14,6 +14,7 @@ import { APP_MONITOR_INTERVAL_MS } from '../../watch/tunables.js';
 import { safeLogLine, safeText } from '../terminal-text.js';
 import { sharedTokenWarnings } from '../../app/shared-tokens.js';
 import { notifierFor } from '../../app/notify.js';
+import { nearRestartLimit } from '../../sync/restart-guard.js';
 import { flushNotifications, notify, setNotifier } from '../../sync/notify.js';
 import { BottomLine } from '../watch-status-line.js';
 
@@ -64,7 +65,8 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
     if (e.type === 'cycle' && e.state !== null) pokeLogs();
     tell(daemonEvent);
     if (e.type === 'cycle') {
-      term.update({ lastSync: new Date(e.time), ...(e.state !== null ? { state: e.state } : {}) });
+      const r = daemonEvent.type === 'cycle' ? daemonEvent.restarts : undefined;
+      term.update({ lastSync: new Date(e.time), ...(e.state !== null ? { state: e.state } : {}), ...(r ? { restartsToday: r.today, restartLimit: r.limit } : {}) });
       showBudget();
     }
     if (json) {
@@ -92,6 +94,8 @@ export async function watchCommand(flags: WatchFlags, cmd: Command): Promise<num
         notify({ kind: 'unhealthy', origin: 'watch', state: e.state ?? 'unknown', reason: d.health?.reason ?? e.hint ?? 'the app is not healthy', lines: d.health?.logs ?? e.logs ?? [] });
       }
       if (d.conflicts.length > 0) notify({ kind: 'conflict', origin: 'watch', paths: d.conflicts.map((c) => c.path) });
+      const r = d.restarts;
+      if (r && r.limit !== null && nearRestartLimit(r.today, r.limit)) notify({ kind: 'restart-limit', restartsToday: r.today, limit: r.limit });
     } else if (d.type === 'refused') notify({ kind: 'refusal', origin: 'watch', message: d.message });
     else if (d.type === 'held') notify({ kind: 'refusal', origin: 'watch', message: `holding ${d.paths.length} deletion(s): with the ones before, ${d.deletes} of ${d.tracked} tracked files within minutes` });
     else if (d.type === 'fatal') notify({ kind: 'watch-stop', reason: d.message });
