@@ -1,6 +1,8 @@
 /**
  * Imports point down only (README, "Architecture: the layers"). A module may import its
- * own layer and the ones below; the emulator imports only src/api/.
+ * own layer and the ones below; the emulator imports only src/api/. And no module reaches
+ * itself again through its imports (type-only ones included): a circle hides which of
+ * its files is the lower one, and the order they load in decides what is undefined.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,15 +31,64 @@ function sources(dir: string): string[] {
 
 const layerOf = (abs: string): string => path.relative(SRC, abs).split(path.sep)[0]!.replace(/\.js$/, '.ts');
 
+/** Every relative import (static, type-only, re-export, dynamic) of a source file: the specifier and the file it names. */
+function importsOf(file: string): { spec: string; target: string }[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:from\s+|import\s*\(?)\s*'(\.[^']+)'/g)].map((m) => ({
+    spec: m[1]!,
+    target: path.resolve(path.dirname(file), m[1]!).replace(/\.js$/, '.ts'),
+  }));
+}
+
+/** The import circles of src/: the strongly connected components of more than one file, or a file importing itself (Tarjan). */
+function circles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+function importCircles(): string[][] {
+  const graph = new Map(sources(SRC).map((f) => [f, importsOf(f).map((i) => i.target)]));
+  return circles(graph).map((c) => c.map((f) => path.relative(SRC, f)));
+}
+
 function violations(): string[] {
   const out: string[] = [];
   for (const file of sources(SRC)) {
     const from = layerOf(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:from\s+|import\s*\(?)\s*'(\.[^']+)'/g)) {
-      const target = path.resolve(path.dirname(file), m[1]!);
+    for (const { spec, target } of importsOf(file)) {
       const to = layerOf(target);
-      const rel = `${path.relative(SRC, file)} -> ${m[1]}`;
+      const rel = `${path.relative(SRC, file)} -> ${spec}`;
       if (from === 'emulator') {
         if (to !== 'emulator' && to !== 'api') out.push(rel);
       } else if (to === 'emulator') {
@@ -55,5 +106,18 @@ function violations(): string[] {
 describe('layers', () => {
   it('every import points down (or stays in its layer)', () => {
     expect(violations()).toEqual([]);
+  });
+
+  it('no import circle anywhere in src/ (type-only imports included)', () => {
+    expect(importCircles()).toEqual([]);
+  });
+
+  it('the circle finder finds a circle through type-only imports and a file importing itself, and nothing in a chain', () => {
+    const g = new Map([
+      ['a', ['b']], ['b', ['c']], ['c', ['a', 'd']], ['d', []],
+      ['e', ['e']], ['f', ['d']],
+    ]);
+    expect(circles(g)).toEqual([['a', 'b', 'c'], ['e']]);
+    expect(circles(new Map([['x', ['y']], ['y', ['z']], ['z', []]]))).toEqual([]);
   });
 });
