@@ -3,14 +3,14 @@
  * "notify", and the strings no message may carry (the API key, every value of every env
  * file hostsync.json names, read at the start). Also what a push result tells it.
  */
-import { nearRestartLimit } from '../sync/restart-guard.js';
+import { nearRestartLimit } from '../sync/apply/restart-guard.js';
 import path from 'node:path';
 import { projectRootOf, type Config } from '../config/config.js';
 import { EXIT } from '../errors.js';
 import { readEnvFile } from '../local/envfile.js';
 import { Notifier, type NotifyOrigin } from '../sync/notify.js';
 import type { ApplyResult } from '../api/types.js';
-import type { HealthReport } from '../sync/apply.js';
+import type { HealthReport } from '../sync/apply/apply.js';
 
 /** What of a push's (or a cycle's) result a notification reads; PushResult has these fields, named here so push.ts can import this module. */
 export interface NotifiableOutcome {

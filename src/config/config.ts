@@ -80,7 +80,7 @@ export interface Config {
   /**
    * hostsync.json "remoteOwned" (top level only): gitignore-style patterns of the app's data
    * (a bot's SQLite or JSON files), the deployment's and never written, deleted or reverted
-   * by hostsync (sync/remote-owned.ts). Optional for configurations built by hand: absent is none.
+   * by hostsync (sync/core/remote-owned.ts). Optional for configurations built by hand: absent is none.
    */
   remoteOwned?: string[];
   /** hostsync.json "restartMinSeconds" and "restartsPerDay" as written (restart-settings.ts gives the defaults). */

@@ -248,7 +248,7 @@ export class HostingClient {
     resources(): Promise<ResourcesResult>;
     /** deployments.update: renames the deployment (the same name changes nothing). */
     rename(name: string): Promise<Deployment>;
-    /** deployments.update with an empty body: changes nothing; a 403 says the key lacks deployments:write (sync/apply-scope.ts). */
+    /** deployments.update with an empty body: changes nothing; a 403 says the key lacks deployments:write (sync/apply/apply-scope.ts). */
     touch(): Promise<Deployment>;
     /** deployments.updateStartup: applies at the next (re)start; a change of type needs wipeFiles. */
     updateStartup(req: StartupUpdate): Promise<StartupUpdateResult>;

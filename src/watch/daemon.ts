@@ -15,7 +15,7 @@
  *   vanished (exit 3). (An apply owed by a cycle that failed after its files landed is
  *   push's own apply-pending marker.)
  * - A root deleted, replaced, emptied or stripped of the hostsync.json that names the
- *   deployment is never pushed as deletions (sync/vanished.ts): the cycle that finds it
+ *   deployment is never pushed as deletions (sync/push/vanished.ts): the cycle that finds it
  *   sends nothing, and the daemon stops without writing state into the folder (a state
  *   write would create it again).
  */
@@ -35,12 +35,12 @@ import type { Watcher } from '../local/watcher.js';
 import type { ClientStats } from '../remote/client.js';
 import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
-import type { HealthReport } from '../sync/apply.js';
-import type { StepFailure } from '../sync/execute.js';
-import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
-import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
-import { DriftPoll } from '../sync/drift-poll.js';
-import { markProject, ProjectVanishedError, rootHoldsSynced, syncDirNow, vanishedReason, type ProjectMark, type TreeCount } from '../sync/vanished.js';
+import type { HealthReport } from '../sync/apply/apply.js';
+import type { StepFailure } from '../sync/push/execute.js';
+import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push/push.js';
+import { ScopedSync, type ScopedCycleOptions } from '../sync/watch-cycle/scoped-sync.js';
+import { DriftPoll } from '../sync/watch-cycle/drift-poll.js';
+import { markProject, ProjectVanishedError, rootHoldsSynced, syncDirNow, vanishedReason, type ProjectMark, type TreeCount } from '../sync/push/vanished.js';
 import { assertSyncDirInside } from '../config/sync-dir.js';
 import type { RemoteShelf, Session } from '../sync/session.js';
 import type { RemoteCache } from '../state/store.js';
@@ -53,7 +53,7 @@ import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from '
 import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
 import { WatchStatusWriter } from './status-writer.js';
 import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
-import type { RestartGuard } from '../sync/restart-guard.js';
+import type { RestartGuard } from '../sync/apply/restart-guard.js';
 import { RestartPacer, type RestartEvent } from './restart-pacer.js';
 import { WATCH_CRASH_LOOP_STARTS } from './tunables.js';
 

@@ -19,6 +19,33 @@ const RANK: Record<string, number> = {
   app: 4,
   cli: 5, 'index.ts': 5,
 };
+/**
+ * src/sync/ by use, lowest first: a folder may import its own files and those of lower
+ * rank; the files left directly in sync/ are shared, each ranked on its own (they may import
+ * each other downward or level). docs/architecture.md draws the same order.
+ *   0  the vocabulary every part shares: tunables, named paths, errors in words, the client, console lines, notify
+ *   1  core/: the pure three-way decisions (reconcile, decide, plan, verify, the record's merge, the
+ *      undo and rollback plans); settings/: the pure plans of start settings and variables
+ *   2  the session (one root, one deployment) and the guards every command passes through it
+ *   3  remote-read/: reading R (files.index, truncation); apply/: apply, restarts, health
+ *   4  record/: the base record's edges and what is derived from it (copies without a base)
+ *   5  push/: the push pipeline (its executor serves every command that writes the remote)
+ *   6  two-way/: pull, resolve, diff, undo, rollback; watch-cycle/: watch's scoped cycle and drift poll
+ */
+const SYNC_RANK: Record<string, number> = {
+  'tunables.ts': 0, 'scope.ts': 0, 'describe-error.ts': 0, 'command-client.ts': 0, 'console-lines.ts': 0, 'notify.ts': 0,
+  core: 1, settings: 1,
+  'session.ts': 2, 'undo-guard.ts': 2, 'unverified-fold.ts': 2, 'temp-cleanup.ts': 2,
+  'remote-read': 3, apply: 3,
+  record: 4,
+  push: 5,
+  'two-way': 6, 'watch-cycle': 6,
+};
+/** The parts of sync/ that decide without touching the world: no value import of an I/O module. */
+const PURE_SYNC = new Set(['core', 'settings']);
+/** Node and package modules that touch the disk, processes or the network. */
+const IO_MODULE = /^(node:)?(fs|fs\/promises|child_process|net|http|https|http2|dgram|worker_threads)$|^undici(\/|$)/;
+
 /** The emulator is used by the two faces on top (the `emulator` command, startEmulator()). */
 const MAY_USE_EMULATOR = new Set(['cli', 'index.ts']);
 
@@ -38,6 +65,53 @@ function importsOf(file: string): { spec: string; target: string }[] {
     spec: m[1]!,
     target: path.resolve(path.dirname(file), m[1]!).replace(/\.js$/, '.ts'),
   }));
+}
+
+/** The modules a source file loads at run time (type-only imports load nothing): bare names as written, relative ones resolved. */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'([^']+)'/gm)) {
+    if (!m[1]) out.push(m[2]!);
+  }
+  for (const m of text.matchAll(/import\(\s*'([^']+)'\s*\)/g)) out.push(m[1]!);
+  return out.map((s) => (s.startsWith('.') ? path.resolve(path.dirname(file), s).replace(/\.js$/, '.ts') : s));
+}
+
+/** A file of src/ that touches the world itself: it loads an I/O module. */
+const touchesWorld = (abs: string): boolean => valueImportsOf(abs).some((s) => IO_MODULE.test(s));
+
+/** The part of sync/ a file belongs to: its subfolder, or its own name when it sits directly in sync/. */
+function syncPart(abs: string): { part: string; folder: boolean } | null {
+  const rel = path.relative(path.join(SRC, 'sync'), abs).split(path.sep);
+  if (rel[0] === '..' || path.isAbsolute(rel[0]!)) return null;
+  return rel.length > 1 ? { part: rel[0]!, folder: true } : { part: rel[0]!.replace(/\.js$/, '.ts'), folder: false };
+}
+
+/** Imports inside src/sync/ that point up its rank order, and I/O reached from its pure parts. */
+function syncViolations(): string[] {
+  const out: string[] = [];
+  for (const file of sources(path.join(SRC, 'sync'))) {
+    const from = syncPart(file)!;
+    const at = path.relative(SRC, file);
+    if (SYNC_RANK[from.part] === undefined) {
+      out.push(`${at} (a part of sync/ the table does not know: add it to SYNC_RANK and docs/architecture.md)`);
+      continue;
+    }
+    for (const { spec, target } of importsOf(file)) {
+      const to = syncPart(target);
+      if (to === null || to.part === from.part) continue;
+      const rank = SYNC_RANK[to.part];
+      if (rank === undefined) out.push(`${at} -> ${spec} (unknown part of sync/)`);
+      else if (from.folder || to.folder ? rank >= SYNC_RANK[from.part]! : rank > SYNC_RANK[from.part]!) out.push(`${at} -> ${spec}`);
+    }
+    if (PURE_SYNC.has(from.part)) {
+      for (const s of valueImportsOf(file)) {
+        if (IO_MODULE.test(s) || (s.startsWith(SRC) && touchesWorld(s))) out.push(`${at} loads ${path.isAbsolute(s) ? path.relative(SRC, s) : s}, which touches the disk, a process or the network (pure core)`);
+      }
+    }
+  }
+  return out;
 }
 
 /** The import circles of src/: the strongly connected components of more than one file, or a file importing itself (Tarjan). */
@@ -106,6 +180,14 @@ function violations(): string[] {
 describe('layers', () => {
   it('every import points down (or stays in its layer)', () => {
     expect(violations()).toEqual([]);
+  });
+
+  it('inside sync/, imports point down its rank order, and the pure core loads no I/O module', () => {
+    expect(syncViolations()).toEqual([]);
+  });
+
+  it('at most 16 files sit directly in sync/: the rest live in the folder of their use', () => {
+    expect(readdirSync(path.join(SRC, 'sync')).filter((n) => n.endsWith('.ts')).length).toBeLessThanOrEqual(16);
   });
 
   it('no import circle anywhere in src/ (type-only imports included)', () => {
