@@ -2,11 +2,10 @@ import { GITIGNORED_NAMED, IDLE_CHECK_WAIT_SECONDS, MAX_PLAN_ROUNDS } from '../t
 import { refusal } from '../../errors.js';
 import { ignoredBy, loadGitignore } from '../../local/gitignore.js';
 import { scanTree } from '../../local/scan.js';
-import type { ApplyResult } from '../../api/types.js';
-import { applyRequestFor, awaitHealth, type HealthReport } from '../apply/apply.js';
+import { applyRequestFor, awaitHealth } from '../apply/apply.js';
 import { applyOrRefusal, applyScopeKnown, checkApplyScope } from '../apply/apply-scope.js';
-import { installBeforeApply, installFailureHealth, type InstallRun } from '../apply/install-on-change.js';
-import { checkRequests, executePlan, overwrittenWarning, type ExecResult, type Overwritten, type ProgressFn, type StepFailure } from './execute.js';
+import { installBeforeApply, installFailureHealth } from '../apply/install-on-change.js';
+import { checkRequests, executePlan, overwrittenWarning, type ProgressFn } from './execute.js';
 import { keptBitsNote } from '../core/platform-view.js';
 import { decide, guardMassDelete, type Decision } from '../core/decide.js';
 import { expectedFiles, readRemote, readRemoteBeside, readRemoteScope, remoteCacheOf, type RemoteRead } from '../remote-read/remote-read.js';
@@ -17,21 +16,23 @@ import { assertProjectThere, markProject, type ProjectMark } from './vanished.js
 import { refuseWhileUndoPending } from '../undo-guard.js';
 import { foldUnverified, settleUnverified } from '../unverified-fold.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
-import type { JournalArchive } from '../../state/journal.js';
 import { changedPaths } from '../../model/change.js';
 import { snapshotsEqual } from '../../model/snapshot.js';
-import type { Change, Conflict, Drift, ElsewhereChange, Plan, PushedElsewhere, Snapshot } from '../../model/types.js';
+import type { Change, ElsewhereChange, Snapshot } from '../../model/types.js';
 import { commitBatch, parsedRecord, readRecord, type RecordRead } from '../record/remote-record.js';
 import { mergeRecord, type RecordMerge } from '../core/record-merge.js';
 import { batchIds, diffBases, lastHeaderOf, recEntryOf, type BatchKind, type BatchPath } from '../../state/base-record.js';
 import { loadPendingRecord, savePendingRecord } from '../../state/record-pending.js';
 import { RECORD_CAS_ATTEMPTS } from '../tunables.js';
 import { gitClean, gitHead, type GitHead } from '../../local/git.js';
-import { DEPLOYS, mayPushFrom, type CopyPosition } from '../core/copy-position.js';
+import { DEPLOYS, mayPushFrom } from '../core/copy-position.js';
 import { copyPosition, deriveBase } from '../record/copy-derive.js';
 import { batchStamp } from '../record/copy-stamp.js';
 import { positionRefusal } from '../record/position-refusal.js';
 import { WALK_SLICE_MS } from '../../local/tunables.js';
+import { emptyPushReport, logLineOf, type PushReport } from './push-report.js';
+
+export { emptyPushReport, logLineOf, type ChangeCounts, type PushReport } from './push-report.js';
 
 export interface PushOptions {
   dryRun?: boolean;
@@ -81,121 +82,6 @@ export interface PushOptions {
    */
   settingsChanged?: boolean;
 }
-
-export interface ChangeCounts {
-  written: number;
-  deleted: number;
-  moved: number;
-  chmod: number;
-}
-
-/** Everything a push did or would do; the porcelain renders it, `--json` prints it. */
-export interface PushReport {
-  dryRun: boolean;
-  /** The changes planned in the first round (what `status` would list). */
-  changes: Change[];
-  plan: Plan;
-  counts: ChangeCounts;
-  conflicts: Conflict[];
-  drift: Drift[];
-  /** Remote changes another hostsync made (the base record says so), left alone: pull takes them. */
-  elsewhere: PushedElsewhere[];
-  remoteOnly: string[];
-  /** Files on the deployment that hostsync.json "remoteOwned" gives the app: never touched (sync/core/remote-owned.ts). */
-  remoteOwned: string[];
-  failures: StepFailure[];
-  warnings: string[];
-  /** With force: paths whose remote version (a conflict or drift) the push overwrites. */
-  overwrites: string[];
-  /**
-   * An apply is owed: files landed that the app has not been applied with yet (--no-apply,
-   * or a failed push). A dry run reports the stored marker; the next push without
-   * --no-apply applies.
-   */
-  applyPending: boolean;
-  /**
-   * Requests the checks before writes add to the first plan's: the re-checks
-   * (ExecuteOptions.recheck; none with force), and learning the apply's scope when this
-   * machine does not know it yet (apply-scope.ts; once per key and deployment).
-   */
-  checkRequests: number;
-  /** The mass-delete guard's verdict on the first plan (status shows it; push refuses on it). */
-  massDelete: { refuse: boolean; deletes: number; tracked: number };
-  /** Deletions watch's guard held back (PushOptions.holdMassDelete); empty otherwise. */
-  heldDeletes: string[];
-  apply: ApplyResult | null;
-  /**
-   * Why the service refused the apply (403: the key lacks deployments:write, or its user
-   * may not change the deployment) after the files landed; null otherwise. The apply stays
-   * pending. A refusal known before writing ends the push before it writes (apply-scope.ts).
-   */
-  applyRefused: string | null;
-  /** `"install": "on-change"`: the install this push ran before its apply; absent when none ran. */
-  install?: InstallRun;
-  /** The health verdict after the apply, or of the idle check; null when neither ran. */
-  health: HealthReport | null;
-  healthy: boolean | null;
-  /**
-   * Files the apply went ahead without: permanent refusals and files that vanished locally
-   * (nothing retrying could land). Empty when nothing was applied or nothing was left out.
-   */
-  leftOut: string[];
-  /**
-   * Remote edits that landed in the instant between the last re-check and our write, and
-   * were overwritten: each with the files.history version that keeps it. A push with any
-   * ends refused (exit 3), so it is never mistaken for a clean one.
-   */
-  overwritten: Overwritten[];
-  durationMs: number;
-  /** The safety copy taken before a --force or --mirror push replaced content the base did not hold, or null. */
-  backup: JournalArchive | null;
-  /** This copy against the deployment's last push, in git's terms (copy-position.ts); null when not worked out (a watch's cycle, no record). */
-  position: CopyPosition | null;
-  /**
-   * Why a push from this copy is refused (it has no base of its own and is behind, diverged
-   * from or cannot be compared with the last push), or null. A push throws it; a dry run
-   * (status) reports it, and exits 3.
-   */
-  positionRefused: string | null;
-  /** The deployment's last deploy was a rollback (hostsync rollback): to which push, by whom; null otherwise. */
-  rolledBack: { to: string; time: string; host: string; dir: string } | null;
-}
-
-const noCounts = (): ChangeCounts => ({ written: 0, deleted: 0, moved: 0, chmod: 0 });
-
-/** A report of a push or watch cycle that did nothing (nothing to send, nothing read to merge). */
-export function emptyPushReport(): PushReport {
-  return {
-    dryRun: false,
-    changes: [],
-    plan: { steps: [], requests: 0, bytes: 0, nodeRequests: 0 },
-    counts: noCounts(),
-    conflicts: [],
-    drift: [],
-    elsewhere: [],
-    remoteOnly: [],
-    remoteOwned: [],
-    failures: [],
-    warnings: [],
-    overwrites: [],
-    applyPending: false,
-    checkRequests: 0,
-    massDelete: { refuse: false, deletes: 0, tracked: 0 },
-    heldDeletes: [],
-    apply: null,
-    applyRefused: null,
-    health: null,
-    healthy: null,
-    leftOut: [],
-    overwritten: [],
-    durationMs: 0,
-    backup: null,
-    position: null,
-    positionRefused: null,
-    rolledBack: null,
-  };
-}
-
 
 /** The local side of a push: watch mode's incrementally maintained snapshot, or a fresh scan. */
 async function localTree(session: Session, opts: PushOptions, base: Snapshot | null): Promise<{ scanned: Snapshot; skipped: readonly string[]; warnings: string[]; temps: string[] }> {
@@ -624,16 +510,3 @@ function rolledBackIn(text: string | null): PushReport['rolledBack'] {
   return h?.kind === 'rollback' ? { to: h.to ?? '?', time: h.t, host: h.host, dir: h.dir } : null;
 }
 const DEPLOYS_OR_ROLLBACK: ReadonlySet<BatchKind> = new Set<BatchKind>([...DEPLOYS, 'rollback']);
-
-/** The audit-trail line (state store appendLog) of one push or watch cycle. */
-export function logLineOf(command: 'push' | 'watch', report: PushReport, requests: number): Record<string, unknown> {
-  return {
-    command,
-    ...report.counts,
-    conflicts: report.conflicts.length,
-    failures: report.failures.length,
-    requests,
-    healthy: report.healthy,
-    ms: report.durationMs,
-  };
-}

@@ -19,7 +19,7 @@ import {
   freshDriftState, nextDriftStep, onOwnWrite, onRegionAnswer, onRootAnswer, onRootMerged, planDriftRegions, regionHas, setRegions,
   type DriftRegion, type DriftState,
 } from './drift-rotation.js';
-import type { PushReport } from '../push/push.js';
+import type { PushReport } from '../push/push-report.js';
 import type { ScopedCycleOptions, ReadRegion, ScopedSync } from './scoped-sync.js';
 import type { Session } from '../session.js';
 import { INDEX_HASH_MAX_BYTES } from '../tunables.js';

@@ -35,7 +35,7 @@ import { applyRequestFor, awaitHealth } from '../apply/apply.js';
 import { installBeforeApply, installFailureHealth } from '../apply/install-on-change.js';
 import { decide, guardMassDelete } from '../core/decide.js';
 import { executePlan } from '../push/execute.js';
-import { emptyPushReport, logLineOf, type PushReport } from '../push/push.js';
+import { emptyPushReport, logLineOf, type PushReport } from '../push/push-report.js';
 import { recordPush } from '../push/push-journal.js';
 import { inScope, restrict, scopeOf, type Scope } from './cycle-scope.js';
 import { ScopedReader, type ScopedRead } from './scoped-read.js';
