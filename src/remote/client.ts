@@ -80,7 +80,6 @@ export interface BudgetView {
 export type { UploadFile } from './upload.js';
 export { answerTimeoutMs, type AccountApi, type ArchiveCut, type DeploymentsApi, type EnvApi, type FilesApi } from './client-api.js';
 
-
 export interface ClientOptions {
   /** {base_url}; the client appends /api/v1. https://, or http:// to a loopback host only. */
   baseUrl: string;
@@ -123,7 +122,6 @@ export interface ClientOptions {
    */
   connectionsOf?: HostingClient;
 }
-
 
 const USER_AGENT = 'hostsync/0.1 (+undici)';
 
@@ -586,7 +584,6 @@ export class HostingClient {
     }
   }
 }
-
 
 function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
