@@ -190,6 +190,13 @@ describe('layers', () => {
     expect(readdirSync(path.join(SRC, 'sync')).filter((n) => n.endsWith('.ts')).length).toBeLessThanOrEqual(16);
   });
 
+  it('no source file is over 600 lines: a bigger one holds more than one concept, split by concept', () => {
+    const long = sources(SRC)
+      .map((f) => ({ file: path.relative(SRC, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
+      .filter((f) => f.lines > 600);
+    expect(long).toEqual([]);
+  });
+
   it('no import circle anywhere in src/ (type-only imports included)', () => {
     expect(importCircles()).toEqual([]);
   });
