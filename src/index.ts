@@ -20,15 +20,15 @@ export { undo, type UndoOptions, type UndoResult, type UndoneItem } from './app/
 export { history, type HistoryResult, type HistoryItem } from './app/history.js';
 export { targets, type TargetsOptions, type TargetsResult, type TargetItem } from './app/targets.js';
 export { env, type EnvAction, type EnvOptions, type EnvResult, type EnvListItem } from './app/env.js';
-export type { EnvChange, EnvChangeKind } from './sync/env-plan.js';
+export type { EnvChange, EnvChangeKind } from './sync/settings/env-plan.js';
 export { restart, type RestartOptions, type RestartResult } from './app/restart.js';
 export type { SettingsResult } from './app/deploy-settings.js';
 export { doctor, type DoctorOptions, type DoctorResult, type DoctorCheck, type CheckId } from './app/doctor.js';
 export type { ConfigEditResult, FieldChange } from './config/edit.js';
 export type { ConnectionOptions, DeploymentRef } from './app/options.js';
 export type { FailureFields, RequestsSummary } from './app/result.js';
-export type { ChangeCounts } from './sync/push.js';
-export type { StepFailure, ProgressFn, ProgressEvent } from './sync/execute.js';
+export type { ChangeCounts } from './sync/push/push.js';
+export type { StepFailure, ProgressFn, ProgressEvent } from './sync/push/execute.js';
 export type { LogLevel, RestartPolicy } from './config/config.js';
 export { EXIT, HostsyncError, type ExitCode } from './errors.js';
 

@@ -25,10 +25,10 @@ import { parseArgs } from 'node:util';
 import { startEmulator } from '../../dist/emulator/index.js';
 import { loadConfig } from '../../dist/config/config.js';
 import { openSession } from '../../dist/sync/session.js';
-import { push } from '../../dist/sync/push.js';
+import { push } from '../../dist/sync/push/push.js';
 import { parseRecord } from '../../dist/state/base-record.js';
-import { mergeRecord } from '../../dist/sync/record-merge.js';
-import { readRemote } from '../../dist/sync/remote-read.js';
+import { mergeRecord } from '../../dist/sync/core/record-merge.js';
+import { readRemote } from '../../dist/sync/remote-read/remote-read.js';
 
 const { values: args } = parseArgs({
   options: {

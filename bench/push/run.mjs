@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { startEmulator } from '../../dist/emulator/index.js';
 import { loadConfig } from '../../dist/config/config.js';
 import { openSession } from '../../dist/sync/session.js';
-import { push } from '../../dist/sync/push.js';
+import { push } from '../../dist/sync/push/push.js';
 import { HostingClient } from '../../dist/remote/client.js';
 import { tarGzStream } from '../../dist/remote/upload.js';
 import { MAX_IN_FLIGHT } from '../../dist/remote/tunables.js';

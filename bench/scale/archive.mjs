@@ -30,7 +30,7 @@ const limit = 100 * 1024 * 1024;
 for (let round = 0; round < Number(args.rounds); round++) {
   for (const dist of dists) {
     const { tarGzPart } = await import(path.resolve(dist, 'remote/upload.js'));
-    const { partFits, tarEntryBytesOf } = await import(path.resolve(dist, 'sync/archive-bound.js'));
+    const { partFits, tarEntryBytesOf } = await import(path.resolve(dist, 'sync/core/archive-bound.js'));
     const budget = { maxBytes: limit, entryBytes: tarEntryBytesOf, fits: (f, t) => partFits(limit, f, t, 2 * 1024 * 1024) };
     const t0 = performance.now();
     const c0 = process.cpuUsage();

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { generateTree } from './tree.mjs';
 
 const dist = (p) => new URL(`../../dist/local/${p}`, import.meta.url).href;
-const { loadIgnoreMatcher } = await import(dist('ignore.js'));
+const { loadIgnoreMatcher } = await import(dist('ignore-file.js'));
 const { scanTree } = await import(dist('scan.js'));
 const { StatCache } = await import(dist('statcache.js'));
 const { startWatcher } = await import(dist('watcher.js'));

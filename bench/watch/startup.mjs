@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 
 const [mode, root] = process.argv.slice(2);
 const dist = (p) => new URL(`../../dist/${p}`, import.meta.url).href;
-const { loadIgnoreMatcher } = await import(dist('local/ignore.js'));
+const { loadIgnoreMatcher } = await import(dist('local/ignore-file.js'));
 const { scanTree } = await import(dist('local/scan.js'));
 const { StatCache } = await import(dist('local/statcache.js'));
 const { startWatcherBackend } = await import(dist('watch/watcher-backend.js'));

@@ -1,6 +1,6 @@
 /**
  * hostsync.json's "startup" and "size" against the deployment, for `status` and `push`
- * (the plan is sync/settings-plan.ts; its base is state/settings-base.ts). Costs: none when
+ * (the plan is sync/settings/settings-plan.ts; its base is state/settings-base.ts). Costs: none when
  * nothing is declared; none for a push whose declared values are what the last push left
  * (the steady state); else one deployments.get, plus one deployments.updateStartup and
  * one deployments.resize when those change. `status` reuses the deployments.get it makes
@@ -12,7 +12,7 @@ import type { Deployment } from '../api/types.js';
 import { refusal } from '../errors.js';
 import { SIZE_KEYS } from '../config/deploy-settings.js';
 import { projectRootOf } from '../config/config.js';
-import { undersizedInstall } from '../sync/memory-advice.js';
+import { undersizedInstall } from '../sync/apply/memory-advice.js';
 import { loadSettingsBase, saveSettingsBase, type SettingsBase } from '../state/settings-base.js';
 import type { Session } from '../sync/session.js';
 import {
@@ -24,7 +24,7 @@ import {
   type SettingChange,
   type SettingConflict,
   type SettingsPlan,
-} from '../sync/settings-plan.js';
+} from '../sync/settings/settings-plan.js';
 
 /** What `status --json` and `push --json` say of the settings ("settings"); null when hostsync.json declares none. */
 export interface SettingsResult {

@@ -1,5 +1,5 @@
-import { diff as diffCore, type DiffItem, type DiffReport } from '../sync/diff.js';
-import type { CopyPosition } from '../sync/copy-position.js';
+import { diff as diffCore, type DiffItem, type DiffReport } from '../sync/two-way/diff.js';
+import type { CopyPosition } from '../sync/core/copy-position.js';
 import type { Session } from '../sync/session.js';
 import { readWatchStatus } from '../state/watch-status.js';
 import { SCANNED, withLocalSide, type LocalSource } from './watch-answer.js';
@@ -11,7 +11,7 @@ export interface DiffOptions extends PathOptions {
   /** Look at every file even when a running watch could say what changed. */
   scan?: boolean;
 }
-export type { DiffItem } from '../sync/diff.js';
+export type { DiffItem } from '../sync/two-way/diff.js';
 
 /** What `diff --json` prints and `diff()` resolves to. `ok` is true whenever it ran, whatever it found. */
 export interface DiffResult extends Partial<FailureFields> {

@@ -9,14 +9,14 @@ import path from 'node:path';
 import type { Account, Deployment, EnvAuditResult, ResourcesResult } from '../api/types.js';
 import { EXIT } from '../errors.js';
 import { ApiError } from '../remote/errors.js';
-import { push as pushCore, type PushReport } from '../sync/push.js';
+import { push as pushCore, type PushReport } from '../sync/push/push.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { DOCTOR_CLOCK_MAX_SKEW_MS, DOCTOR_ENV_PROBE_KEY, DOCTOR_DISK_MAX_SHARE, DOCTOR_RATE_MIN_REMAINING, READ_COMMAND_DEADLINE_MS } from './tunables.js';
 import { npmInstallNeed, type InstallMemoryNeed } from '../api/memory.js';
-import { memoryFix } from '../sync/memory-advice.js';
-import { shutdownFix } from '../sync/restart-guard.js';
+import { memoryFix } from '../sync/apply/memory-advice.js';
+import { shutdownFix } from '../sync/apply/restart-guard.js';
 import { guardRestarts } from './restart-rules.js';
 
 export interface DoctorOptions extends ConnectionOptions {
@@ -270,7 +270,7 @@ async function diagnose(s: Session): Promise<DoctorCheck[]> {
 
 /**
  * `--shutdown`: one restart (deployments.apply, restart: true), its stop timed through the
- * new process's uptime (sync/restart-guard.ts): an app killed at the end of the service's
+ * new process's uptime (sync/apply/restart-guard.ts): an app killed at the end of the service's
  * grace did not exit on its stop signal. The restart counts toward "restartsPerDay".
  */
 async function shutdownCheck(s: Session): Promise<DoctorCheck> {

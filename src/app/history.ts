@@ -1,9 +1,9 @@
 import { sameContent } from '../model/snapshot.js';
 import { usageError } from '../errors.js';
-import { findBatch, listBatches, recordedBatch, recordedPaths, type RecordedBatch, type RecordedPath } from '../sync/record-history.js';
-import { readRecordView } from '../sync/record-view.js';
+import { findBatch, listBatches, recordedBatch, recordedPaths, type RecordedBatch, type RecordedPath } from '../sync/record/record-history.js';
+import { readRecordView } from '../sync/record/record-view.js';
 import type { Journal, JournalArchive } from '../state/journal.js';
-import { journalStore } from '../sync/push-journal.js';
+import { journalStore } from '../sync/push/push-journal.js';
 import { interruptedUndoMessage, undoPendingStore } from '../sync/undo-guard.js';
 import type { ConnectionOptions, DeploymentRef } from './options.js';
 import { deploymentRef } from './options.js';

@@ -4,7 +4,7 @@ import { setConfigFields, setTargetFields, type ConfigEditResult } from '../conf
 import { usageError } from '../errors.js';
 import type { HostingClient } from '../remote/client.js';
 import { clientFor, resolveConfig, type ConnectionOptions } from './options.js';
-import { loadIgnoreMatcher } from '../local/ignore.js';
+import { loadIgnoreMatcher } from '../local/ignore-file.js';
 import { linkMisfit, type LinkMisfit } from './link-fit.js';
 import { detectStart, startKeys } from './project-settings.js';
 import { requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';

@@ -3,13 +3,26 @@
  * "notify", and the strings no message may carry (the API key, every value of every env
  * file hostsync.json names, read at the start). Also what a push result tells it.
  */
-import { nearRestartLimit } from '../sync/restart-guard.js';
+import { nearRestartLimit } from '../sync/apply/restart-guard.js';
 import path from 'node:path';
 import { projectRootOf, type Config } from '../config/config.js';
 import { EXIT } from '../errors.js';
 import { readEnvFile } from '../local/envfile.js';
 import { Notifier, type NotifyOrigin } from '../sync/notify.js';
-import type { PushResult } from './push.js';
+import type { ApplyResult } from '../api/types.js';
+import type { HealthReport } from '../sync/apply/apply.js';
+
+/** What of a push's (or a cycle's) result a notification reads; PushResult has these fields, named here so push.ts can import this module. */
+export interface NotifiableOutcome {
+  dryRun: boolean;
+  healthy: boolean | null;
+  health: HealthReport | null;
+  apply: ApplyResult | null;
+  conflicts: readonly { path: string }[];
+  exitCode?: number | undefined;
+  error?: string | undefined;
+  restarts?: { today: number; limit: number | null } | null;
+}
 
 /** Who the messages are about: the target and the deployment, never the key or the URL's path. */
 export const notifySubject = (config: Config): string =>
@@ -28,7 +41,7 @@ export async function notifierFor(config: Config): Promise<Notifier | null> {
 }
 
 /** What a push's or cycle's outcome is worth telling: unhealthy, conflicts, a refusal. */
-export function notifyPushOutcome(n: Notifier, r: Pick<PushResult, 'healthy' | 'health' | 'apply' | 'conflicts' | 'exitCode' | 'error' | 'dryRun'> & { restarts?: { today: number; limit: number | null } | null }, origin: NotifyOrigin): void {
+export function notifyPushOutcome(n: Notifier, r: NotifiableOutcome, origin: NotifyOrigin): void {
   if (r.dryRun) return;
   if (r.healthy === false) {
     n.notify({ kind: 'unhealthy', origin, state: r.health?.state ?? r.apply?.state ?? 'unknown', reason: r.health?.reason ?? 'the app is not healthy', lines: r.health?.logs ?? [] });

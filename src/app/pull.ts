@@ -1,7 +1,7 @@
 import { EXIT } from '../errors.js';
-import { pull as pullCore, type PullReport } from '../sync/pull.js';
-import type { StepFailure } from '../sync/execute.js';
-import { leftAloneOf, type LeftAlone } from '../sync/left-alone.js';
+import { pull as pullCore, type PullReport } from '../sync/two-way/pull.js';
+import type { StepFailure } from '../sync/push/execute.js';
+import { leftAloneOf, type LeftAlone } from '../sync/two-way/left-alone.js';
 import { deploymentRef, type DeploymentRef } from './options.js';
 import { conflictItem, type ConflictItem } from './push.js';
 import { failedWith, requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';

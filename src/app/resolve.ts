@@ -1,7 +1,7 @@
 import { EXIT } from '../errors.js';
 import { usageError } from '../errors.js';
-import { resolve as resolveCore } from '../sync/resolve.js';
-import type { StepFailure } from '../sync/execute.js';
+import { resolve as resolveCore } from '../sync/two-way/resolve.js';
+import type { StepFailure } from '../sync/push/execute.js';
 import { deploymentRef, type DeploymentRef } from './options.js';
 import { conflictItem, type ConflictItem } from './push.js';
 import { failedWith, requestsOf, type FailureFields, type Outcome, type RequestsSummary } from './result.js';

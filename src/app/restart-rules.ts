@@ -1,6 +1,6 @@
 /**
  * The restart rules of the project a command runs on (config/restart-settings.ts) and the
- * guard that applies them to every restart the command asks for (sync/restart-guard.ts):
+ * guard that applies them to every restart the command asks for (sync/apply/restart-guard.ts):
  * whether it is a worker, which Discord library it uses (read from its manifests, as
  * `init` reads them), and the machine's restart ledger of its deployment.
  */
@@ -10,7 +10,7 @@ import { projectRootOf, type Config } from '../config/config.js';
 import { discordLibraryOf, restartRulesFor, type RestartRules } from '../config/restart-settings.js';
 import { RestartLedger, restartLedgerFile } from '../state/restart-ledger.js';
 import { EXIT } from '../errors.js';
-import { RestartGuard, type RestartGuardOptions, type RestartNote, type SlowStop } from '../sync/restart-guard.js';
+import { RestartGuard, type RestartGuardOptions, type RestartNote, type SlowStop } from '../sync/apply/restart-guard.js';
 import { failedWith, type FailureFields } from './result.js';
 import type { Session } from '../sync/session.js';
 import { knownWorker } from './worker-app.js';
@@ -48,7 +48,7 @@ export async function guardRestarts(session: Session, opts: Omit<RestartGuardOpt
 export interface RestartFields {
   /** The day's restarts after this command's, and the limit; null when it asked for none. */
   restarts: RestartCount | null;
-  /** The stop of a restart slow enough to be timed (sync/restart-guard.ts); null otherwise. */
+  /** The stop of a restart slow enough to be timed (sync/apply/restart-guard.ts); null otherwise. */
   shutdown: SlowStop | null;
 }
 

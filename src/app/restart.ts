@@ -7,8 +7,8 @@
  */
 import type { ApplyResult } from '../api/types.js';
 import { EXIT } from '../errors.js';
-import { awaitHealth, type HealthReport } from '../sync/apply.js';
-import type { SlowStop } from '../sync/restart-guard.js';
+import { awaitHealth, type HealthReport } from '../sync/apply/apply.js';
+import type { SlowStop } from '../sync/apply/restart-guard.js';
 import { guardRestarts, type RestartCount } from './restart-rules.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';

@@ -1,10 +1,10 @@
 import type { ApplyResult } from '../api/types.js';
 import { EXIT } from '../errors.js';
-import type { HealthReport } from '../sync/apply.js';
-import type { StepFailure } from '../sync/execute.js';
-import type { LeftAloneWhy } from '../sync/rollback-plan.js';
-import { rollback as rollbackCore, type RollbackReport } from '../sync/rollback.js';
-import type { ProgressFn } from '../sync/execute.js';
+import type { HealthReport } from '../sync/apply/apply.js';
+import type { StepFailure } from '../sync/push/execute.js';
+import type { LeftAloneWhy } from '../sync/core/rollback-plan.js';
+import { rollback as rollbackCore, type RollbackReport } from '../sync/two-way/rollback.js';
+import type { ProgressFn } from '../sync/push/execute.js';
 import type { ConnectionOptions, DeploymentRef } from './options.js';
 import { deploymentRef } from './options.js';
 import { failedWith, requestsOf, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';

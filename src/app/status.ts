@@ -1,18 +1,18 @@
-import { push as pushCore } from '../sync/push.js';
+import { push as pushCore } from '../sync/push/push.js';
 import { projectRootOf } from '../config/config.js';
 import { buildFreshness, type BuildFreshness } from './build-freshness.js';
-import type { CopyPosition } from '../sync/copy-position.js';
+import type { CopyPosition } from '../sync/core/copy-position.js';
 import { webAddress } from '../model/web-address.js';
 import type { Session } from '../sync/session.js';
 import { connect, deploymentRef, type ConnectionOptions, type DeploymentRef } from './options.js';
 import { EXIT } from '../errors.js';
 import { readWatchStatus, type WatchStatus } from '../state/watch-status.js';
-import type { PushReport } from '../sync/push.js';
+import type { PushReport } from '../sync/push/push.js';
 import type { Deployment } from '../api/types.js';
 import { changeItem, conflictItem, driftItem, elsewhereItem, previewExitCode, previewReason, pushRequestEstimate, type ChangeItem, type ConflictItem, type DriftItem, type ElsewhereItem } from './push.js';
 import { failedWith, requestsOf, runCommand, type FailureFields, type Outcome, type RequestsSummary } from './result.js';
 import { READ_COMMAND_DEADLINE_MS } from './tunables.js';
-import { crlfOnlyNotes } from '../sync/line-endings.js';
+import { crlfOnlyNotes } from '../sync/two-way/line-endings.js';
 import { pushReadsSettings, settingsPreview, settingsRequestEstimate, type SettingsResult } from './deploy-settings.js';
 import { withSettings } from './push.js';
 import type { Config } from '../config/config.js';
@@ -227,7 +227,7 @@ export async function status(opts: StatusOptions = {}): Promise<StatusResult> {
   return (await runStatus(opts)).result;
 }
 
-/** Notes for modified files and conflicts that differ from the deployment only by CRLF (sync/line-endings.ts); none on a no-op. */
+/** Notes for modified files and conflicts that differ from the deployment only by CRLF (sync/two-way/line-endings.ts); none on a no-op. */
 async function lineEndingNotes(session: Session, report: PushReport): Promise<string[]> {
   const writes = report.changes.filter((c) => c.kind === 'write' && !c.create);
   if (writes.length === 0 && report.conflicts.length === 0) return [];

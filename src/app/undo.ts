@@ -1,8 +1,8 @@
 import type { ApplyResult } from '../api/types.js';
 import { EXIT } from '../errors.js';
-import type { HealthReport } from '../sync/apply.js';
-import type { StepFailure } from '../sync/execute.js';
-import { undo as undoCore, type UndoCounts, type UndoReport } from '../sync/undo.js';
+import type { HealthReport } from '../sync/apply/apply.js';
+import type { StepFailure } from '../sync/push/execute.js';
+import { undo as undoCore, type UndoCounts, type UndoReport } from '../sync/two-way/undo.js';
 import type { ConnectionOptions, DeploymentRef } from './options.js';
 import { deploymentRef } from './options.js';
 import { failedWith, requestsOf, SEE_LOGS, type FailureFields, type Outcome, type RequestsSummary } from './result.js';

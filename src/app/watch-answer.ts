@@ -1,6 +1,6 @@
 /**
  * `status` asks the running `hostsync watch` of this folder and deployment what changed
- * instead of walking the tree (watch/query-*.ts, sync/watched-local.ts), and says which
+ * instead of walking the tree (watch/query-*.ts, sync/watch-cycle/watched-local.ts), and says which
  * it did and why. Any doubt means a scan: no watch, one on another host, no answer in
  * time, an answer about another view or another base, or `--scan`.
  */
@@ -9,7 +9,7 @@ import type { StatCache } from '../local/statcache.js';
 import type { HostingClient } from '../remote/client.js';
 import type { WatchStatus } from '../state/watch-status.js';
 import type { RemoteShelf, Session } from '../sync/session.js';
-import { localFromWatch, type WatchedLocal } from '../sync/watched-local.js';
+import { localFromWatch, type WatchedLocal } from '../sync/watch-cycle/watched-local.js';
 import { askWatch } from '../watch/query-client.js';
 import { viewKey, type WatchAnswer } from '../watch/query-protocol.js';
 

@@ -7,10 +7,10 @@
  */
 import type { Config } from '../config/config.js';
 import type { ExitCode } from '../errors.js';
-import type { StepFailure } from '../sync/execute.js';
+import type { StepFailure } from '../sync/push/execute.js';
 import { changedPaths } from '../model/change.js';
 import { failureTail } from '../sync/console-lines.js';
-import type { ChangeCounts } from '../sync/push.js';
+import type { ChangeCounts } from '../sync/push/push.js';
 import type { Session } from '../sync/session.js';
 import type { BudgetView } from '../remote/client.js';
 import { startWatch, type CycleEvent, type WatchDaemon, type WatchEvent as DaemonEvent } from '../watch/daemon.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
-import type { ProgressFn } from '../sync/execute.js';
+import type { ProgressFn } from '../sync/push/execute.js';
 import { isCI } from './ci.js';
 
 // CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".

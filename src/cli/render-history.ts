@@ -1,7 +1,7 @@
 /** Human text for `history` (the deployment's record), rendered from the result `--json` prints. */
 import { pc } from './colors.js';
 import type { HistoryResult } from '../app/history.js';
-import type { RecordedBatch, RecordedPath } from '../sync/record-history.js';
+import type { RecordedBatch, RecordedPath } from '../sync/record/record-history.js';
 import { targetName } from './render.js';
 import { plural } from './plural.js';
 import { quoteName, safeText } from './terminal-text.js';

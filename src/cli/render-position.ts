@@ -1,6 +1,6 @@
-/** The one line `status`, `push` and `diff` say about where this copy stands against the deployment's last push (sync/copy-position.ts). */
+/** The one line `status`, `push` and `diff` say about where this copy stands against the deployment's last push (sync/core/copy-position.ts). */
 import { pc } from './colors.js';
-import type { CopyPosition } from '../sync/copy-position.js';
+import type { CopyPosition } from '../sync/core/copy-position.js';
 import { quoteName, safeText } from './terminal-text.js';
 
 const short = (c: string | null): string => (c === null ? '?' : c.slice(0, 12));

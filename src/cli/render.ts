@@ -3,13 +3,13 @@
  * (src/app/), so the two can never disagree.
  */
 import { buildIsStale, type BuildFreshness } from '../app/build-freshness.js';
-import { isInstallLockfile } from '../sync/install-files.js';
-import { applyStillRunning } from '../sync/apply-scope.js';
+import { isInstallLockfile } from '../sync/core/install-files.js';
+import { applyStillRunning } from '../sync/apply/apply-scope.js';
 import { serviceHint } from './service-hint.js';
 import { positionLines } from './render-position.js';
 import { pc } from './colors.js';
 import type { ApplyResult } from '../api/types.js';
-import type { HealthReport } from '../sync/apply.js';
+import type { HealthReport } from '../sync/apply/apply.js';
 import type { ChangeItem, ConflictItem, DriftItem, ElsewhereItem, PushResult } from '../app/push.js';
 import type { StatusResult } from '../app/status.js';
 import type { DeploymentRef } from '../app/options.js';
@@ -267,7 +267,7 @@ export function renderPush(report: PushResult): string {
   const mark = (c: ChangeItem): string => {
     const line = changeLine(c);
     if (c.kind === 'rename' || !overwrites.has(c.path)) return line;
-    // Not a conflict: the deployment's npm install rewrote its lockfile (sync/install-files.ts).
+    // Not a conflict: the deployment's npm install rewrote its lockfile (sync/core/install-files.ts).
     if (isInstallLockfile(c.path)) return `${line}  ${pc.dim(`(${report.dryRun ? 'would replace' : 'replaced'} the lockfile the deployment's npm install had rewritten)`)}`;
     return `${line}  ${pc.red(report.dryRun ? "(would overwrite the deployment's version)" : "(overwrote the deployment's version)")}`;
   };

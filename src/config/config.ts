@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { usageError } from '../errors.js';
 import { relPathProblem } from '../model/safe-path.js';
@@ -15,6 +15,13 @@ import { validateRestartSettings, type RestartSettings } from './restart-setting
 import { validateTokens } from './tokens.js';
 import { startupForInstall, validateInstall, type InstallMode } from './install.js';
 import { validateNotify, type NotifySettings } from './notify.js';
+import { DEFAULT_HEALTH, validateHealth, type HealthSettings } from './health.js';
+import { CONFIG_FILE, type ConfigFile, type LogLevel, type RestartPolicy, type Settings, type TargetSettings } from './config-file.js';
+import { resolveRoot } from './find-root.js';
+
+export { DEFAULT_HEALTH, type HealthKind, type HealthSettings } from './health.js';
+export { CONFIG_FILE, type ConfigFile, type LogLevel, type RestartPolicy, type Settings, type TargetSettings } from './config-file.js';
+export { resolveRoot } from './find-root.js';
 
 /**
  * One validated configuration, merged from flags > environment > hostsync.json.
@@ -73,7 +80,7 @@ export interface Config {
   /**
    * hostsync.json "remoteOwned" (top level only): gitignore-style patterns of the app's data
    * (a bot's SQLite or JSON files), the deployment's and never written, deleted or reverted
-   * by hostsync (sync/remote-owned.ts). Optional for configurations built by hand: absent is none.
+   * by hostsync (sync/core/remote-owned.ts). Optional for configurations built by hand: absent is none.
    */
   remoteOwned?: string[];
   /** hostsync.json "restartMinSeconds" and "restartsPerDay" as written (restart-settings.ts gives the defaults). */
@@ -90,62 +97,8 @@ export interface Config {
 /** The folder that holds hostsync.json and `.hostsync/` (the project root), whatever folder is synced. */
 export const projectRootOf = (config: Pick<Config, 'root' | 'projectRoot'>): string => config.projectRoot ?? config.root;
 
-/** web: serves HTTP; worker: runs without listening (a bot, a queue consumer); auto: web if it answers HTTP, else worker. */
-export type HealthKind = 'auto' | 'web' | 'worker';
 
-export interface HealthSettings {
-  kind: HealthKind;
-  /** The path a web app must answer 2xx/3xx on. */
-  path: string;
-  /** A worker is up once a console line matches this (case-sensitive JavaScript RegExp source); null: running is enough. */
-  ready: string | null;
-  /** How long a web app may take to answer, or a worker to print its ready line, after the apply. */
-  timeoutSeconds: number;
-}
 
-export const DEFAULT_HEALTH: HealthSettings = { kind: 'auto', path: '/', ready: null, timeoutSeconds: 30 };
-const HEALTH_KINDS: readonly HealthKind[] = ['auto', 'web', 'worker'];
-
-export type RestartPolicy = 'auto' | 'always' | 'never';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-export const CONFIG_FILE = 'hostsync.json';
-
-/** The settings a target may override: every top-level setting of hostsync.json. */
-export interface Settings extends RestartSettings {
-  deployment?: string;
-  baseUrl?: string;
-  ignore?: string[];
-  restart?: RestartPolicy;
-  hotPaths?: string[];
-  gitignore?: boolean;
-  applyWaitSeconds?: number;
-  envFile?: string;
-  health?: Partial<HealthSettings>;
-  startup?: DeclaredStartup;
-  size?: DeclaredSize;
-  dir?: string;
-  build?: string;
-  install?: InstallMode;
-}
-
-/** One named target ("staging", "production"): a deployment and whatever settings differ for it. */
-export interface TargetSettings extends Settings {
-  /** Ask before sending anything (refused without a terminal unless --yes). */
-  confirm?: boolean;
-}
-
-/** The shape of hostsync.json. Everything optional: the environment and flags can fill it. */
-export interface ConfigFile extends Settings {
-  targets?: Record<string, TargetSettings>;
-  defaultTarget?: string;
-  /** Files the credential rules would keep local that the user wants sent anyway (root-relative paths, no patterns). */
-  sendSecrets?: string[];
-  /** The app's data on the deployment (gitignore-style patterns): see Config.remoteOwned. */
-  remoteOwned?: string[];
-  tokens?: string[];
-  notify?: NotifySettings;
-}
 
 export interface ConfigFlags {
   dir?: string;
@@ -182,18 +135,6 @@ export const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const RESTART_POLICIES: readonly RestartPolicy[] = ['auto', 'always', 'never'];
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Resolve and check the root directory (exit 2 when it is not a directory). */
-export async function resolveRoot(dir: string | undefined, cwd = process.cwd()): Promise<string> {
-  const root = path.resolve(cwd, dir ?? '.');
-  let st;
-  try {
-    st = await stat(root);
-  } catch {
-    throw usageError(`${root} does not exist: pass --dir with the project directory to sync`);
-  }
-  if (!st.isDirectory()) throw usageError(`${root} is not a directory: pass --dir with the project directory to sync`);
-  return root;
-}
 
 export async function readConfigFile(root: string): Promise<ConfigFile> {
   const file = path.join(root, CONFIG_FILE);
@@ -366,39 +307,6 @@ function validateSettings(v: Record<string, unknown>, file: string, at: string):
   return out;
 }
 
-function validateHealth(value: unknown, file: string): Partial<HealthSettings> {
-  const where = `${file}: "health"`;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw usageError(`${where} must be an object such as {"kind": "worker", "ready": "Logged in as", "timeoutSeconds": 30}`);
-  }
-  const h = value as Record<string, unknown>;
-  const unknown = Object.keys(h).filter((k) => !['kind', 'path', 'ready', 'timeoutSeconds'].includes(k));
-  if (unknown.length > 0) throw usageError(`${where} has an unknown key "${unknown[0]}": use kind, path, ready and timeoutSeconds`);
-  const out: Partial<HealthSettings> = {};
-  if (h.kind !== undefined) {
-    if (!HEALTH_KINDS.includes(h.kind as HealthKind)) throw usageError(`${where}.kind must be one of ${HEALTH_KINDS.join(', ')}`);
-    out.kind = h.kind as HealthKind;
-  }
-  if (h.path !== undefined) {
-    if (typeof h.path !== 'string' || !h.path.startsWith('/')) throw usageError(`${where}.path must be a path starting with "/", e.g. "/healthz"`);
-    out.path = h.path;
-  }
-  if (h.ready !== undefined && h.ready !== null) {
-    if (typeof h.ready !== 'string' || h.ready === '') throw usageError(`${where}.ready must be a regular expression as a string, e.g. "Logged in as"`);
-    try {
-      new RegExp(h.ready);
-    } catch (err) {
-      throw usageError(`${where}.ready is not a valid regular expression (${(err as Error).message}): escape special characters with \\\\`);
-    }
-    out.ready = h.ready;
-  }
-  if (h.timeoutSeconds !== undefined) {
-    const n = h.timeoutSeconds;
-    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > 600) throw usageError(`${where}.timeoutSeconds must be a number of seconds above 0, at most 600`);
-    out.timeoutSeconds = n;
-  }
-  return out;
-}
 
 /** hostsync.json without its targets: the settings every target starts from. */
 export function topSettings(file: ConfigFile): Settings {

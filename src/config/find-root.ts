@@ -11,7 +11,8 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE, resolveRoot } from './config.js';
+import { usageError } from '../errors.js';
+import { CONFIG_FILE } from './config-file.js';
 
 /** hostsync's own state folder and the file a synced deployment keeps in its folder there; spelled here too, since config/ may not import state/. */
 const STATE_MARKER = '.hostsync';
@@ -45,4 +46,17 @@ export async function findProjectRoot(dir: string | undefined, cwd = process.cwd
   if (dir !== undefined) return resolveRoot(dir, cwd);
   const here = await resolveRoot(undefined, cwd);
   return (await findProjectUp(here)) ?? here;
+}
+
+/** Resolve and check the root directory (exit 2 when it is not a directory). */
+export async function resolveRoot(dir: string | undefined, cwd = process.cwd()): Promise<string> {
+  const root = path.resolve(cwd, dir ?? '.');
+  let st;
+  try {
+    st = await stat(root);
+  } catch {
+    throw usageError(`${root} does not exist: pass --dir with the project directory to sync`);
+  }
+  if (!st.isDirectory()) throw usageError(`${root} is not a directory: pass --dir with the project directory to sync`);
+  return root;
 }

@@ -3,7 +3,7 @@
  * from package.json or requirements.txt at every boot (hosting-api.md, startCommand), so
  * every code restart pays an install. "on-change" sets a start command that only starts the
  * app, and a push or watch cycle that touches a manifest runs the install itself, through
- * deployments.shell, before the restart (sync/install-on-change.ts).
+ * deployments.shell, before the restart (sync/apply/install-on-change.ts).
  */
 import { usageError } from '../errors.js';
 import type { DeclaredStartup } from './deploy-settings.js';

@@ -32,7 +32,7 @@ export const CONFIG_KEYS = [
   'size',
   'dir',
   'build',
-  // App data the deployment owns (#47 item 5): top level only; config.ts validateRemoteOwned, sync/remote-owned.ts.
+  // App data the deployment owns (#47 item 5): top level only; config.ts validateRemoteOwned, sync/core/remote-owned.ts.
   'remoteOwned',
   // Restarts a login limit allows (issue 47): restart-settings.ts.
   'restartMinSeconds',

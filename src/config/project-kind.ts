@@ -3,7 +3,7 @@
  * `hostsync init` can write the right `health` settings. Pure: manifest texts in, a
  * finding out. The tables are docs/health.md's "Which kind init picks" table.
  */
-import type { HealthSettings } from './config.js';
+import type { HealthSettings } from './health.js';
 
 /** Chat bots and background workers: they run without serving HTTP. */
 const NPM_WORKERS = [

@@ -10,7 +10,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { usageError } from '../errors.js';
-import { CONFIG_FILE } from './config.js';
+import { CONFIG_FILE } from './config-file.js';
 
 /** The real path of `p`: resolved through its nearest existing ancestor when `p` itself does not exist yet (a build makes it). */
 async function realPathOf(p: string): Promise<string> {

@@ -6,7 +6,7 @@
  * folder holds the current directory: two targets sharing a folder say nothing about which.
  */
 import path from 'node:path';
-import type { ConfigFile } from './config.js';
+import type { ConfigFile } from './config-file.js';
 
 const inside = (dir: string, folder: string): boolean => {
   const rel = path.relative(folder, dir);

@@ -4,6 +4,8 @@
  * folder OUTSIDE every volume (`<data>/backups/<deployment>/<id>.tar.gz` plus
  * `index.json`), so they survive a restart of an emulator run with --data.
  *
+ * The routes are in backup-routes.ts (they go through context.ts, which names this store).
+ *
  * Restores run in the background, as the document says; `operation` in
  * backups.list shows the one in progress, or the last one.
  */
@@ -12,11 +14,9 @@ import { mkdirSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as tar from 'tar';
-import { depRoute, type Ctx, type Route } from './context.js';
 import type { EmulatedDeployment } from './deployment.js';
-import { badRequest, conflict, notFound } from './errors.js';
+import { conflict, notFound } from './errors.js';
 import { EMULATOR_BACKUP_ATTEMPTS, EMULATOR_BACKUP_KEEP, EMULATOR_SAFETY_BACKUP_MIN_GAP_MS } from './tunables.js';
-import { optString, optStringArray } from './validate.js';
 
 export interface BackupRecord {
   id: string;
@@ -240,19 +240,3 @@ export class BackupStore {
     return folder;
   }
 }
-
-async function restore(ctx: Ctx, dep: EmulatedDeployment): Promise<{ ok: boolean; operation: BackupOperation }> {
-  const body = await ctx.body();
-  const raw = optString(body, 'mode') ?? 'subfolder';
-  if (raw !== 'replace' && raw !== 'subfolder') throw badRequest('mode must be replace or subfolder');
-  const paths = optStringArray(body, 'paths');
-  if (paths !== undefined && raw !== 'subfolder') throw badRequest('paths goes with mode subfolder only');
-  const operation = await ctx.core.backups.restore(dep, ctx.params.backupId ?? '', raw, paths);
-  return { ok: true, operation };
-}
-
-export const backupRoutes: Route[] = [
-  depRoute('GET', '/deployments/:id/backups', 'backups.list', 'backups:read', (ctx, dep) => ctx.core.backups.list(dep)),
-  depRoute('GET', '/deployments/:id/backups/:backupId', 'backups.get', 'backups:read', (ctx, dep) => ctx.core.backups.get(dep, ctx.params.backupId ?? '')),
-  depRoute('POST', '/deployments/:id/backups/:backupId/restore', 'backups.restore', 'backups:write', restore, { destructive: true }),
-];

@@ -14,7 +14,12 @@ import { HistoryStore } from './history.js';
 import { DeploymentRunner, type RunSettings } from './runner.js';
 import { Volume } from './volume.js';
 import { VolumeWatch } from './volume-watch.js';
-import type { EnvValue } from './env.js';
+
+/** One user variable of the deployment (env.ts serves them; the runner reads them at every start). */
+export interface EnvValue {
+  value: string;
+  secret: boolean;
+}
 
 /** Owner of every emulated deployment: the one user all keys belong to. */
 export const EMULATED_USER = { id: 'usr_emulator', username: 'emulator' } as const;

@@ -8,18 +8,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { EnvAuditResult, EnvVariable } from '../api/types.js';
 import { depRoute, type Ctx, type Route } from './context.js';
-import type { EmulatedDeployment } from './deployment.js';
+import type { EmulatedDeployment, EnvValue } from './deployment.js';
 import { badRequest, conflict, forbidden, notFound } from './errors.js';
 import { EMULATOR_AUDIT_MAX_FILE_BYTES, EMULATOR_AUDIT_MAX_FILES, EMULATOR_ENV_KEY_MAX, EMULATOR_ENV_VALUE_MAX } from './tunables.js';
 import { optBool, optString, reqString } from './validate.js';
 
 /** What env.list shows instead of a secret's value. */
 export const MASK = '********';
-
-export interface EnvValue {
-  value: string;
-  secret: boolean;
-}
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -1,5 +1,4 @@
-import os from 'node:os';
-import { dirname, delimiter, join } from 'node:path';
+import { dirname, delimiter } from 'node:path';
 import type {
   ApplyRequest,
   ApplyResult,
@@ -20,6 +19,9 @@ import { allocatePort, isPortFree } from './ports.js';
 import { failedProbe, probeHttp } from './probe.js';
 import { CpuMeter, sampleProcessGroup } from './proc-stats.js';
 import { StaticServer } from './static-server.js';
+import { FILES_RESTART_SKIPPED, planFor, type LaunchPlan } from './launch-plan.js';
+import { hintFor, notEmulated } from './run-hints.js';
+import { appEnvOf } from './app-env.js';
 
 /** How every deployment of one emulator runs its app (emulator flags). */
 export interface RunSettings {
@@ -52,67 +54,6 @@ export interface RunnerOptions extends RunSettings {
   beforeStart?: () => Promise<string | null>;
 }
 
-/**
- * How the emulator runs a runtime. `files`: served from the volume by an in-process
- * static server (static; phpweb too, WITHOUT executing PHP: .php files are sent as
- * plain text). `process`: a spawned command (node runtimes on the emulator's own Node,
- * python on the interpreter runtimeVersion names). `none`: not emulated (databases,
- * java, go, ... without a startCommand); the deployment stays offline.
- */
-type LaunchPlan =
-  | { kind: 'files'; indexFiles: string[] }
-  | { kind: 'process'; command: string; args: string[]; display: string; installs: boolean; python?: true; reported?: string }
-  | { kind: 'none' };
-
-/** Runtimes the emulator runs with its own Node binary: nodemon and bun behave like node for a one-shot start. */
-const NODE_RUNTIMES = new Set(['nodejs', 'nodemon', 'bun']);
-const DEFAULT_NODE_ENTRY = 'index.js';
-/** The catalog's default entry of the python runtime. */
-const DEFAULT_PYTHON_ENTRY = 'main.py';
-/**
- * The install step the runtime's default start command begins with, as getStartup reports
- * it (the service's node egg: `if [ -f package.json ]; then npm install; fi; node ...`): a
- * client must be able to tell the default, which installs at every boot, from a command of
- * its own that only starts the app (`node bot.js`), or it would never set the latter.
- */
-const DEFAULT_NODE_INSTALL = 'if [ -f package.json ]; then npm install; fi; ';
-const DEFAULT_PYTHON_INSTALL = 'if [ -f requirements.txt ]; then pip install -r requirements.txt; fi; ';
-const FILES_RESTART_SKIPPED: Record<string, string> = {
-  static: 'static site is served from the volume; no restart needed',
-  phpweb: 'PHP site is served from the volume; no restart needed',
-};
-
-/** Environment variables passed through from the emulator; everything else (credentials included) stays out of the app. */
-const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
-/** This machine's toolchain homes, each from its variable or its default under the machine's home (see childEnv). */
-const HOST_TOOL_HOMES: ReadonlyArray<readonly [string, string]> = [['RUSTUP_HOME', '.rustup'], ['CARGO_HOME', '.cargo']];
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function planFor(opts: RunnerOptions): LaunchPlan {
-  if (opts.runtime === 'static') return { kind: 'files', indexFiles: ['index.html', 'index.htm'] };
-  if (opts.runtime === 'phpweb') return { kind: 'files', indexFiles: ['index.html', 'index.htm', 'index.php'] };
-  const startCommand = opts.startCommand?.trim() ?? '';
-  // A startCommand of the user's own replaces the default, install step included (hosting-api.md, startCommand).
-  if (startCommand !== '') return { kind: 'process', command: '/bin/sh', args: ['-c', startCommand], display: startCommand, installs: false };
-  if (NODE_RUNTIMES.has(opts.runtime)) {
-    const entry = opts.entryFile.trim() || DEFAULT_NODE_ENTRY;
-    // Our own node binary, so the app runs on the version startup() reports.
-    const display = `node ${shellQuote(entry)}`;
-    const installs = opts.install ?? true;
-    return { kind: 'process', command: process.execPath, args: [entry], display, installs, reported: installs ? `${DEFAULT_NODE_INSTALL}${display}` : display };
-  }
-  if (opts.runtime === 'python') {
-    const entry = opts.entryFile.trim() || DEFAULT_PYTHON_ENTRY;
-    // The interpreter is found at each start (python.ts): the one runtimeVersion names.
-    const display = `python ${shellQuote(entry)}`;
-    const installs = opts.install ?? true;
-    return { kind: 'process', command: 'python3', args: [entry], display, installs, python: true, reported: installs ? `${DEFAULT_PYTHON_INSTALL}${display}` : display };
-  }
-  return { kind: 'none' };
-}
 
 function clampWait(seconds: number | undefined, fallback: number): number {
   const value = seconds === undefined || !Number.isFinite(seconds) ? fallback : seconds;
@@ -552,24 +493,7 @@ export class DeploymentRunner {
   }
 
   private childEnv(port: number): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const name of INHERITED_ENV) {
-      const value = process.env[name];
-      if (value !== undefined) env[name] = value;
-    }
-    // `node` in a startCommand must resolve to the binary startup() reports.
-    env.PATH = [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter);
-    // The container's home is the volume (/home/container on the node).
-    env.HOME = this.opts.volume;
-    // But the toolchains the emulator borrows from this machine keep their state where this
-    // machine has it: a container has no rustup of the host's, and with HOME the volume a
-    // rustup proxy (a pip install building a Rust wheel) wrote .rustup/settings.toml into it,
-    // which every sync then listed as a file only the deployment has (issue 46).
-    for (const [name, dir] of HOST_TOOL_HOMES) env[name] = process.env[name] ?? join(os.homedir(), dir);
-    Object.assign(env, this.opts.env?.() ?? {});
-    // What the node sets for every server; the user's variables cannot override them.
-    Object.assign(env, this.systemEnv(port));
-    return env;
+    return appEnvOf(this.opts.volume, this.opts.env?.() ?? {}, this.systemEnv(port));
   }
 
   /** The variables the node sets for every server (env.list shows them as `system`). */
@@ -618,51 +542,26 @@ export class DeploymentRunner {
   }
 
   private notEmulated(): string {
-    return `runtime ${this.opts.runtime} is not emulated; give the deployment a startCommand to run it here`;
+    return notEmulated(this.opts.runtime);
   }
 
   /** The service's one-line advice for the state at hand; "" when the app is up and answering. */
   private hintFor(state: DeploymentState, probe: HttpProbe | null): string {
-    const port = this.appPort;
-    if (this.plan.kind === 'none') return this.notEmulated();
-    switch (state) {
-      case 'installing':
-        return this.install === null ? 'The deployment is being prepared; retry shortly.' : `Dependencies are being installed (${this.install.display}); the app starts once they are.`;
-      case 'stopping':
-        return 'The deployment is stopping.';
-      case 'starting': {
-        const grace = (this.opts.bootGraceMs ?? EMULATOR_BOOT_GRACE_MS) / 1000;
-        return `The process has just started; it is running once it listens on port ${port} (SERVER_PORT, on 0.0.0.0) or stays up for ${grace} s.`;
-      }
-      case 'offline': {
-        if (!this.everStarted) return 'The deployment has not been started; start it with power start or apply.';
-        if (this.stoppedByUser) return 'The deployment was stopped; start it with power start or apply.';
-        if (this.startFailure !== null) return `The app was not started: ${this.startFailure}.`;
-        if (this.installFailure !== null) return this.installHint(this.installFailure.step, this.installFailure.outcome);
-        const instance = this.instance;
-        const exit = instance?.kind === 'process' ? instance.proc.exit : null;
-        if (exit === null) return 'The deployment is not running; start it with power start or apply.';
-        if (exit.error !== '') return `The process could not be started (${exit.error}); check the startup command and entry file.`;
-        if (exit.signal !== null) return `The process was killed by ${exit.signal}; the last log lines show why.`;
-        return `The process exited with code ${exit.code ?? 'unknown'}; the last log lines show why.`;
-      }
-      case 'running':
-        if (probe === null || probe.ok) return '';
-        if (probe.status === 0 && !this.listens()) {
-          return `The process runs but does not listen on port ${port}: right for a bot or worker; a web app must listen on SERVER_PORT and 0.0.0.0.`;
-        }
-        if (probe.status === 0) return `The app accepts connections on port ${port} but gave no HTTP answer to GET /.`;
-        return `The app answered GET / with HTTP ${probe.status}; the last log lines may show why.`;
-      case 'unknown':
-        return 'The node could not be reached; retry shortly.';
-    }
-  }
-
-  private installHint(step: InstallStep, outcome: InstallOutcome): string {
-    if (outcome.outOfMemory) {
-      return `${step.display} was killed for want of memory (exit code ${outcome.exitCode}, Out of memory: true): the deployment has ${this.memoryLimitMB} MB and ${step.needFor} needs ${step.needMB} MB or more; resize it (deployments.resize) and start it again.`;
-    }
-    return `${step.display} exited with code ${outcome.exitCode}, so the app was not started; the last log lines show why.`;
+    const instance = this.instance;
+    return hintFor(state, probe, {
+      runtime: this.opts.runtime,
+      emulated: this.plan.kind !== 'none',
+      port: this.appPort,
+      installing: this.install === null ? null : this.install.display,
+      bootGraceMs: this.opts.bootGraceMs ?? EMULATOR_BOOT_GRACE_MS,
+      everStarted: this.everStarted,
+      stoppedByUser: this.stoppedByUser,
+      startFailure: this.startFailure,
+      installFailure: this.installFailure,
+      exit: instance?.kind === 'process' ? instance.proc.exit : null,
+      listens: () => this.listens(),
+      memoryLimitMB: this.memoryLimitMB,
+    });
   }
 
   // ---- waiting ----

@@ -7,11 +7,12 @@
  * Matching is case-insensitive (the `ignore` package's default): a pattern meant to keep
  * secrets out (`.env*`, `id_rsa*`) must also catch `.ENV` or `ID_RSA`. This errs towards
  * not uploading, unlike git on Linux (case-sensitive).
+ *
+ * Rules only, no disk: reading `.syncignore` is ignore-file.ts's, so the sync core can
+ * build and apply matchers without loading an I/O module.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { Ignore, Options as IgnoreOptions } from 'ignore';
 import { IGNORE_CACHE_MAX_PATHS } from './tunables.js';
 import { fileNameCheck, folderNameCheck } from './ignore-names.js';
@@ -353,22 +354,4 @@ export function parseIgnoreFile(content: string): string[] {
 export function composeIgnorePatterns(syncignore: readonly string[], configPatterns: readonly string[] = [], gitignore: readonly string[] = [], files: ProtectedFiles = {}): string[] {
   const user = [...syncignore, ...configPatterns];
   return [...gitignore, ...DEFAULT_IGNORE_PATTERNS, ...user, ...credentialTail(user), ...protectedPatterns(files)];
-}
-
-/** Defaults + `<root>/.syncignore` (missing file = no patterns) + config patterns. */
-export async function loadIgnoreMatcher(
-  root: string,
-  configPatterns: readonly string[] = [],
-  options: IgnoreMatcherOptions = {},
-  /** The .gitignore rules to apply too (local/gitignore.ts), when hostsync.json says so. */
-  gitignore: readonly string[] = [],
-  files: ProtectedFiles = {},
-): Promise<IgnoreMatcher> {
-  let syncignore: string[] = [];
-  try {
-    syncignore = parseIgnoreFile(await fs.readFile(path.join(root, SYNCIGNORE_FILE), 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  return createIgnoreMatcher(composeIgnorePatterns(syncignore, configPatterns, gitignore, files), { ...options, enforced: enforcedPatterns(files) });
 }

@@ -23,7 +23,7 @@ export const HASH_SYNC_SLICE_MS = 20;
 
 /**
  * A command's walk yields to the event loop after this long (ScanOptions.walkSliceMs), so
- * the requests it asked before its scan (sync/remote-read.ts readRemoteBeside) connect, are
+ * the requests it asked before its scan (sync/remote-read/remote-read.ts readRemoteBeside) connect, are
  * sent and are answered during the walk (~0.8 s at 100k files warm) rather than after it:
  * the DNS lookup, TLS handshake and round trips (3-4 of them, 50-400 ms to a real service)
  * no longer follow the walk. Yielding costs ~10 us.
@@ -110,7 +110,7 @@ export const SCAN_READS_IN_PLACE_MAX = 64;
  * Ancestors of HEAD a recorded batch carries (base-record.ts GitStamp.anc): another copy finds
  * itself "behind" when its commit is among them, without fetching. 32 covers a day of a busy
  * team's commits between two deploys; a copy further behind, in a shallow clone, is judged
- * by commit time (sync/copy-position.ts). ~420 bytes a batch at 12 hex digits each.
+ * by commit time (sync/core/copy-position.ts). ~420 bytes a batch at 12 hex digits each.
  */
 export const GIT_ANCESTORS = 32;
 

@@ -116,19 +116,19 @@ export interface ReconcileOptions {
   mirror: boolean;
   /**
    * Paths another hostsync changed since this machine's base (the base record's merge,
-   * sync/record-merge.ts). Unchanged locally: left alone and reported apart from drift;
+   * sync/core/record-merge.ts). Unchanged locally: left alone and reported apart from drift;
    * changed locally too (to anything but what the other push left): a conflict, even while
    * the other push's write is still in flight.
    */
   elsewhere?: ReadonlyMap<string, ElsewhereChange>;
   /**
    * The base is one this copy adopted without having synced (its first contact with the
-   * base record, sync/copy-base.ts): a path outside it that local and remote hold differently
+   * base record, sync/core/copy-base.ts): a path outside it that local and remote hold differently
    * is a never-synced difference ('first-push-differs'), not a change both sides made.
    */
   adopted?: boolean;
   /**
-   * Paths the deployment's own install rewrites (sync/install-files.ts): changed on both
+   * Paths the deployment's own install rewrites (sync/core/install-files.ts): changed on both
    * sides, local's wins (listed in `overridden`), never a conflict that blocks the push.
    */
   installRewrites?: (path: string) => boolean;
@@ -142,7 +142,7 @@ export interface Reconciliation {
   elsewhere?: PushedElsewhere[];
   /** Paths only on the remote, never in base, left alone (unless mirror turned them into deletes). */
   remoteOnly: string[];
-  /** Paths on the remote that hostsync.json "remoteOwned" gives the app (sync/remote-owned.ts): never compared, never touched. Absent: none. */
+  /** Paths on the remote that hostsync.json "remoteOwned" gives the app (sync/core/remote-owned.ts): never compared, never touched. Absent: none. */
   remoteOwned?: string[];
   /**
    * With `force`: the conflicts and drift that local overrode (their changes are in `changes`).
@@ -181,4 +181,16 @@ export interface Plan {
   bytes: number;
   /** POSTs straight to the node through signed upload URLs (one per upload step, one per archive part at worst); not API requests, not rate limited. */
   nodeRequests: number;
+}
+
+/** A path a sync step could not write, delete, move or chmod, and why. */
+export interface StepFailure {
+  path: string;
+  error: string;
+  /**
+   * The service refused it for a reason retrying will not change (a folder in the way, a
+   * taken name, a 4xx). Watch mode reports it like a conflict instead of backing off, and
+   * it does not hold back the apply of everything else.
+   */
+  permanent?: boolean;
 }

@@ -35,7 +35,7 @@ export const RECORD_NAME = /^\.hostsync\/base-[0-9a-f]{32}\.rec$/;
 export const newRecordPath = (): string => `${RECORD_DIR}/base-${randomBytes(16).toString('hex')}.rec`;
 
 /**
- * `rollback`: a `hostsync rollback <id>` (sync/rollback.ts), its header naming the batch it
+ * `rollback`: a `hostsync rollback <id>` (sync/two-way/rollback.ts), its header naming the batch it
  * went back to in `to`. A hostsync older than the kind reads the record as damaged: absent,
  * files that differ are conflicts, never overwrites (safe, if noisy).
  */

@@ -1,5 +1,5 @@
 /**
- * Where watch's drift rotation stands (sync/drift-rotation.ts), in
+ * Where watch's drift rotation stands (sync/watch-cycle/drift-rotation.ts), in
  * `.hostsync/<deployment>/drift.json`: the partition of the tree into reads under the
  * server's cap, each read's last digest, and the trusted root digest.
  *

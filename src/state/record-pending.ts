@@ -2,8 +2,8 @@
  * A watch's batches not yet in the deployment's base record: `.hostsync/<deployment>/
  * record-pending.json`, path -> {before, after} (base-record.ts BatchPath). A watch cycle no
  * longer records before it sends (one request a save); it adds its paths here, and the watch
- * records them in one batch at its next quiet moment (sync/scoped-sync.ts recordPending), or
- * the next whole push folds them into its own batch (sync/push.ts). Until then other copies
+ * records them in one batch at its next quiet moment (sync/watch-cycle/scoped-sync.ts recordPending), or
+ * the next whole push folds them into its own batch (sync/push/push.ts). Until then other copies
  * see those writes as changes made on the deployment (drift or conflicts), never as
  * permission to overwrite: a batch recorded late is safe by the record's before/after rule.
  *

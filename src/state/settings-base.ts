@@ -1,6 +1,6 @@
 /**
  * What the last push left of the deployment's start settings and size
- * (`.hostsync/<deployment>/settings.json`): the base of sync/settings-plan.ts. A missing,
+ * (`.hostsync/<deployment>/settings.json`): the base of sync/settings/settings-plan.ts. A missing,
  * corrupt or foreign file reads as none, which never permits overwriting a change made on
  * the deployment: with no base, the declared values are applied as a first push's.
  */

@@ -9,7 +9,7 @@
  * make their entries when first read. A scan compares the files it finds against the
  * base's records in place (baseCursor), so a warm no-op `status` never makes them.
  */
-import type { RemoteCache, SyncState } from './store.js';
+import type { RemoteCache, SyncState } from './sync-state.js';
 import type { Entry } from '../model/types.js';
 import { LazySnapshot, type ExpectedCursor } from '../model/lazy-snapshot.js';
 import { PackedReader, PackedWriter } from '../local/packed-file.js';

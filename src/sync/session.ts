@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { DEFAULT_HOT_PATHS } from './tunables.js';
 import { projectRootOf, type Config } from '../config/config.js';
 import { loadGitignore } from '../local/gitignore.js';
-import { createIgnoreMatcher, loadIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
+import { createIgnoreMatcher, type IgnoreMatcher } from '../local/ignore.js';
+import { loadIgnoreMatcher } from '../local/ignore-file.js';
 import { StatCache } from '../local/statcache.js';
 import { platformFrom, type Platform } from '../local/platform.js';
 import type { HostingClient } from '../remote/client.js';
@@ -11,7 +12,7 @@ import { commandClient } from './command-client.js';
 import { acquireLock, type Lock } from '../state/lock.js';
 import { deploymentStateDir, statCacheFile } from '../state/paths.js';
 import { StateStore } from '../state/store.js';
-import { remoteOwnedMatcher, type RemoteOwned } from './remote-owned.js';
+import { remoteOwnedMatcher, type RemoteOwned } from './core/remote-owned.js';
 
 /** Everything one command needs to sync one root with one deployment, built from a Config. */
 export interface Session {

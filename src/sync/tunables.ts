@@ -227,7 +227,7 @@ export const WATCH_GIT_HEAD_TTL_MS = 2_000;
 
 /**
  * A restart whose stop took at least this long is reported as an app that did not exit on
- * its stop signal and was killed at the end of the service's grace (sync/restart-guard.ts).
+ * its stop signal and was killed at the end of the service's grace (sync/apply/restart-guard.ts).
  * hosting-api.md documents no grace and no field saying a stop was forced; the emulator
  * kills after 5 s (docs/emulator.md), a bot that handles SIGTERM (discord.js's
  * client.destroy(), discord.py's bot.close()) exits in well under a second, so 3 s tells

@@ -15,226 +15,42 @@
  *   vanished (exit 3). (An apply owed by a cycle that failed after its files landed is
  *   push's own apply-pending marker.)
  * - A root deleted, replaced, emptied or stripped of the hostsync.json that names the
- *   deployment is never pushed as deletions (sync/vanished.ts): the cycle that finds it
+ *   deployment is never pushed as deletions (sync/push/vanished.ts): the cycle that finds it
  *   sends nothing, and the daemon stops without writing state into the folder (a state
  *   write would create it again).
+ *
+ * Beside it: daemon-types.ts (what it takes and tells), watch-queries.ts (answering `status`
+ * and `diff` over the query socket), delete-window.ts (the mass-delete guard across cycles),
+ * status-notes.ts (the status file's record), cycle-report.ts (a cycle's figures).
  */
-import { rm, writeFile } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { WATCH_BULK_PATHS, WATCH_BULK_QUIET_MS, WATCH_CACHE_SAVE_MS, WATCH_DEBOUNCE_MS, WATCH_DELETE_WINDOW_MS, WATCH_VANISHED_RECHECK_MS, WATCH_DIR_REBUILD_MS, WATCH_DIR_REBUILD_POLL_MS, WATCH_MAX_WAIT_MS, WATCH_REMOTE_POLL_MS, WATCH_RETRY_MAX_MS, WATCH_RETRY_MIN_MS, WATCH_SHUTDOWN_GRACE_MS, WATCH_PACE_BURST_SHARE, WATCH_PACE_RATE_SHARE, WATCH_STATUS_SAMPLE_PATHS, WATCH_STORM_PATHS, WATCH_VERIFY_IDLE_MS, WATCH_QUERY_COOKIE_TIMEOUT_MS, WATCH_REWALK_AGAIN_MS, WATCH_REWALK_WHOLE_MAX_FILES } from './tunables.js';
-import { watchCookieName } from '../local/temp-names.js';
-import type { StatCache } from '../local/statcache.js';
-import type { HostingClient } from '../remote/client.js';
-import { queryEndpoint, viewKey, WATCH_QUERY_VERSION, type WatchAnswer, type WatchStatusAnswer } from './query-protocol.js';
-import { startQueryServer, type QueryServer } from './query-server.js';
-import type { ExitCode } from '../errors.js';
+import { WATCH_VANISHED_RECHECK_MS, WATCH_DIR_REBUILD_MS, WATCH_DIR_REBUILD_POLL_MS, WATCH_REWALK_AGAIN_MS, WATCH_REWALK_WHOLE_MAX_FILES } from './tunables.js';
 import type { Watcher } from '../local/watcher.js';
-import type { ClientStats } from '../remote/client.js';
-import type { ApplyResult } from '../api/types.js';
 import type { Lock } from '../state/lock.js';
-import type { HealthReport } from '../sync/apply.js';
-import type { StepFailure } from '../sync/execute.js';
-import { emptyPushReport, push, type ChangeCounts, type PushReport } from '../sync/push.js';
-import { ScopedSync, type ScopedCycleOptions } from '../sync/scoped-sync.js';
-import { DriftPoll } from '../sync/drift-poll.js';
-import { markProject, ProjectVanishedError, rootHoldsSynced, syncDirNow, vanishedReason, type ProjectMark, type TreeCount } from '../sync/vanished.js';
+import { emptyPushReport, push, type PushReport } from '../sync/push/push.js';
+import { ScopedSync, type ScopedCycleOptions } from '../sync/watch-cycle/scoped-sync.js';
+import { DriftPoll } from '../sync/watch-cycle/drift-poll.js';
+import { markProject, ProjectVanishedError, rootHoldsSynced, syncDirNow, vanishedReason, type ProjectMark, type TreeCount } from '../sync/push/vanished.js';
 import { assertSyncDirInside } from '../config/sync-dir.js';
-import type { RemoteShelf, Session } from '../sync/session.js';
-import type { RemoteCache } from '../state/store.js';
-import type { Change, Conflict, Drift } from '../model/types.js';
+import type { Session } from '../sync/session.js';
 import { Backoff } from './backoff.js';
 import { LocalTree } from './local-tree.js';
 import { classifyFailure } from './failure.js';
 import type { Batch } from './schedule.js';
-import { CycleScheduler, type Clock, type CycleOutcome, type StopResult } from './scheduler.js';
-import { startWatcherBackend, type WatcherBackend } from './watcher-backend.js';
+import { CycleScheduler, type CycleOutcome, type StopResult } from './scheduler.js';
+import { startWatcherBackend } from './watcher-backend.js';
 import { WatchStatusWriter } from './status-writer.js';
 import type { WatchCycleSummary, WatchStatusRecord } from '../state/watch-status.js';
-import type { RestartGuard } from '../sync/restart-guard.js';
-import { RestartPacer, type RestartEvent } from './restart-pacer.js';
+import { RestartPacer } from './restart-pacer.js';
 import { WATCH_CRASH_LOOP_STARTS } from './tunables.js';
+import { DEFAULT_WATCH_TUNABLES, changeCycleCost, type CycleTrigger, type WatchDaemon, type WatchEnd, type WatchEvent, type WatchOptions, type WatchTunables } from './daemon-types.js';
+import { diffOps, remoteSignature, withEarlier } from './cycle-report.js';
+import { WatchQueries } from './watch-queries.js';
+import { DeleteWindow } from './delete-window.js';
+import { lastCycleAfter, statusRecordOf } from './status-notes.js';
 
-export interface WatchTunables {
-  debounceMs: number;
-  bulkPaths: number;
-  bulkQuietMs: number;
-  maxWaitMs: number;
-  pollMs: number;
-  retryMinMs: number;
-  retryMaxMs: number;
-  shutdownGraceMs: number;
-  stormPaths: number;
-  cacheSaveMs: number;
-  /** Quiet time after a cycle before its writes are verified by a read of their own. */
-  verifyIdleMs: number;
-  /** Budget pacing (pacer.ts). */
-  paceRateShare: number;
-  paceBurstShare: number;
-}
-
-export const DEFAULT_WATCH_TUNABLES: WatchTunables = {
-  debounceMs: WATCH_DEBOUNCE_MS,
-  bulkPaths: WATCH_BULK_PATHS,
-  bulkQuietMs: WATCH_BULK_QUIET_MS,
-  maxWaitMs: WATCH_MAX_WAIT_MS,
-  pollMs: WATCH_REMOTE_POLL_MS,
-  retryMinMs: WATCH_RETRY_MIN_MS,
-  retryMaxMs: WATCH_RETRY_MAX_MS,
-  shutdownGraceMs: WATCH_SHUTDOWN_GRACE_MS,
-  stormPaths: WATCH_STORM_PATHS,
-  cacheSaveMs: WATCH_CACHE_SAVE_MS,
-  verifyIdleMs: WATCH_VERIFY_IDLE_MS,
-  paceRateShare: WATCH_PACE_RATE_SHARE,
-  paceBurstShare: WATCH_PACE_BURST_SHARE,
-};
-
-/**
- * Requests a one-file change cycle sends (scoped-sync.ts): its scoped read, its write, and
- * the apply unless --no-apply (the base record's batch waits for the quiet moment, with the
- * verifying read: WATCH_VERIFY_IDLE_MS). The pacer starts a cycle only when its bucket and the key's window hold this
- * many (pacer.ts); an estimate short of the real count overdraws the bucket and lets a
- * cycle start without room in the window for its last request, which then waits in the
- * client's queue mid-cycle. test/watch/scoped.test.ts holds it to what a cycle sends.
- */
-export function changeCycleCost(noApply: boolean): number {
-  return noApply ? 2 : 3;
-}
-
-/** 'verify': the idle-time check of writes earlier cycles sent (scoped-sync.ts). */
-export type CycleTrigger = 'start' | 'change' | 'rescan' | 'poll' | 'verify';
-
-export interface CycleEvent {
-  type: 'cycle';
-  time: Date;
-  trigger: CycleTrigger;
-  changes: Change[];
-  counts: ChangeCounts;
-  /** Requests this cycle sent (API and node uploads), and how many met a 429. */
-  requests: number;
-  byOperation: Record<string, number>;
-  rateLimited: number;
-  apply: ApplyResult | null;
-  /** The verdict after apply (among others, what kind of app it was judged), or null. */
-  health?: HealthReport | null;
-  healthy: boolean | null;
-  conflicts: Conflict[];
-  drift: Drift[];
-  failures: StepFailure[];
-  warnings: string[];
-  /** From the batch's first watcher event to apply answering (or to the verified push, without apply); null for start-up and polls. */
-  ms: number | null;
-  /** The cycle alone: rescan + push + apply. */
-  cycleMs: number;
-  /** Nothing new to tell a human (a poll or rescan that found nothing); --json still prints it. */
-  quiet: boolean;
-  /** After a cycle that restarted the app: the day's restarts (restart-pacer.ts) and the limit. */
-  restarts?: { today: number; limit: number | null };
-}
-
-export type WatchEvent =
-  | CycleEvent
-  /** Restarts of a worker: put off, made, held in a crash loop, refused at the day's limit (restart-pacer.ts). */
-  | RestartEvent
-  /** The watcher is watching (the initial sync may still be running: its cycle event follows). */
-  | { type: 'ready'; backend: 'native' | 'chokidar'; watcherMs: number }
-  | { type: 'waiting'; message: string; retryInMs: number; pending: number }
-  | { type: 'recovered'; afterMs: number }
-  | { type: 'error'; message: string; retryInMs: number }
-  | { type: 'refused'; message: string }
-  /**
-   * The mass-delete guard tripped on deletions accumulated within the window: `paths` are
-   * held (left on the deployment) until confirmDeletes(); everything else keeps syncing.
-   * `deletes` of `tracked` is the guard's count, the window's earlier deletions included.
-   */
-  | { type: 'held'; paths: string[]; deletes: number; tracked: number }
-  | { type: 'rescan'; reason: string }
-  | { type: 'fatal'; message: string; exitCode: ExitCode }
-  | { type: 'stopped'; result: StopResult };
-
-export interface WatchOptions {
-  noApply?: boolean;
-  backend?: WatcherBackend;
-  tunables?: Partial<WatchTunables>;
-  onEvent?: (event: WatchEvent) => void;
-  clock?: Clock;
-  /** Starts the file watcher; default startWatcherBackend (a test double drops events here). */
-  startWatcher?: typeof startWatcherBackend;
-  /** The command the lock names to another hostsync it refuses ('dev' when `hostsync dev` runs the watch). */
-  lockAs?: string;
-  /**
-   * Works out a whole `status` for a command that asks over the query socket (the app layer
-   * provides it: it is a command's work, not the daemon's); without it the daemon answers
-   * only which paths changed. `own.changed` is the daemon's own answer of what changed, for
-   * the status's local side (asked in-process: no socket, no second probe); `own.connections`
-   * the client whose warm connections the status's requests take.
-   */
-  answerStatus?: (config: string, own: OwnAnswers) => Promise<WatchStatusAnswer>;
-  /** The restart guard installed on the session's client: restarts are then paced (restart-pacer.ts) and reported. */
-  restarts?: RestartGuard;
-}
-
-/** What the daemon lends a status it works out for a command (sync/session.ts, Lent). */
-export interface OwnAnswers {
-  changed: () => Promise<WatchAnswer>;
-  connections: HostingClient;
-  /** The daemon's stat cache, current with its scans: the status reads no cache file. */
-  cache: StatCache;
-  /** Where a status keeps its whole-remote read for the next one (sync/session.ts RemoteShelf). */
-  remote?: RemoteShelf;
-}
-
-export interface WatchEnd {
-  result: StopResult;
-  /** Set when a configuration error stopped the daemon. */
-  fatal?: { message: string; exitCode: ExitCode };
-}
-
-export interface WatchDaemon {
-  /** Which watcher runs. */
-  readonly backend: 'native' | 'chokidar';
-  /** Stops watching, lets the cycle in flight finish (bounded), saves state, releases the lock. Idempotent. */
-  stop(): Promise<StopResult>;
-  /** Settles when the daemon has stopped, by stop() or a fatal error. */
-  readonly done: Promise<WatchEnd>;
-  /** Resolves once no cycle runs and no change is pending (tests, benchmarks). */
-  whenIdle(): Promise<void>;
-  /** Cycles completed (any outcome). */
-  readonly cycles: number;
-  /** Lets the held deletions (the last `held` event) through on the next cycle; false when none are held. */
-  confirmDeletes(): boolean;
-}
-
-function diffOps(before: ClientStats, after: ClientStats): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [op, n] of Object.entries(after.byOperation)) {
-    const d = n - (before.byOperation[op] ?? 0);
-    if (d > 0) out[op] = d;
-  }
-  return out;
-}
-
-/** A push report that also tells what the cycle's verification step (a scoped cycle before it) sent. */
-function withEarlier(report: PushReport, earlier: PushReport): PushReport {
-  const counts = { ...report.counts };
-  for (const k of Object.keys(counts) as (keyof ChangeCounts)[]) counts[k] += earlier.counts[k];
-  const known = new Set(report.conflicts.map((c) => c.path));
-  return {
-    ...report,
-    counts,
-    changes: [...earlier.changes, ...report.changes],
-    conflicts: [...report.conflicts, ...earlier.conflicts.filter((c) => !known.has(c.path))],
-    failures: [...earlier.failures, ...report.failures],
-    warnings: [...earlier.warnings, ...report.warnings],
-  };
-}
-
-/** Identifies the set of conflicts and drift, to tell a human only when it changes. */
-function remoteSignature(report: Pick<PushReport, 'conflicts' | 'drift'>): string {
-  return JSON.stringify([report.conflicts.map((c) => [c.path, c.reason]), report.drift.map((d) => [d.path, d.kind])]);
-}
+export { DEFAULT_WATCH_TUNABLES, changeCycleCost, type CycleEvent, type CycleTrigger, type OwnAnswers, type WatchDaemon, type WatchEnd, type WatchEvent, type WatchOptions, type WatchTunables } from './daemon-types.js';
 
 /**
  * Takes the lock and starts: the initial full sync runs at once, the watcher starts
@@ -273,14 +89,9 @@ class Daemon implements WatchDaemon {
   private scanStarted = false;
   /** A push has completed: cycles after it are changes, rescans and polls, not the start-up sync. */
   private synced = false;
-  /** The last whole-remote read a status made (RemoteShelf): the next status asks with its digest. */
-  private statusRemote: RemoteCache | null = null;
   private failingSince: number | null = null;
-  /** Deletions made within WATCH_DELETE_WINDOW_MS, for the mass-delete guard. */
-  private deletions: { at: number; count: number }[] = [];
-  /** Deletions the guard holds back, and whether the user let them through. */
-  private held: string[] = [];
-  private deletesConfirmed = false;
+  /** Watch's mass-delete guard: deletions within the window, those held back (delete-window.ts). */
+  private readonly deletes = new DeleteWindow();
   private cacheSavedAt = 0;
   private stopping: Promise<StopResult> | null = null;
   private fatal: WatchEnd['fatal'];
@@ -294,10 +105,8 @@ class Daemon implements WatchDaemon {
   private lastCycle: WatchCycleSummary | null = null;
   /** The batch of the cycle running now: its paths are still pending until it ends. */
   private runningBatch: Batch | null = null;
-  /** Answers `status` and `diff` (query-server.ts); null when the platform gives no endpoint. */
-  private query: QueryServer | null = null;
-  /** Probe files written for a query, each resolved when the watcher reports it. */
-  private readonly cookies = new Map<string, () => void>();
+  /** Answers `status` and `diff` for other commands (watch-queries.ts). */
+  private readonly queries: WatchQueries;
   /** Restarts, paced to `restartMinSeconds` (0 for a web app: none); null without a guard. */
   private readonly pacer: RestartPacer | null = null;
   /** The second look at folders a burst removed entries from (WATCH_REWALK_AGAIN_MS), and the folders it touched. */
@@ -326,6 +135,16 @@ class Daemon implements WatchDaemon {
       }).install();
     }
     this.drift = new DriftPoll(session, this.scoped);
+    this.queries = new WatchQueries({
+      session,
+      scheduler: () => this.scheduler,
+      tree: this.tree,
+      scoped: this.scoped,
+      watcher: () => (this.watcher === null ? null : { watcher: this.watcher, backend: this.backend }),
+      closing: () => this.stopping !== null || this.vanished,
+      synced: () => this.synced,
+      runningBatch: () => this.runningBatch,
+    }, opts.answerStatus);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.scheduler = new CycleScheduler({
       tunables: { debounceMs: this.t.debounceMs, bulkPaths: this.t.bulkPaths, bulkQuietMs: this.t.bulkQuietMs, maxWaitMs: this.t.maxWaitMs, pollMs: this.t.pollMs },
@@ -362,7 +181,7 @@ class Daemon implements WatchDaemon {
     // The initial scan may have read files before the watcher saw their edits: look again.
     // With the stat cache this is a stat per file, and an unchanged tree costs no request.
     if (this.scanStarted) this.scheduler.rescanAll();
-    await this.listen();
+    await this.queries.listen();
     this.emit({ type: 'ready', backend: this.backend, watcherMs: Math.round(performance.now() - t0) });
   }
 
@@ -384,99 +203,10 @@ class Daemon implements WatchDaemon {
           this.emit({ type: 'rescan', reason });
           this.scheduler.rescanAll();
         },
-        onCookie: (rel) => this.cookies.get(rel)?.(),
+        onCookie: (rel) => this.queries.onCookie(rel),
       },
       this.opts.backend ?? 'auto',
     );
-  }
-
-  /** Serves `status` and `diff` (query-protocol.ts). A socket that cannot be made only means they scan. */
-  private async listen(): Promise<void> {
-    const endpoint = queryEndpoint(this.session.stateDir);
-    if (endpoint === null) return;
-    const status = this.opts.answerStatus ? (config: string) => this.answerStatus(config) : undefined;
-    this.query = await startQueryServer(endpoint, { changes: () => this.answerQuery(), ...(status ? { status } : {}) }).catch(() => null);
-  }
-
-  /**
-   * A whole `status` for a command, its preparation (the configuration, the session, the
-   * ignore rules, the watch's record) done while the probe file makes its round trip
-   * through the watcher (about 50 ms: @parcel/watcher batches its events), not after it.
-   * Invariant: what changed is taken only once the probe is reported (every event before
-   * the question is then in), and before any request: a status costs its two requests,
-   * never a second set for an answer worked out too early.
-   */
-  private async answerStatus(config: string): Promise<WatchStatusAnswer> {
-    const answer = this.opts.answerStatus!;
-    const { client: connections, cache } = this.session;
-    const remote: RemoteShelf = { get: () => this.statusRemote, set: (c) => void (this.statusRemote = c) };
-    // Only the native watcher answers (answerQuery says why): no probe file for the others.
-    if (this.watcher === null || this.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections, cache, remote });
-    const probed = this.probeWatcher();
-    const changed = async (): Promise<WatchAnswer> =>
-      (await probed) ? this.answerQuery('reported') : { v: WATCH_QUERY_VERSION, ok: false, reason: `its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms` };
-    try {
-      return await answer(config, { changed, connections, cache, remote });
-    } finally {
-      // A status that ended before asking what changed (another configuration) leaves no probe behind.
-      await probed;
-    }
-  }
-
-  /**
-   * What differs from the base on disk, for a command that would otherwise walk the tree:
-   * after the watcher reported a probe file written now (so every earlier event is in),
-   * the paths where the snapshot differs from the base, the events not yet synced, the
-   * base entries not yet on disk and the writes not yet verified. No answer while anything
-   * could make that incomplete: before the first sync, during a cycle, with a full rescan
-   * owed (a watcher error, an event storm, a dropped event) or a watcher repairing itself.
-   * `probe`: 'write' (a command asked) writes the probe file and waits for it; 'reported':
-   * a status the watch works out itself started the probe and saw it reported.
-   */
-  private async answerQuery(probe: 'write' | 'reported' = 'write'): Promise<WatchAnswer> {
-    const no = (reason: string): WatchAnswer => ({ v: WATCH_QUERY_VERSION, ok: false, reason });
-    if (this.stopping !== null || this.vanished || this.watcher === null) return no('the watch is starting or stopping');
-    // chokidar reads each folder's change asynchronously, so its events are not in order
-    // across folders and no probe file can vouch for the ones before it. It runs below
-    // WATCH_NATIVE_MIN_FILES files, where a scan costs a tenth of a second anyway.
-    if (this.backend !== 'native') return no('its chokidar watcher cannot vouch for the order of its events');
-    // A status typed right after a save meets that save's cycle: wait for it (bounded) rather than scan.
-    if (this.runningBatch !== null) await Promise.race([this.scheduler.settled(), delay(WATCH_QUERY_COOKIE_TIMEOUT_MS, undefined, { ref: false })]);
-    if (probe === 'write' && !(await this.probeWatcher())) return no(`its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms`);
-    const state = await this.session.store.identity();
-    // From here on, nothing awaits: no cycle can change the tree or the base meanwhile.
-    const { tree, scoped } = this;
-    const sched = this.scheduler.peek();
-    if (!this.synced || tree.snapshot === null || !scoped.ready) return no('its first sync has not finished');
-    if (this.runningBatch !== null) return no('a sync cycle is running');
-    if (sched.pending?.full) return no('a full rescan is owed (a watcher error or an event storm)');
-    const unsettled = this.watcher.unsettled();
-    if (unsettled === null) return no('its watcher is repairing its watches');
-    const skipped = [...tree.skipped];
-    const changed = new Set([...scoped.localChanges(tree.snapshot, skipped), ...scoped.notOnDisk(), ...(sched.pending?.paths ?? []), ...unsettled]);
-    const { config, matcher } = this.session;
-    return { v: WATCH_QUERY_VERSION, ok: true, changed: [...changed], skipped, state, view: viewKey({ root: config.root, matcherKey: matcher.key, fs: config.fs }) };
-  }
-
-  /** Writes a probe file into the root and waits for the watcher to report it (git's fsmonitor cookie). */
-  private async probeWatcher(): Promise<boolean> {
-    const name = watchCookieName();
-    const file = path.join(this.session.config.root, name);
-    let timer: NodeJS.Timeout | undefined;
-    const seen = new Promise<boolean>((resolve) => {
-      this.cookies.set(name, () => resolve(true));
-      timer = setTimeout(() => resolve(false), WATCH_QUERY_COOKIE_TIMEOUT_MS);
-    });
-    try {
-      await writeFile(file, '', { flag: 'wx' });
-      return await seen;
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-      this.cookies.delete(name);
-      await rm(file, { force: true }).catch(() => undefined);
-    }
   }
 
   /**
@@ -512,7 +242,7 @@ class Daemon implements WatchDaemon {
     // Stop the scheduler first (it refuses new cycles at once), then the watcher.
     const stopped = this.scheduler.stop(this.t.shutdownGraceMs);
     if (this.rewalkTimer) clearTimeout(this.rewalkTimer);
-    await this.query?.close().catch(() => undefined);
+    await this.queries.close();
     await this.watcher?.close().catch(() => undefined);
     const result = await stopped;
     await this.pacer?.close();
@@ -584,7 +314,7 @@ class Daemon implements WatchDaemon {
       }
       await this.checkProject(local.size + skipped.length, filesBefore);
       const scope = batch.full || batch.poll || !scoped.ready ? null : scoped.scopeFor(paths);
-      const guarded = this.deleteGuard();
+      const guarded = this.deletes.guard(this.now());
       let report: PushReport;
       let wholeRemote = false;
       const polled = batch.poll || trigger === 'start' ? await this.pollDrift(trigger === 'start', { local, skipped, noApply, ...guarded }) : null;
@@ -617,7 +347,7 @@ class Daemon implements WatchDaemon {
         await scoped.reload();
         await this.drift.afterWholeRead();
         // state.bin holds this push's read now, newer than any a status made.
-        this.statusRemote = null;
+        this.queries.forgetRemote();
         wholeRemote = true;
       }
       if (!wholeRemote && report.plan.steps.length > 0) this.drift.ownWrite();
@@ -806,37 +536,18 @@ class Daemon implements WatchDaemon {
     return reason === null ? null : new ProjectVanishedError(reason);
   }
 
-  /**
-   * Watch's mass-delete guard, for whichever kind of cycle runs: deletions made within the
-   * window count with this cycle's; when they trip it the deletions are held (reported once
-   * by afterDeleteGuard) and the rest syncs.
-   */
-  private deleteGuard(): { holdMassDelete: { recentDeletes: number }; allowMassDelete: boolean } {
-    const now = this.now();
-    // The window stops sliding while deletions are held: waiting must not release them.
-    if (this.held.length === 0) this.deletions = this.deletions.filter((d) => now - d.at < WATCH_DELETE_WINDOW_MS);
-    return { holdMassDelete: { recentDeletes: this.deletions.reduce((n, d) => n + d.count, 0) }, allowMassDelete: this.deletesConfirmed };
-  }
-
+  /** Reports held deletions when the set held changes (the guard's verdict on this cycle's report). */
   private afterDeleteGuard(report: PushReport, confirmed: boolean): void {
-    if (confirmed) {
-      this.deletesConfirmed = false;
-      this.deletions = [];
-    } else if (report.counts.deleted > 0) {
-      this.deletions.push({ at: this.now(), count: report.counts.deleted });
-    }
-    const news = report.heldDeletes.join('\0') !== this.held.join('\0');
-    this.held = report.heldDeletes;
-    if (news && this.held.length > 0) {
-      this.emit({ type: 'held', paths: this.held, deletes: report.massDelete.deletes, tracked: report.massDelete.tracked });
-    }
+    const held = this.deletes.after(report, confirmed, this.now());
+    if (held !== null) this.emit({ type: 'held', paths: held, deletes: report.massDelete.deletes, tracked: report.massDelete.tracked });
   }
 
   confirmDeletes(): boolean {
-    if (this.held.length === 0 || this.stopping) return false;
-    this.deletesConfirmed = true;
+    if (this.stopping) return false;
+    const held = this.deletes.confirm();
+    if (held === null) return false;
     this.tree.unsettle();
-    this.scheduler.touch(this.held);
+    this.scheduler.touch(held);
     return true;
   }
 
@@ -847,59 +558,22 @@ class Daemon implements WatchDaemon {
 
   /** Remembers how the last cycle ended, for the status file, and refreshes it. */
   private noteForStatus(e: WatchEvent): void {
-    const at = e.type === 'cycle' ? e.time.toISOString() : new Date().toISOString();
-    const bare = { at, trigger: this.synced ? 'change' as const : 'start' as const, changed: 0, requests: 0, rateLimited: 0, ms: null, cycleMs: null, healthy: null, state: null };
-    switch (e.type) {
-      case 'cycle': {
-        // A quiet poll or idle check found nothing: the cycle worth showing stays the last one that did something.
-        if (e.quiet && this.lastCycle !== null) break;
-        const changed = e.counts.written + e.counts.deleted + e.counts.moved + e.counts.chmod;
-        const outcome = e.failures.some((f) => !f.permanent) ? 'failed' : e.conflicts.length > 0 ? 'conflicts' : 'synced';
-        this.lastCycle = {
-          at, trigger: e.trigger, outcome, changed, requests: e.requests, rateLimited: e.rateLimited, ms: e.ms, cycleMs: e.cycleMs,
-          healthy: e.healthy, state: e.apply?.state ?? null, message: e.failures[0] ? `${e.failures[0].path}: ${e.failures[0].error}` : null,
-        };
-        break;
-      }
-      case 'waiting':
-      case 'error':
-      case 'refused':
-      case 'fatal':
-        this.lastCycle = { ...bare, outcome: e.type, message: e.message };
-        break;
-      default:
-        break;
-    }
+    this.lastCycle = lastCycleAfter(e, this.lastCycle, this.synced);
     this.status.update();
   }
 
   private statusRecord(): WatchStatusRecord {
-    const sched = this.scheduler.peek();
-    const paths = new Set<string>([...(sched.pending?.paths ?? []), ...(this.runningBatch?.paths ?? [])]);
-    const retryInMs = sched.notBefore - sched.now;
-    return {
-      version: 1,
-      pid: process.pid,
-      host: hostname(),
-      startedAt: this.startedAt.toISOString(),
-      updatedAt: new Date().toISOString(),
+    return statusRecordOf({
+      startedAt: this.startedAt,
       backend: this.watcher ? this.backend : null,
       apply: !this.opts.noApply,
-      pending: {
-        paths: paths.size,
-        sample: [...paths].sort().slice(0, WATCH_STATUS_SAMPLE_PATHS),
-        unverified: this.scoped.pendingVerification,
-        rescan: (sched.pending?.full ?? false) || (this.runningBatch?.full ?? false),
-        cycling: this.runningBatch !== null,
-        retryAt: sched.notBefore > 0 && retryInMs > 0 ? new Date(Date.now() + retryInMs).toISOString() : null,
-      },
-      budget: (() => {
-        const b = this.session.client.budget();
-        return { limit: b.limit, windowMs: b.windowMs, remaining: Math.max(0, b.limit - b.used) };
-      })(),
+      sched: this.scheduler.peek(),
+      running: this.runningBatch,
+      unverified: this.scoped.pendingVerification,
+      budget: this.session.client.budget(),
       cycles: this.cycles,
       lastCycle: this.lastCycle,
-    };
+    });
   }
 
   private recovered(): void {

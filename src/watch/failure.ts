@@ -7,7 +7,7 @@
 import { describeError } from '../sync/describe-error.js';
 import { EXIT, HostsyncError, type ExitCode } from '../errors.js';
 import { ApiError, OutcomeUnknownError } from '../remote/errors.js';
-import { ProjectVanishedError } from '../sync/vanished.js';
+import { ProjectVanishedError } from '../sync/push/vanished.js';
 
 export type FailureKind =
   /** The service is unreachable or failing: wait, retry, catch up. */

@@ -4,7 +4,7 @@
  * live once the interval passes, and no restart at all of a bot caught in a crash loop
  * until a new save.
  *
- * A layer around `client.deployments.apply`, outside the restart guard (sync/restart-guard.ts,
+ * A layer around `client.deployments.apply`, outside the restart guard (sync/apply/restart-guard.ts,
  * which counts and limits every restart): a cycle's apply that would restart inside the
  * interval is sent with `restart: false` instead (the files are on the deployment at once;
  * hosting-api.md: "false forbids one"), and the restart is owed: one apply with
@@ -25,8 +25,8 @@ import type { ApplyRequest, ApplyResult } from '../api/types.js';
 import type { HealthSettings } from '../config/config.js';
 import type { HostingClient } from '../remote/client.js';
 import type { StateStore } from '../state/store.js';
-import { awaitHealth, type HealthReport } from '../sync/apply.js';
-import type { RestartGuard, SlowStop } from '../sync/restart-guard.js';
+import { awaitHealth, type HealthReport } from '../sync/apply/apply.js';
+import type { RestartGuard, SlowStop } from '../sync/apply/restart-guard.js';
 
 export type RestartEvent =
   /** A save's restart is put off to the end of the interval (once per interval). */

@@ -136,7 +136,7 @@ export const LOGS_FOLLOW_RETRY_MIN_MS = 2_000;
 export const LOGS_FOLLOW_RETRY_MAX_MS = 30_000;
 
 /**
- * Watch mode: a project found vanished (sync/vanished.ts) is looked at once more after this
+ * Watch mode: a project found vanished (sync/push/vanished.ts) is looked at once more after this
  * long before watch stops. Some saves pass through a moment without the file (an editor
  * that renames the old hostsync.json away before writing the new one) and a branch switch
  * can empty a small tree between git's unlinks and its writes; a deleted folder is still

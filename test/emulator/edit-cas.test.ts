@@ -1,7 +1,7 @@
 /**
  * files.edit is an exact-match compare-and-swap: of several edits racing with the same
  * oldString, exactly one lands and the others are refused (the base record's tail relies on
- * it, sync/remote-record.ts). Before the emulator ran one edit of a file at a time, two
+ * it, sync/record/remote-record.ts). Before the emulator ran one edit of a file at a time, two
  * racing requests both matched the old text and the later write won silently.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openSession } from '../../src/sync/session.js';
-import { push, type PushOptions } from '../../src/sync/push.js';
+import { push, type PushOptions } from '../../src/sync/push/push.js';
 
 /** The environment the CLI reads, pointing at one emulator. */
 export const envFor = (emu: Pick<RunningEmulator, 'apiKey' | 'baseUrl' | 'deploymentId'>) => ({

@@ -13,7 +13,7 @@ import { push } from '../../src/app/push.js';
 import { pull } from '../../src/app/pull.js';
 import { status } from '../../src/app/status.js';
 import { diff } from '../../src/app/diff.js';
-import { lineEndingsNote } from '../../src/sync/line-endings.js';
+import { lineEndingsNote } from '../../src/sync/two-way/line-endings.js';
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };

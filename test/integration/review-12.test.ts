@@ -7,7 +7,7 @@ import { tempDir, writeTree } from '../helpers/tree.js';
 import { envFor, pushOnce } from '../helpers/push.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openSession } from '../../src/sync/session.js';
-import { push } from '../../src/sync/push.js';
+import { push } from '../../src/sync/push/push.js';
 import { exitCodeFor, runPush } from '../../src/app/push.js';
 import { runStatus } from '../../src/app/status.js';
 import { runInit } from '../../src/app/init.js';
@@ -16,7 +16,7 @@ import { EXIT } from '../../src/errors.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { runCli } from '../helpers/cli.js';
 import { mkfifoSync } from '../local/mkfifo.js';
-import { archiveName } from '../../src/sync/remote-read.js';
+import { archiveName } from '../../src/sync/remote-read/remote-read.js';
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };

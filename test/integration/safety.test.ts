@@ -123,7 +123,7 @@ describe('a file edited between the scan and its send', () => {
   it('is reported once, then converges without a conflict with itself', async () => {
     const { loadConfig } = await import('../../src/config/config.js');
     const { openSession } = await import('../../src/sync/session.js');
-    const { push } = await import('../../src/sync/push.js');
+    const { push } = await import('../../src/sync/push/push.js');
     const { scanTree } = await import('../../src/local/scan.js');
     await writeTree(work.dir, { 'a.txt': 'v1\n' });
     await pushOnce(emu, work.dir);

@@ -7,7 +7,7 @@ import { fileDigests, tempDir, writeTree } from '../helpers/tree.js';
 import { envFor, pushOnce } from '../helpers/push.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openSession } from '../../src/sync/session.js';
-import { push } from '../../src/sync/push.js';
+import { push } from '../../src/sync/push/push.js';
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };

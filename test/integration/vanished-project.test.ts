@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openSession } from '../../src/sync/session.js';
-import { push } from '../../src/sync/push.js';
-import { markProject, ProjectVanishedError } from '../../src/sync/vanished.js';
+import { push } from '../../src/sync/push/push.js';
+import { markProject, ProjectVanishedError } from '../../src/sync/push/vanished.js';
 import { fileDigests, tempDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';

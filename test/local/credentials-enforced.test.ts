@@ -16,9 +16,9 @@ import {
   composeIgnorePatterns,
   createIgnoreMatcher,
   credentialTail,
-  loadIgnoreMatcher,
   namesExcept,
 } from '../../src/local/ignore.js';
+import { loadIgnoreMatcher } from '../../src/local/ignore-file.js';
 import { fileNameCheck } from '../../src/local/ignore-names.js';
 import { tempDir } from '../helpers/tree.js';
 

@@ -6,9 +6,9 @@ import {
   ENFORCED_IGNORE_PATTERNS,
   createIgnoreMatcher,
   credentialTail,
-  loadIgnoreMatcher,
   parseIgnoreFile,
 } from '../../src/local/ignore.js';
+import { loadIgnoreMatcher } from '../../src/local/ignore-file.js';
 import { fileNameCheck } from '../../src/local/ignore-names.js';
 import ignore from 'ignore';
 import { tempDir } from '../helpers/tree.js';

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tar from 'tar';
 import { tarGzPart, type PartBudget } from '../../src/remote/upload.js';
-import { archiveBoundOf, partFits, tarEntryBytesOf } from '../../src/sync/archive-bound.js';
+import { archiveBoundOf, partFits, tarEntryBytesOf } from '../../src/sync/core/archive-bound.js';
 
 const LIMIT = 48 * 1024;
 const budget: PartBudget = { maxBytes: LIMIT, entryBytes: tarEntryBytesOf, fits: (flushed, tarBytes) => partFits(LIMIT, flushed, tarBytes, 512) };

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { GzipMembers } from '../../src/remote/gzip-members.js';
-import { gzipBound } from '../../src/sync/archive-bound.js';
+import { gzipBound } from '../../src/sync/core/archive-bound.js';
 
 /** The gzip magic and deflate method at the start of every member. */
 const countMembers = (gz: Buffer): number => {

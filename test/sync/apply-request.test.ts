@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createIgnoreMatcher } from '../../src/local/ignore.js';
-import { applyRequestFor } from '../../src/sync/apply.js';
+import { applyRequestFor } from '../../src/sync/apply/apply.js';
 import { DEFAULT_HOT_PATHS } from '../../src/sync/tunables.js';
 
 const hot = createIgnoreMatcher(['public/**', '*.css']);

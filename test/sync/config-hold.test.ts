@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configFiles, holdConfigChanges } from '../../src/sync/config-hold.js';
-import { reconcilePull } from '../../src/sync/pull-reconcile.js';
+import { configFiles, holdConfigChanges } from '../../src/sync/two-way/config-hold.js';
+import { reconcilePull } from '../../src/sync/core/pull-reconcile.js';
 import type { Entry } from '../../src/model/types.js';
 import { file, snap } from './fixtures.js';
 

@@ -20,8 +20,8 @@ describe('a ready line found by search, after the last start', () => {
 
 describe('out of memory, named with its fix', () => {
   it('an offline start whose lines say "Out of memory: true" is unhealthy for that reason, with the fix in the same line', async () => {
-    const { judgeHealth } = await import('../../src/sync/health.js');
-    const { undersizedInstall } = await import('../../src/sync/memory-advice.js');
+    const { judgeHealth } = await import('../../src/sync/apply/health.js');
+    const { undersizedInstall } = await import('../../src/sync/apply/memory-advice.js');
     const settings = { kind: 'auto', path: '/', ready: null, timeoutSeconds: 30 } as const;
     const logs = ['[emulator] starting: node index.js (SERVER_PORT=1)', '[emulator] npm install exited with code 137', '[emulator] Out of memory: true (the deployment has 256 MB; npm install of a next build needs 1024 MB or more)'];
     const v = judgeHealth({ state: 'offline', http: null, logs, started: true }, settings);

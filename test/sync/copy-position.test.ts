@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgePosition, mayPushFrom, type Relation } from '../../src/sync/copy-position.js';
-import { copyBase } from '../../src/sync/copy-base.js';
+import { judgePosition, mayPushFrom, type Relation } from '../../src/sync/core/copy-position.js';
+import { copyBase } from '../../src/sync/core/copy-base.js';
 import { appendedText, batchText, parseRecord, snapshotText, type BatchHeader, type GitStamp } from '../../src/state/base-record.js';
 import type { GitHead } from '../../src/local/git.js';
 import { file, snap } from './fixtures.js';

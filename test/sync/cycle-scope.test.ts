@@ -1,7 +1,7 @@
 /** scope.ts: which paths a scoped cycle reads, and the allow-list that makes files.index read only those. */
 import ignore from 'ignore';
 import { describe, expect, it } from 'vitest';
-import { allowListPatterns, inScope, restrict, scopeOf } from '../../src/sync/cycle-scope.js';
+import { allowListPatterns, inScope, restrict, scopeOf } from '../../src/sync/watch-cycle/cycle-scope.js';
 
 describe('scopeOf', () => {
   it.each([

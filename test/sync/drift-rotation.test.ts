@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   freshDriftState, nextDriftStep, onOwnWrite, onRegionAnswer, onRootAnswer, onRootMerged, planDriftRegions, regionHas, setRegions, type DriftState,
-} from '../../src/sync/drift-rotation.js';
+} from '../../src/sync/watch-cycle/drift-rotation.js';
 
 /** A tree of `folders` x `files` files under src/, plus a few at the root. */
 function tree(folders: number, files: number): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EnvVariable } from '../../src/api/types.js';
-import { planEnv } from '../../src/sync/env-plan.js';
+import { planEnv } from '../../src/sync/settings/env-plan.js';
 
 const v = (key: string, value: string, secret = false, system = false): EnvVariable => ({ key, value: secret ? '********' : value, secret, system });
 const plan = (local: Record<string, string>, remote: EnvVariable[], o: { plain?: string[]; secret?: string[]; remembered?: Record<string, string> } = {}) =>

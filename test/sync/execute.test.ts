@@ -7,12 +7,12 @@ import { ApiError } from '../../src/remote/errors.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import { scanTree } from '../../src/local/scan.js';
 import { HostingClient } from '../../src/remote/client.js';
-import { decide } from '../../src/sync/decide.js';
-import { executePlan, remoteFolders, type ExecuteOptions } from '../../src/sync/execute.js';
+import { decide } from '../../src/sync/core/decide.js';
+import { executePlan, remoteFolders, type ExecuteOptions } from '../../src/sync/push/execute.js';
 import { LazySnapshot } from '../../src/model/lazy-snapshot.js';
 import { TreeSnapshot } from '../../src/model/tree-snapshot.js';
 import type { Entry } from '../../src/model/types.js';
-import { readRemote, readRemoteScope } from '../../src/sync/remote-read.js';
+import { readRemote, readRemoteScope } from '../../src/sync/remote-read/remote-read.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
 import { testKey } from '../helpers/keys.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { guardRemoteSymlinks, protectSkipped } from '../../src/sync/guards.js';
-import { reconcile } from '../../src/sync/reconcile.js';
+import { guardRemoteSymlinks, protectSkipped } from '../../src/sync/core/guards.js';
+import { reconcile } from '../../src/sync/core/reconcile.js';
 import { file, snap } from './fixtures.js';
 
 const none = { force: false, mirror: false };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HEALTH, type HealthSettings } from '../../src/config/config.js';
-import { judgeHealth, resolveKind, timedOut, type HealthInput } from '../../src/sync/health.js';
+import { judgeHealth, resolveKind, timedOut, type HealthInput } from '../../src/sync/apply/health.js';
 import { failureTail, linesOfThisStart, newLines } from '../../src/sync/console-lines.js';
 
 const noAnswer = { url: 'http://127.0.0.1:4000/', status: 0, ok: false };

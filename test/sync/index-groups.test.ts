@@ -8,7 +8,7 @@
  */
 import ignore from 'ignore';
 import { describe, expect, it } from 'vitest';
-import { anchoredPath, planIndexGroups } from '../../src/sync/index-groups.js';
+import { anchoredPath, planIndexGroups } from '../../src/sync/remote-read/index-groups.js';
 
 interface IndexEntry {
   path: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ARCHIVE_MIN_FILES, MASS_DELETE_MIN_FILES, TEXT_UPLOAD_THRESHOLD_BYTES, WRITE_MANY_BATCH_BYTES } from '../../src/sync/tunables.js';
-import { massDeleteGuard, planChanges } from '../../src/sync/plan.js';
+import { massDeleteGuard, planChanges } from '../../src/sync/core/plan.js';
 import type { Change, Entry, Plan, Step } from '../../src/model/types.js';
 import { file, MiB, sized, snap } from './fixtures.js';
 

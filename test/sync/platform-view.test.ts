@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../src/sync/decide.js';
-import { keptBitsNote } from '../../src/sync/platform-view.js';
+import { decide } from '../../src/sync/core/decide.js';
+import { keptBitsNote } from '../../src/sync/core/platform-view.js';
 import { platformFrom } from '../../src/local/platform.js';
 import type { Entry, Snapshot } from '../../src/model/types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pullOnDisk } from '../../src/sync/pull-disk.js';
-import { reconcilePull } from '../../src/sync/pull-reconcile.js';
+import { pullOnDisk } from '../../src/sync/two-way/pull-disk.js';
+import { reconcilePull } from '../../src/sync/core/pull-reconcile.js';
 import { platformFrom } from '../../src/local/platform.js';
 import { toWireSnapshot } from '../../src/local/names.js';
 import type { Entry, Snapshot } from '../../src/model/types.js';

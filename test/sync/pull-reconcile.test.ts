@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reconcilePull } from '../../src/sync/pull-reconcile.js';
+import { reconcilePull } from '../../src/sync/core/pull-reconcile.js';
 import type { Entry } from '../../src/model/types.js';
 import { file, snap } from './fixtures.js';
 

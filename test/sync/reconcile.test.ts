@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reconcile } from '../../src/sync/reconcile.js';
+import { reconcile } from '../../src/sync/core/reconcile.js';
 import { LazySnapshot } from '../../src/model/lazy-snapshot.js';
 import type { Entry, ReconcileOptions } from '../../src/model/types.js';
 import { file, show, sized, snap } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendedText, batchText, parseRecord, snapshotText, type BatchHeader, type BatchPath } from '../../src/state/base-record.js';
-import { mergeRecord, replayRecord } from '../../src/sync/record-merge.js';
-import { reconcile } from '../../src/sync/reconcile.js';
+import { mergeRecord, replayRecord } from '../../src/sync/core/record-merge.js';
+import { reconcile } from '../../src/sync/core/reconcile.js';
 import type { Entry, Snapshot } from '../../src/model/types.js';
 import { file, snap } from './fixtures.js';
 

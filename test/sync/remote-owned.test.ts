@@ -4,11 +4,11 @@
  * a whole-tree pull leaves them (remote-owned.ts leaveOwnedForPull). Pure tables.
  */
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../src/sync/decide.js';
-import { verify } from '../../src/sync/verify.js';
-import { journalRecords, planUndo } from '../../src/sync/undo-plan.js';
-import { keepLeftBase, leaveOwnedForPull, NOTHING_OWNED, ownedPaths, pullNames, remoteOwnedMatcher } from '../../src/sync/remote-owned.js';
-import { reconcilePull } from '../../src/sync/pull-reconcile.js';
+import { decide } from '../../src/sync/core/decide.js';
+import { verify } from '../../src/sync/core/verify.js';
+import { journalRecords, planUndo } from '../../src/sync/core/undo-plan.js';
+import { keepLeftBase, leaveOwnedForPull, NOTHING_OWNED, ownedPaths, pullNames, remoteOwnedMatcher } from '../../src/sync/core/remote-owned.js';
+import { reconcilePull } from '../../src/sync/core/pull-reconcile.js';
 import type { Change, Snapshot } from '../../src/model/types.js';
 import { file, show, snap } from './fixtures.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ignore.js';
 import { HostingClient } from '../../src/remote/client.js';
-import { readRemote, readRemoteBeside, readRemoteScope } from '../../src/sync/remote-read.js';
+import { readRemote, readRemoteBeside, readRemoteScope } from '../../src/sync/remote-read/remote-read.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Entry } from '../../src/model/types.js';
 import { writeTree } from '../helpers/tree.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectRenames } from '../../src/sync/renames.js';
+import { detectRenames } from '../../src/sync/core/renames.js';
 import type { Change, Entry } from '../../src/model/types.js';
 import { file, show, snap } from './fixtures.js';
 import { LazySnapshot } from '../../src/model/lazy-snapshot.js';

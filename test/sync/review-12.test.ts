@@ -1,7 +1,7 @@
 /** Issue #12 "Also: messages" and the pure parts of its fixes. */
 import { describe, expect, it } from 'vitest';
-import { decide, massDeleteVerdict } from '../../src/sync/decide.js';
-import { verify } from '../../src/sync/verify.js';
+import { decide, massDeleteVerdict } from '../../src/sync/core/decide.js';
+import { verify } from '../../src/sync/core/verify.js';
 import { renderPush } from '../../src/cli/render.js';
 import { emptyPushResult } from '../../src/app/push.js';
 import { file, snap } from './fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendedText, batchText, parseRecord, snapshotText, type BatchHeader, type RecEntry } from '../../src/state/base-record.js';
-import { planRollback } from '../../src/sync/rollback-plan.js';
+import { planRollback } from '../../src/sync/core/rollback-plan.js';
 import type { Entry } from '../../src/model/types.js';
 
 const H = (id: string, t: string): BatchHeader => ({ t, id, kind: 'push', host: 'h', dir: 'd', v: '0' });

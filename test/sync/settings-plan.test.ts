@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { declaredMatchBase, normaliseCommand, planSettings, settingMet, type DeploymentSettings } from '../../src/sync/settings-plan.js';
+import { declaredMatchBase, normaliseCommand, planSettings, settingMet, type DeploymentSettings } from '../../src/sync/settings/settings-plan.js';
 
 const remote: DeploymentSettings = {
   runtime: 'nodejs', runtimeVersion: '20.19.1', entryFile: 'index.js', startCommand: 'node index.js', ramMB: 256, cpuPct: 100, storageMB: 5120,

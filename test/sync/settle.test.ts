@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { reconcile } from '../../src/sync/reconcile.js';
-import { keepOldEntries, settleBase } from '../../src/sync/settle.js';
+import { reconcile } from '../../src/sync/core/reconcile.js';
+import { keepOldEntries, settleBase } from '../../src/sync/core/settle.js';
 import { file, snap } from './fixtures.js';
 
 const none = { force: false, mirror: false };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterUndo, journalRecords, pickVersion, planUndo } from '../../src/sync/undo-plan.js';
+import { afterUndo, journalRecords, pickVersion, planUndo } from '../../src/sync/core/undo-plan.js';
 import type { Change, Entry } from '../../src/model/types.js';
 import type { JournalRecord } from '../../src/state/journal.js';
 import { file, snap } from './fixtures.js';

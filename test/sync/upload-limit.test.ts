@@ -13,11 +13,11 @@ import { createIgnoreMatcher, DEFAULT_IGNORE_PATTERNS } from '../../src/local/ig
 import { scanTree } from '../../src/local/scan.js';
 import { HostingClient } from '../../src/remote/client.js';
 import { ApiError } from '../../src/remote/errors.js';
-import { decide } from '../../src/sync/decide.js';
-import { executePlan } from '../../src/sync/execute.js';
-import { archivePartsAtWorst, planChanges } from '../../src/sync/plan.js';
-import { partFits } from '../../src/sync/archive-bound.js';
-import { readRemote } from '../../src/sync/remote-read.js';
+import { decide } from '../../src/sync/core/decide.js';
+import { executePlan } from '../../src/sync/push/execute.js';
+import { archivePartsAtWorst, planChanges } from '../../src/sync/core/plan.js';
+import { partFits } from '../../src/sync/core/archive-bound.js';
+import { readRemote } from '../../src/sync/remote-read/remote-read.js';
 import { NODE_UPLOAD_MAX_BYTES } from '../../src/api/limits.js';
 import { EMULATOR_UPLOAD_MAX_BYTES } from '../../src/emulator/tunables.js';
 import type { Change, Entry, Step } from '../../src/model/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../src/sync/decide.js';
-import { landed, verify, type VerifyInput } from '../../src/sync/verify.js';
+import { decide } from '../../src/sync/core/decide.js';
+import { landed, verify, type VerifyInput } from '../../src/sync/core/verify.js';
 import type { Change, Snapshot } from '../../src/model/types.js';
 import { file, show, snap } from './fixtures.js';
 

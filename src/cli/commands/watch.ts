@@ -14,7 +14,7 @@ import { APP_MONITOR_INTERVAL_MS } from '../../watch/tunables.js';
 import { safeLogLine, safeText } from '../terminal-text.js';
 import { sharedTokenWarnings } from '../../app/shared-tokens.js';
 import { notifierFor } from '../../app/notify.js';
-import { nearRestartLimit } from '../../sync/restart-guard.js';
+import { nearRestartLimit } from '../../sync/apply/restart-guard.js';
 import { flushNotifications, notify, setNotifier } from '../../sync/notify.js';
 import { BottomLine } from '../watch-status-line.js';
 
