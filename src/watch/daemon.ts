@@ -23,6 +23,7 @@
  * and `diff` over the query socket), delete-window.ts (the mass-delete guard across cycles),
  * status-notes.ts (the status file's record), cycle-report.ts (a cycle's figures).
  */
+import { refusal } from '../errors.js';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { WATCH_VANISHED_RECHECK_MS, WATCH_DIR_REBUILD_MS, WATCH_DIR_REBUILD_POLL_MS, WATCH_REWALK_AGAIN_MS, WATCH_REWALK_WHOLE_MAX_FILES } from './tunables.js';
@@ -340,6 +341,7 @@ class Daemon implements WatchDaemon {
         }
         const pre = await scoped.verifyNow({ local, skipped, noApply: true });
         report = await push(session, { local, skipped, noApply, project: this.project!, ...guarded });
+        if (report.positionRefused !== null) throw refusal(report.positionRefused);
         if (pre) report = withEarlier(report, pre);
         // push() read the whole remote after its writes and saved the base from it: every
         // earlier write is settled there (landed: L = R adopted; lost: planned again).

@@ -13,6 +13,8 @@ import { runDir, writeTree } from '../helpers/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor } from '../helpers/push.js';
 import { clone, commit, git, repo } from '../helpers/git.js';
+import { startWatch } from '../../src/watch/daemon.js';
+import { Recorder, watchSession } from '../watch/harness.js';
 
 const { current } = emulatorPerFile();
 let emu: RunningEmulator;
@@ -78,6 +80,25 @@ describe('a teammate who is behind never reverts a newer push', () => {
     const after = await push(bob);
     expect(after.code, after.stdout).toBe(0);
     expect(after.out.changes).toMatchObject({ written: 0, deleted: 0 });
+  });
+
+  it('a watch started in a clone that is behind says so (refused), and sends nothing', async () => {
+    const alice = await repo('alice', PROJECT, D1);
+    await push(alice.dir);
+    const bob = clone(alice.dir, 'bob');
+    await commit(alice.dir, { 'app.js': 'console.log(2)\n' }, 'C2', D2);
+    await push(alice.dir);
+    const session = await watchSession(emu, bob, emu.deploymentId);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { noApply: true, onEvent: rec.onEvent });
+    try {
+      const refused = (await rec.waitFor((e) => e.type === 'refused')) as { message: string };
+      expect(refused.message).toContain('behind');
+    } finally {
+      await daemon.stop();
+      await session.close();
+    }
+    expect(await onDeployment('app.js')).toBe('console.log(2)\n');
   });
 
   it('push --force deploys the older commit on purpose', async () => {
