@@ -119,3 +119,11 @@ export const GIT_BATCH_PATHSPECS = 200;
 
 /** `git ls-files -z` of 100k files prints ~3 MB; the answer buffer allows well past a million. */
 export const GIT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A shared file's lock (local/locked-file.ts: the budget ledger, the restart count) whose
+ * mtime is more than this ahead of the clock is stale: no live holder on this machine sets
+ * one ahead (it refreshes with this machine's clock); the slack covers file systems that
+ * round times up.
+ */
+export const LOCK_FUTURE_SLACK_MS = 2_000;

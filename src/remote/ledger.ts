@@ -34,44 +34,19 @@
  * The decision (`ledgerDecision`) is pure and takes the clock, for table tests.
  */
 
-import { createRequire } from 'node:module';
-import type * as Lockfile from 'proper-lockfile';
-import * as fs from 'node:fs';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../state/lock.js';
+import { LockedFile } from '../local/locked-file.js';
 import { abortableSleep } from './retry.js';
 import {
-  LEDGER_ANSWER_WRITE_MS, LEDGER_IN_FLIGHT_MAX_MS, LEDGER_LOCK_FUTURE_SLACK_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_LOCK_WAIT_MAX_MS,
+  LEDGER_ANSWER_WRITE_MS, LEDGER_IN_FLIGHT_MAX_MS, LEDGER_LOCK_RETRY_MAX_MS, LEDGER_LOCK_STALE_MS, LEDGER_LOCK_WAIT_MAX_MS,
   LEDGER_MAX_SLEEP_MS, LEDGER_POLL_MS, LEDGER_WAIT_TELL_MS,
 } from './tunables.js';
 
-// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
-const require = createRequire(import.meta.url);
-const { lock } = require('proper-lockfile') as typeof Lockfile;
 
-/**
- * The file system proper-lockfile works through, but for one thing: a lock whose mtime
- * lies in the future reads as stale. proper-lockfile counts a lock stale once its mtime
- * is LEDGER_LOCK_STALE_MS in the past, so one from the future (a clock set back, a cache
- * folder copied from another machine) would never be, and every command would wait out
- * LEDGER_LOCK_WAIT_MAX_MS for it. A live holder on this machine refreshes its lock with
- * this machine's clock, so its mtime is never ahead of it.
- */
-const lockFs = {
-  ...fs,
-  stat(file: string, cb: (err: NodeJS.ErrnoException | null, st?: fs.Stats) => void): void {
-    fs.stat(file, (err, st) => {
-      if (!err && st.mtimeMs > Date.now() + LEDGER_LOCK_FUTURE_SLACK_MS) {
-        cb(null, { mtime: new Date(0), mtimeMs: 0 } as fs.Stats);
-        return;
-      }
-      cb(err, st);
-    });
-  },
-};
 
 /** Why the ledger was dropped, naming its file (the lock's, when the lock was the trouble). */
 export class LedgerUnavailableError extends Error {
@@ -239,8 +214,8 @@ export class BudgetLedger {
   private readonly alive: (pid: number) => boolean;
   private readonly pid: number;
   private readonly host: string;
-  /** In-process serialisation: one lock attempt at a time per process. */
-  private chain: Promise<unknown> = Promise.resolve();
+  /** The file, its lock, and this process's updates one at a time; broken after a failure. */
+  private readonly locked: LockedFile;
   /** Reservations asked for and not yet granted, oldest first: one pass grants as many as fit. */
   private waiters: Waiter[] = [];
   /** Answers not yet written: [sentAt, expiresAt]. Until written they count as in flight (the safe side). */
@@ -250,7 +225,6 @@ export class BudgetLedger {
   /** The pump's run while it has work; null when idle. */
   private pumpRun: Promise<void> | null = null;
   private again = false;
-  private broken = false;
   /** Liveness of other processes' pids, probed once per pass. */
   private readonly aliveCache = new Map<number, boolean>();
   /** Wall time the pump slept on a full window (waits of concurrent requests counted once). */
@@ -260,6 +234,11 @@ export class BudgetLedger {
   private waitTold = false;
 
   constructor(private readonly opts: LedgerOptions) {
+    this.locked = new LockedFile(
+      opts.file,
+      { staleMs: LEDGER_LOCK_STALE_MS, waitMs: opts.lockWaitMs ?? LEDGER_LOCK_WAIT_MAX_MS, minRetryMs: 2, maxRetryMs: LEDGER_LOCK_RETRY_MAX_MS },
+      (err) => opts.onUnavailable?.(new LedgerUnavailableError(opts.file, err, opts.lockWaitMs)),
+    );
     this.keyId = keyIdOf(opts.apiKey);
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? abortableSleep;
@@ -282,7 +261,7 @@ export class BudgetLedger {
    * `maxMs`: the longest the request may take; other processes void its slot after it.
    */
   reserve(signal?: AbortSignal, maxMs?: number): Promise<Reservation> {
-    if (this.broken) return Promise.resolve(NO_RESERVATION);
+    if (this.locked.broken) return Promise.resolve(NO_RESERVATION);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Reservation>((resolve, reject) => {
       const w: Waiter = { resolve, reject, signal, aborted: false, maxMs };
@@ -323,7 +302,7 @@ export class BudgetLedger {
   }
 
   private kick(): void {
-    if (this.broken) return;
+    if (this.locked.broken) return;
     if (this.pumpRun) {
       this.again = true;
       return;
@@ -342,7 +321,7 @@ export class BudgetLedger {
     } finally {
       this.pumpRun = null;
       // Work that arrived while the loop was ending (its kick() saw the pump still running).
-      if (!this.broken && (this.waiters.length > 0 || this.finished.length > 0)) this.kick();
+      if (!this.locked.broken && (this.waiters.length > 0 || this.finished.length > 0)) this.kick();
     }
   }
 
@@ -459,38 +438,15 @@ export class BudgetLedger {
    * dropped on every pass. Returns `mutate`'s result, or undefined once the ledger broke.
    */
   private update<R>(mutate: (entries: LedgerEntry[], now: number) => { entries: LedgerEntry[]; result: R }): Promise<R | undefined> {
-    const run = async (): Promise<R | undefined> => {
-      if (this.broken) return undefined;
-      let release: (() => Promise<void>) | undefined;
-      try {
-        await mkdir(path.dirname(this.opts.file), { recursive: true, mode: 0o700 });
-        release = await lock(this.opts.file, {
-          realpath: false,
-          stale: LEDGER_LOCK_STALE_MS,
-          // The backoff reaches its cap within a dozen retries; `forever` repeats the last delay until maxRetryTime.
-          retries: { retries: 12, forever: true, maxRetryTime: this.opts.lockWaitMs ?? LEDGER_LOCK_WAIT_MAX_MS, factor: 1.5, minTimeout: 2, maxTimeout: LEDGER_LOCK_RETRY_MAX_MS },
-          fs: lockFs,
-          // A lock we held so long it went stale is only a slower ledger, not a reason to crash.
-          onCompromised: () => undefined,
-        });
-        const now = this.now();
-        this.aliveCache.clear();
-        const entries = this.applyFinished(await this.load());
-        const live = entries.filter((e) => this.expiryOf(e, now) > now);
-        const { entries: next, result } = mutate(live, now);
-        await this.save(next);
-        return result;
-      } catch (err) {
-        this.broken = true;
-        this.opts.onUnavailable?.(new LedgerUnavailableError(this.opts.file, err, this.opts.lockWaitMs));
-        return undefined;
-      } finally {
-        await release?.().catch(() => undefined);
-      }
-    };
-    const p = this.chain.then(run, run);
-    this.chain = p;
-    return p;
+    return this.locked.update(async () => {
+      const now = this.now();
+      this.aliveCache.clear();
+      const entries = this.applyFinished(await this.load());
+      const live = entries.filter((e) => this.expiryOf(e, now) > now);
+      const { entries: next, result } = mutate(live, now);
+      await this.save(next);
+      return result;
+    });
   }
 
   private applyFinished(entries: LedgerEntry[]): LedgerEntry[] {

@@ -193,12 +193,6 @@ export const LEDGER_IN_FLIGHT_MAX_MS = 15 * 60_000;
  */
 export const LEDGER_WAIT_TELL_MS = 1_000;
 
-/**
- * A ledger lock whose mtime is more than this ahead of the clock is stale: no live
- * holder on this machine sets one ahead (it refreshes with this machine's clock); the
- * slack covers file systems that round times up.
- */
-export const LEDGER_LOCK_FUTURE_SLACK_MS = 2_000;
 
 /** Cap of the lock's retry backoff: contention lasts milliseconds, so retry often. */
 export const LEDGER_LOCK_RETRY_MAX_MS = 20;

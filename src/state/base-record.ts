@@ -330,12 +330,15 @@ export function markedFromCommit(paths: readonly BatchPath[], fromCommit: ((path
   return paths.map((p) => (p.after !== null && fromCommit(p.path) ? { ...p, after: { ...p.after, git: true } } : p));
 }
 
+/** Two recorded entries hold the same file (content and executable bit; the `g` mark aside). An Entry is one too. */
+export const recEntriesEqual = (a: RecEntry | undefined, b: RecEntry | undefined): boolean =>
+  !a || !b ? !a && !b : a.hash === b.hash && a.size === b.size && a.executable === b.executable;
+
 /** The batch's paths: every path whose entry differs between `before` and `after` (null before: every after path). */
 export function diffBases(before: Snapshot | null, after: Snapshot): BatchPath[] {
   if (before !== null && knownEqual(before, after)) return [];
   const out: BatchPath[] = [];
-  const same = (a: Entry | undefined, b: Entry | undefined): boolean =>
-    !a || !b ? !a && !b : a.hash === b.hash && a.size === b.size && a.executable === b.executable;
+  const same = recEntriesEqual;
   // A no-op's next base is known equal to its base (reconcile's copy), a few local changes'
   // known to differ in their paths alone (reconcile's delta): at 100k files, comparing them
   // would make both trees' entries (0.65 s of a warm no-op status).

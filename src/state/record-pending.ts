@@ -14,7 +14,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../local/atomic-write.js';
-import type { BatchPath, RecEntry } from './base-record.js';
+import { recEntriesEqual, type BatchPath, type RecEntry } from './base-record.js';
 
 const FILE = 'record-pending.json';
 
@@ -50,10 +50,7 @@ export function foldBatch(pending: Map<string, BatchPath>, batch: readonly Batch
   for (const p of batch) {
     const was = pending.get(p.path);
     const before = was ? (was.before ?? null) : (p.before ?? null);
-    if (sameEntry(before, p.after)) pending.delete(p.path);
+    if (recEntriesEqual(before, p.after)) pending.delete(p.path);
     else pending.set(p.path, { path: p.path, before, after: p.after });
   }
 }
-
-const sameEntry = (a: RecEntry | undefined, b: RecEntry | undefined): boolean =>
-  !a || !b ? !a && !b : a.hash === b.hash && a.size === b.size && a.executable === b.executable;

@@ -15,18 +15,14 @@
  *   restart or a command: it counts nothing and says so once (`onUnavailable`).
  * - Wall-clock time (Date.now): the window is a day on the calendar, across processes.
  */
-import { createRequire } from 'node:module';
-import type * as Lockfile from 'proper-lockfile';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../local/atomic-write.js';
+import { LockedFile } from '../local/locked-file.js';
 import { cacheDir } from '../remote/ledger.js';
 import { RESTART_LEDGER_LOCK_STALE_MS, RESTART_LEDGER_LOCK_WAIT_MS, RESTART_WINDOW_MS } from './tunables.js';
 
-// CommonJS packages are required, not imported: see docs/decisions.md, "Start-up".
-const require = createRequire(import.meta.url);
-const { lock } = require('proper-lockfile') as typeof Lockfile;
 
 export const RESTART_LEDGER_VERSION = 1;
 
@@ -55,10 +51,16 @@ export interface RestartLedgerOptions {
 }
 
 export class RestartLedger {
-  private broken = false;
-  private chain: Promise<unknown> = Promise.resolve();
+  /** The file, its lock, and this process's updates one at a time; given up after a failure. */
+  private readonly locked: LockedFile;
 
-  constructor(private readonly opts: RestartLedgerOptions) {}
+  constructor(private readonly opts: RestartLedgerOptions) {
+    this.locked = new LockedFile(
+      opts.file,
+      { staleMs: RESTART_LEDGER_LOCK_STALE_MS, waitMs: RESTART_LEDGER_LOCK_WAIT_MS, minRetryMs: 5, maxRetryMs: 50 },
+      (err) => opts.onUnavailable?.(`the restart count (${opts.file}) cannot be kept: ${(err as Error).message}; restarts are not counted in this run`),
+    );
+  }
 
   get file(): string {
     return this.opts.file;
@@ -98,30 +100,10 @@ export class RestartLedger {
   }
 
   private update<R>(mutate: (times: number[], now: number) => { times: number[]; result: R }): Promise<R | undefined> {
-    const run = async (): Promise<R | undefined> => {
-      if (this.broken) return undefined;
-      let release: (() => Promise<void>) | undefined;
-      try {
-        await mkdir(path.dirname(this.opts.file), { recursive: true, mode: 0o700 });
-        release = await lock(this.opts.file, {
-          realpath: false,
-          stale: RESTART_LEDGER_LOCK_STALE_MS,
-          retries: { retries: 12, forever: true, maxRetryTime: RESTART_LEDGER_LOCK_WAIT_MS, factor: 1.5, minTimeout: 5, maxTimeout: 50 },
-          onCompromised: () => undefined,
-        });
-        const { times, result } = mutate(await this.load(), this.now());
-        await writeFileAtomic(this.opts.file, JSON.stringify({ version: RESTART_LEDGER_VERSION, restarts: times }));
-        return result;
-      } catch (err) {
-        this.broken = true;
-        this.opts.onUnavailable?.(`the restart count (${this.opts.file}) cannot be kept: ${(err as Error).message}; restarts are not counted in this run`);
-        return undefined;
-      } finally {
-        await release?.().catch(() => undefined);
-      }
-    };
-    const p = this.chain.then(run, run);
-    this.chain = p;
-    return p;
+    return this.locked.update(async () => {
+      const { times, result } = mutate(await this.load(), this.now());
+      await writeFileAtomic(this.opts.file, JSON.stringify({ version: RESTART_LEDGER_VERSION, restarts: times }));
+      return result;
+    });
   }
 }

@@ -4,37 +4,24 @@
  */
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { tempDir } from '../helpers/tree.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { emulatorPerFile } from '../helpers/emulator.js';
 import { runCli } from '../helpers/cli.js';
 import { envFor, pushOnce } from '../helpers/push.js';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWatch, type WatchDaemon } from '../../src/watch/daemon.js';
 import { Recorder, watchSession } from '../watch/harness.js';
-import { ownBudgetPerTest } from '../helpers/budget.js';
 import { clone, repo } from '../helpers/git.js';
 import { deploymentStateDir } from '../../src/state/paths.js';
 
+// Many pushes in a minute: the API's rate limit and the client's own pacing are lifted.
+const { current } = emulatorPerFile();
 let emu: RunningEmulator;
-let vol: { dir: string; cleanup: () => Promise<void> };
-
-beforeAll(async () => {
-  vol = await tempDir('hostsync-emu-');
-  // Many pushes in a minute: the API's rate limit would only slow the races down.
-  emu = await startEmulator({ dataDir: vol.dir, rateLimit: 1_000_000, userRateLimit: 1_000_000 });
+beforeEach(() => {
+  emu = current();
 });
-// ...and the client's own pacing at 120 a minute, shared through the ledger, likewise.
-ownBudgetPerTest();
-afterAll(async () => {
-  await emu?.close();
-  await vol?.cleanup();
-});
-beforeEach(async () => {
-  for (const name of await readdir(emu.volume)) await rm(path.join(emu.volume, name), { recursive: true, force: true });
-});
-
 
 /** A project in a git repository, its files committed (as a laptop's or a CI runner's copy is). */
 async function project(prefix: string): Promise<string> {

@@ -21,6 +21,7 @@ import type { BaseRecord } from '../../state/base-record.js';
 import { entriesEqual } from '../../model/snapshot.js';
 import type { Snapshot } from '../../model/types.js';
 import { mergeRecord, type RecordMerge } from './record-merge.js';
+import { withoutPaths } from './guards.js';
 import type { CopyPosition } from './copy-position.js';
 
 export interface CopyBase {
@@ -48,16 +49,6 @@ export interface CopyBaseInput {
   now?: number;
 }
 
-/** `base` without `drop`: a copy of it when anything goes. */
-function without(base: Snapshot, drop: Iterable<string>): Snapshot {
-  let out: Snapshot | null = null;
-  for (const p of drop) {
-    if (!base.has(p)) continue;
-    out ??= new Map(base);
-    out.delete(p);
-  }
-  return out ?? base;
-}
 
 export function copyBase(input: CopyBaseInput): CopyBase {
   const { record, remote, local, position } = input;
@@ -70,9 +61,9 @@ export function copyBase(input: CopyBaseInput): CopyBase {
       // differs from it without having changed the file itself, the difference is that
       // push's uncommitted work, not this copy's change: never written over, a conflict.
       for (const [p, e] of merged.base) if (!entriesEqual(local.get(p), e) && !input.ownChanges.has(p)) drop.push(p);
-      return { merged: { ...merged, base: without(merged.base, drop) }, newContact: null, adopted: true };
+      return { merged: { ...merged, base: withoutPaths(merged.base, new Set(drop)) }, newContact: null, adopted: true };
     }
-    return { merged: { ...merged, base: without(merged.base, drop) }, newContact: null, adopted: false };
+    return { merged: { ...merged, base: withoutPaths(merged.base, new Set(drop)) }, newContact: null, adopted: false };
   }
   const contact = input.contact;
   const seen = contact !== null ? new Set(contact.seen) : input.planned;
@@ -85,5 +76,5 @@ export function copyBase(input: CopyBaseInput): CopyBase {
     for (const [p, e] of merged.base) if (!entriesEqual(local.get(p), e)) differing.push(p);
     newContact = { record: input.recordPath, at: new Date(input.now ?? Date.now()).toISOString(), seen: record.batches.map((b) => b.header.id), differing };
   }
-  return { merged: { ...merged, base: without(merged.base, differing) }, newContact, adopted: true };
+  return { merged: { ...merged, base: withoutPaths(merged.base, new Set(differing)) }, newContact, adopted: true };
 }

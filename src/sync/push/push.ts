@@ -21,7 +21,7 @@ import { snapshotsEqual } from '../../model/snapshot.js';
 import type { Change, ElsewhereChange, Snapshot } from '../../model/types.js';
 import { commitBatch, parsedRecord, readRecord, type RecordRead } from '../record/remote-record.js';
 import { mergeRecord, type RecordMerge } from '../core/record-merge.js';
-import { batchIds, diffBases, lastHeaderOf, recEntryOf, type BatchKind, type BatchPath } from '../../state/base-record.js';
+import { batchIds, diffBases, lastHeaderOf, recEntriesEqual, recEntryOf, type BatchKind, type BatchPath } from '../../state/base-record.js';
 import { loadPendingRecord, savePendingRecord } from '../../state/record-pending.js';
 import { RECORD_CAS_ATTEMPTS } from '../tunables.js';
 import { gitClean, gitHead, type GitHead } from '../../local/git.js';
@@ -500,8 +500,7 @@ function withUnrecorded(batch: BatchPath[], unrecorded: ReadonlyMap<string, Batc
     const after = out.get(p)?.after ?? recEntryOf(next.get(p));
     out.set(p, { path: p, before: u.before ?? null, after });
   }
-  const same = (a: BatchPath['after'], b: BatchPath['after']): boolean => (!a || !b ? !a && !b : a.hash === b.hash && a.size === b.size && a.executable === b.executable);
-  return [...out.values()].filter((p) => !same(p.before ?? null, p.after));
+  return [...out.values()].filter((p) => !recEntriesEqual(p.before ?? null, p.after));
 }
 
 /** The record's newest deploy, when it is a rollback: what status says of it (issue 48). Read from the text's end, unparsed. */

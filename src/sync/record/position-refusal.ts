@@ -7,12 +7,11 @@ import type { CopyPosition } from '../core/copy-position.js';
 
 const short = (c: string | null): string => (c === null ? 'a commit' : c.slice(0, 12));
 
-/** Record fields come from other machines: control characters never reach a terminal raw from here. */
-const plain = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+// Record fields come from other machines: the error's renderer (cli/output.ts, terminal-text.ts) escapes them, as every error line.
 
 export function positionRefusal(p: CopyPosition): string {
   const a = p.against;
-  const last = a === null ? "the deployment's last push" : `the deployment's last push (commit ${short(a.commit)}, by a ${plain(a.kind)} from ${plain(a.host)}:${plain(a.dir)} at ${plain(a.time)})`;
+  const last = a === null ? "the deployment's last push" : `the deployment's last push (commit ${short(a.commit)}, by a ${a.kind} from ${a.host}:${a.dir} at ${a.time})`;
   const mine = `this copy (commit ${short(p.commit)})`;
   const force = `or push --force to deploy ${short(p.commit)} over it on purpose (a safety copy of what it replaces is kept)`;
   if (p.state === 'behind') return `${mine} is behind ${last}: git pull to bring it up to date, ${force}`;

@@ -124,28 +124,18 @@ export async function readRecord(
   try {
     if (listed.size <= READ_MANY_BUDGET_BYTES) {
       requests++;
-      const res = await session.client.files.readMany([listed.path], READ_MANY_BUDGET_BYTES);
-      const f = res.files.find((x) => x.path === listed.path || x.path === `/${listed.path}`) ?? res.files[0];
-      text = f?.content ?? null;
+      const f = await readOne(session, listed.path);
+      text = f.text;
       if (text === null) {
         // Binary is never a record (it is text): damaged, known without its text. Gone since the
         // listing: absent. Anything else (over the budget, not answered) is not knowing it.
-        if (f?.skipped === 'binary') return damaged('is binary, not a record', null);
-        if (f?.skipped === 'not found') return { path: null, text: null, record: null, own, current: false, requests, warning: null };
-        throw unreadable(`files.readMany left it out (${f?.skipped ?? 'no answer'})`);
+        if (f.skipped === 'binary') return damaged('is binary, not a record', null);
+        if (f.skipped === 'not found') return { path: null, text: null, record: null, own, current: false, requests, warning: null };
+        throw unreadable(`files.readMany left it out (${f.skipped ?? 'no answer'})`);
       }
     } else {
       requests++;
-      // A command that only reads (status, diff) on a fresh clone may be the first to need
-      // the state folder: no push has made it yet.
-      await mkdir(session.stateDir, { recursive: true });
-      const dir = await mkdtemp(path.join(session.stateDir, 'record-'));
-      try {
-        await session.client.files.download(listed.path, path.join(dir, 'record.txt'));
-        text = await readFile(path.join(dir, 'record.txt'), 'utf8');
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      text = await downloadText(session, listed.path);
     }
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return { path: null, text: null, record: null, own, current: false, requests, warning: null };
@@ -166,6 +156,26 @@ export async function readRecord(
   }
 }
 
+/** One file's text by files.readMany within its budget: the content, or why the answer left it out. */
+async function readOne(session: Pick<Session, 'client'>, where: string): Promise<{ text: string | null; skipped: string | null }> {
+  const res = await session.client.files.readMany([where], READ_MANY_BUDGET_BYTES);
+  const f = res.files.find((x) => x.path === where || x.path === `/${where}`) ?? res.files[0];
+  return { text: f?.content ?? null, skipped: f?.skipped ?? null };
+}
+
+/** A file past readMany's budget: files.downloadUrl and its download (outside the API budget), through the state folder. */
+async function downloadText(session: Pick<Session, 'client' | 'stateDir'>, where: string): Promise<string> {
+  // A command that only reads (status, diff) on a fresh clone may be the first to need the state folder.
+  await mkdir(session.stateDir, { recursive: true });
+  const dir = await mkdtemp(path.join(session.stateDir, 'record-'));
+  try {
+    await session.client.files.download(where, path.join(dir, 'record.txt'));
+    return await readFile(path.join(dir, 'record.txt'), 'utf8');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * The record at `where` read again from the deployment, with no index read to list it (a
  * watch's copy lost a compare-and-swap: another machine recorded since): one readMany, or,
@@ -174,19 +184,8 @@ export async function readRecord(
  */
 export async function rereadRecord(session: Pick<Session, 'client' | 'stateDir'>, where: string, own: string[]): Promise<RecordRead | null> {
   try {
-    const res = await session.client.files.readMany([where], READ_MANY_BUDGET_BYTES);
-    const f = res.files.find((x) => x.path === where || x.path === `/${where}`) ?? res.files[0];
-    let text = f?.content ?? null;
-    if (text === null && f?.skipped === 'budget') {
-      await mkdir(session.stateDir, { recursive: true });
-      const dir = await mkdtemp(path.join(session.stateDir, 'record-'));
-      try {
-        await session.client.files.download(where, path.join(dir, 'record.txt'));
-        text = await readFile(path.join(dir, 'record.txt'), 'utf8');
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    }
+    const f = await readOne(session, where);
+    const text = f.text ?? (f.skipped === 'budget' ? await downloadText(session, where) : null);
     if (text === null) return null;
     const record = parsedText(text);
     const bytes = Buffer.from(text, 'utf8');
