@@ -150,10 +150,19 @@ describe('a remote edit during the push (review 3)', () => {
     expect(exitCodeFor(report)).toBe(EXIT.refused);
   });
 
-  it('an edit that slips in just before the write is reported with exit 3 and the files.history version keeping it', async () => {
+  it('an edit that slips in while the record is written is reported with exit 3 and the files.history version keeping it', async () => {
     // The repro: one edited file, the app rewriting it while the push is under way.
+    // A teammate recorded since this folder's last push: its copy of the record is behind, so
+    // the record is read and written between the plan's read and the write (record-ahead.ts).
     await writeTree(work.dir, { 'app.js': 'v1\n' });
     await pushOnce(emu, work.dir);
+    const mate = await tempDir('hostsync-review12-mate-');
+    try {
+      await writeTree(mate.dir, { 'app.js': 'v1\n', 'theirs.js': 'a teammate\n' });
+      expect((await pushOnce(emu, mate.dir)).report.counts.written).toBe(1);
+    } finally {
+      await mate.cleanup();
+    }
     await writeTree(work.dir, { 'app.js': 'v2 local\n' });
     const report = await pushWithAppEdit(async (n) => {
       if (n === 1) await writeFile(path.join(emu.volume, 'app.js'), 'written by the app, late\n');
@@ -165,6 +174,51 @@ describe('a remote edit during the push (review 3)', () => {
     await client.files.restore('app.js', report.overwritten[0]!.versionId);
     await client.close();
     expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('written by the app, late\n');
+  });
+
+  it('a push that records ahead writes right after its read: index and record together, writeMany, verifying index (4 requests, no slip check)', async () => {
+    await writeTree(work.dir, { 'app.js': 'v1\n', 'lib.js': 'l1\n' });
+    await pushOnce(emu, work.dir);
+    await writeTree(work.dir, { 'app.js': 'v2 local\n' });
+    const { report, stats } = await pushOnce(emu, work.dir);
+    expect(report.counts.written).toBe(1);
+    expect(stats.byOperation).toEqual({ 'files.index': 2, 'files.edit': 1, 'files.writeMany': 1 });
+    expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('v2 local\n');
+    // The record holds the batch: a second folder with the same files has nothing to send.
+    const mate = await tempDir('hostsync-review12-mate-');
+    try {
+      await writeTree(mate.dir, { 'app.js': 'v2 local\n', 'lib.js': 'l1\n' });
+      const again = await pushOnce(emu, mate.dir);
+      expect(again.report.plan.steps).toEqual([]);
+      expect(again.report.conflicts).toEqual([]);
+    } finally {
+      await mate.cleanup();
+    }
+  });
+
+  it('a hand edit the last read did not see, where the push records ahead, is a conflict: kept, never overwritten, and still one the next push', async () => {
+    await writeTree(work.dir, { 'app.js': 'v1\n', 'lib.js': 'l1\n' });
+    await pushOnce(emu, work.dir);
+    await writeFile(path.join(emu.volume, 'app.js'), 'fixed by hand on the server\n');
+    await writeTree(work.dir, { 'app.js': 'v2 local\n', 'lib.js': 'l2\n' });
+    const { report } = await pushOnce(emu, work.dir);
+    expect(report.conflicts.map((c) => [c.path, c.reason])).toEqual([['app.js', 'both-modified']]);
+    expect(exitCodeFor(report)).toBe(EXIT.refused);
+    expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('fixed by hand on the server\n');
+    expect(await readFile(path.join(emu.volume, 'lib.js'), 'utf8')).toBe('l2\n');
+    const again = await pushOnce(emu, work.dir);
+    expect(again.report.conflicts.map((c) => c.path)).toEqual(['app.js']);
+    expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('fixed by hand on the server\n');
+    // A teammate's clone holding the old app.js does not take the batch's unlanded app.js as the deployment's.
+    const mate = await tempDir('hostsync-review12-mate-');
+    try {
+      await writeTree(mate.dir, { 'app.js': 'v1\n', 'lib.js': 'l2\n' });
+      const theirs = await pushOnce(emu, mate.dir);
+      expect(theirs.report.counts.written).toBe(0);
+      expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('fixed by hand on the server\n');
+    } finally {
+      await mate.cleanup();
+    }
   });
 });
 

@@ -84,6 +84,12 @@ export interface ExecuteOptions {
   recheck?: RecheckFn;
   /** `remote` was read by the request just before this call (nothing but local planning in between). */
   fresh?: boolean;
+  /**
+   * With `fresh`: not even the base record's compare-and-swap came between (it went with the
+   * read: record-ahead.ts). The first write then follows the read as closely as a re-check
+   * would, and needs no files.history slip check either.
+   */
+  exact?: boolean;
   /** The node's per-file upload limit the plan was made for (planChanges); default NODE_UPLOAD_MAX_BYTES. */
   uploadMaxBytes?: number;
 }
@@ -126,8 +132,9 @@ export async function executePlan(plan: Plan, opts: ExecuteOptions): Promise<Exe
         const landed = new Set<string>();
         try {
           const recheck = !fresh;
+          const exact = fresh && (opts.exact ?? false);
           fresh = false;
-          await runStep(step, opts, result, { recheck, slipCheck, landed });
+          await runStep(step, opts, result, { recheck, slipCheck: slipCheck && !exact, landed });
           tick('bytes' in step ? step.bytes : 0);
         } catch (err) {
           if (err instanceof OutcomeUnknownError) {
@@ -160,12 +167,15 @@ function writeManyOverwrites(plan: Plan, remote: Snapshot): number {
  * and a files.history per writeMany overwrite in a small plan. Scoped reads that come back
  * truncated cost more; a status estimate accepts that.
  */
-export function checkRequests(plan: Plan, remote: Snapshot, uploadMaxBytes = NODE_UPLOAD_MAX_BYTES): number {
+export function checkRequests(plan: Plan, remote: Snapshot, opts: { uploadMaxBytes?: number; exact?: boolean } = {}): number {
   // An archive step re-checks before each part after its first: as many parts as it may need at worst.
-  const writes = plan.steps.reduce((n, s) => n + (s.op === 'archive' ? archivePartsAtWorst(s.files, uploadMaxBytes) : isWrite(s) ? 1 : 0), 0);
-  const rechecks = writes - (plan.steps[0] && isWrite(plan.steps[0]) ? 1 : 0);
+  const writes = plan.steps.reduce((n, s) => n + (s.op === 'archive' ? archivePartsAtWorst(s.files, opts.uploadMaxBytes ?? NODE_UPLOAD_MAX_BYTES) : isWrite(s) ? 1 : 0), 0);
+  const first = plan.steps[0];
+  const rechecks = writes - (first && isWrite(first) ? 1 : 0);
   const overwrites = writeManyOverwrites(plan, remote);
-  return rechecks + (overwrites <= SLIP_CHECK_MAX_FILES ? overwrites : 0);
+  // An exact first write (ExecuteOptions.exact) is not slip-checked.
+  const unchecked = opts.exact && first?.op === 'writeMany' ? writeManyOverwrites({ ...plan, steps: [first] }, remote) : 0;
+  return rechecks + (overwrites <= SLIP_CHECK_MAX_FILES ? overwrites - unchecked : 0);
 }
 
 /** The write steps minus files that cannot land (a non-empty folder is in the way). */

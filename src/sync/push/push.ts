@@ -7,28 +7,27 @@ import { applyOrRefusal, applyScopeKnown, checkApplyScope } from '../apply/apply
 import { installBeforeApply, installFailureHealth } from '../apply/install-on-change.js';
 import { checkRequests, executePlan, overwrittenWarning, type ProgressFn } from './execute.js';
 import { keptBitsNote } from '../core/platform-view.js';
-import { decide, guardMassDelete, type Decision } from '../core/decide.js';
+import type { Decision } from '../core/decide.js';
 import { expectedFiles, readRemote, readRemoteBeside, readRemoteScope, remoteCacheOf, type RemoteRead } from '../remote-read/remote-read.js';
 import type { Session } from '../session.js';
 import { removeLeftTemps } from '../temp-cleanup.js';
 import { verify } from '../core/verify.js';
 import { assertProjectThere, markProject, type ProjectMark } from './vanished.js';
 import { refuseWhileUndoPending } from '../undo-guard.js';
-import { foldUnverified, settleUnverified } from '../unverified-fold.js';
+import { settleUnverified } from '../unverified-fold.js';
 import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
 import { changedPaths } from '../../model/change.js';
 import { snapshotsEqual } from '../../model/snapshot.js';
-import type { Change, ElsewhereChange, Snapshot } from '../../model/types.js';
-import { commitBatch, parsedRecord, readRecord, type RecordRead } from '../record/remote-record.js';
-import { mergeRecord, type RecordMerge } from '../core/record-merge.js';
-import { batchIds, diffBases, lastHeaderOf, recEntriesEqual, recEntryOf, type BatchKind, type BatchPath } from '../../state/base-record.js';
+import type { Change, Snapshot } from '../../model/types.js';
+import { commitBatch, copyRead, parsedRecord, readRecord, type RecordRead } from '../record/remote-record.js';
+import { batchIds, lastHeaderOf, type BatchKind, type BatchPath } from '../../state/base-record.js';
 import { loadPendingRecord, savePendingRecord } from '../../state/record-pending.js';
 import { RECORD_CAS_ATTEMPTS } from '../tunables.js';
 import { gitClean, gitHead, type GitHead } from '../../local/git.js';
-import { DEPLOYS, mayPushFrom } from '../core/copy-position.js';
-import { copyPosition, deriveBase } from '../record/copy-derive.js';
+import { DEPLOYS } from '../core/copy-position.js';
 import { batchStamp } from '../record/copy-stamp.js';
-import { positionRefusal } from '../record/position-refusal.js';
+import { planPush, type PlanInput, type PushPlan, type Retry } from './push-plan.js';
+import { coveredBy, knownRead, mayRecordAhead, pushBatch, type Ahead } from './record-ahead.js';
 import { WALK_SLICE_MS } from '../../local/tunables.js';
 import { emptyPushReport, logLineOf, type PushReport } from './push-report.js';
 
@@ -139,7 +138,8 @@ async function transfer(
   session: Session,
   opts: PushOptions,
   report: PushReport,
-  first: { remote: RemoteRead; decision: Decision; fresh: boolean },
+  /** `exact`: nothing was asked between `remote`'s read and now (see ExecuteOptions.exact). */
+  first: { remote: RemoteRead; decision: Decision; fresh: boolean; exact: boolean },
   redecide: (remote: RemoteRead) => Decision,
 ): Promise<Transfer> {
   const { client, config, matcher } = session;
@@ -166,6 +166,7 @@ async function transfer(
       remote: remote.snapshot,
       ...recheck,
       fresh,
+      exact: round === 0 && first.exact,
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     });
     report.failures.push(...result.failures);
@@ -203,46 +204,26 @@ export async function push(session: Session, opts: PushOptions = {}): Promise<Pu
   }
 }
 
-/**
- * What a push retried after losing the base record's compare-and-swap carries over: the
- * local side as scanned (and the .gitignore answer), and the record it planned with.
- */
-interface Retry {
-  tree: { scanned: Snapshot; skipped: readonly string[]; warnings: string[] };
-  /** Batch ids of the record the lost attempt planned with (empty: there was none). */
-  planned: Set<string>;
-  /** The lost attempt's batch id: its edit's answer may have been lost after it landed. */
-  own: string[];
-  attempt: number;
-}
-
-/**
- * The base to merge with, from the local base and the base record (record-merge.ts). A
- * current copy with a local base costs nothing: it is parsed only when `needElsewhere`
- * (the plan found drift, which may be a push from elsewhere rather than a hand edit).
- */
-function mergeWithRecord(read: RecordRead, remote: Snapshot, localBase: Snapshot | null, retry: Retry | undefined, needElsewhere: boolean): RecordMerge | null {
-  if (read.current && localBase !== null && !needElsewhere && retry === undefined) return null;
-  const record = parsedRecord(read);
-  if (record === null) return null;
-  return mergeRecord(record, remote, localBase, { own: new Set([...read.own, ...(retry?.own ?? [])]), planned: retry?.planned ?? null });
-}
-
 async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry): Promise<PushReport> {
   const started = Date.now();
   const { config, client, matcher, store } = session;
   await refuseWhileUndoPending(session, opts.dryRun ? 'status' : 'a push');
-  let state = await store.load();
+  const state = await store.load();
   /** The base as state.bin holds it: the fold below may take unverified writes into `state.base`, not into this. */
   const savedBase = state.base;
   // Taken before the scan: a project that goes during the scan reads as its deletion.
   const project = opts.dryRun ? null : (opts.project ?? (await markProject(config)));
+  const force = opts.force ?? false;
+  const mirror = opts.mirror ?? false;
   let tree: Retry['tree'];
+  let temps: string[] = [];
   // The index is asked before the scan starts (it has what it needs: the cached digest), so
   // its answer comes in while the scan hashes; its grouped reads wait for the scan's tree.
   let remoteBeside: Promise<RemoteRead> | null = null;
   // The remote as last read whole: a running watch's shelf (a status it works out), else state.bin's.
   const known = session.remoteShelf?.get() ?? state.remote;
+  // A copy that may record ahead (record-ahead.ts) asks the index with its batch, after the scan.
+  const last = opts.dryRun || retry || force || mirror || state.base === null ? null : await knownRead(session, known);
   // git's answer comes while the scan runs (a watch's cycle never asks: its batches ask their own).
   const head: Promise<GitHead | null> | null = opts.local ? null : gitHead(config.root);
   // Whether the tree is its commit, for the batch's stamp: a `git status` on the other core
@@ -250,20 +231,51 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const clean: Promise<boolean | null> | null = head === null || opts.dryRun ? null : gitClean(config.root);
   if (retry) tree = retry.tree;
   else {
-    const beside = readRemoteBeside(client, matcher, known, () => localTree(session, opts, state.base), (t) => t.scanned, known?.snapshot, state.base);
-    remoteBeside = beside.read;
-    const fresh = await beside.local;
-    // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
-    if (!opts.dryRun) await removeLeftTemps(config.root, fresh.temps);
+    let fresh;
+    if (last !== null) fresh = await localTree(session, opts, state.base);
+    else {
+      const beside = readRemoteBeside(client, matcher, known, () => localTree(session, opts, state.base), (t) => t.scanned, known?.snapshot, state.base);
+      remoteBeside = beside.read;
+      fresh = await beside.local;
+    }
     tree = fresh;
+    temps = fresh.temps;
   }
+  // Temp files a killed pull left here: never sent (ignored), and removed while we hold the lock.
+  if (!opts.dryRun && temps.length > 0) await removeLeftTemps(config.root, temps);
   const { skipped, warnings } = tree;
   const scanned = retry ? tree.scanned : state.base === null && config.gitignore === null ? await firstPushGitignore(session, tree.scanned, opts, warnings) : tree.scanned;
   // What a retry starts from: the scan's warnings, not this attempt's.
   const scanWarnings = [...warnings];
+  const planInput: PlanInput = {
+    session, stateBase: state.base, scanned, skipped, head, retry, force, mirror, allowMassDelete: opts.allowMassDelete ?? false,
+    ...(opts.holdMassDelete ? { holdMassDelete: opts.holdMassDelete } : {}),
+  };
+  // The batch waiting from a watch's cycles goes with this push's (state/record-pending.ts).
+  const unrecorded = opts.dryRun ? new Map<string, BatchPath>() : await loadPendingRecord(session.stateDir);
+  const stampOf = async (batch: readonly BatchPath[], read: RecordRead) =>
+    batchStamp(config, head === null ? null : await head, { paths: read.text === null ? null : batch.map((p) => p.path), ...(clean ? { clean } : {}) });
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
-  let remote: RemoteRead = await (remoteBeside ?? readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base)));
+  let ahead: Ahead | null = null;
+  let aheadLost: string | null = null;
+  let remote: RemoteRead;
+  let spec: PushPlan | null = null;
+  if (last !== null) {
+    spec = await planPush(planInput, last.remote, last.record);
+    const batch = pushBatch(spec.base, spec.guarded.decision.rec.nextBase, unrecorded);
+    if (mayRecordAhead(spec, batch)) {
+      // Checked before anything is written, as below: the key may apply, the project is there.
+      if (!opts.noApply) await checkApplyScope(session);
+      if (project !== null && spec.guarded.decision.rec.changes.some((c) => c.kind === 'delete')) await assertProjectThere(project);
+      const reading = readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base));
+      reading.catch(() => undefined);
+      const committed = await commitBatch(session, last.record, 'push', batch, () => spec!.guarded.decision.rec.nextBase.values(), await stampOf(batch, last.record));
+      if (committed.ok) ahead = { id: committed.id, batch, record: last.record };
+      else aheadLost = committed.id;
+      remote = await reading;
+    } else remote = await readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base));
+  } else remote = await (remoteBeside ?? readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base)));
   if (session.remoteShelf !== null && !remote.fromCache) session.remoteShelf.set(remoteCacheOf(remote));
   // An archive a killed push left behind is served by static and PHP runtimes, with the
   // whole project in it: it goes first, before any guard or conflict can stop this push.
@@ -273,53 +285,15 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     remote = { ...remote, leftovers: [] };
     cleaned = true;
   }
-  // Writes a killed watch left unverified that did land are ours, not a conflict (unverified-fold.ts).
-  const folded = await foldUnverified(session, state.base, remote.snapshot);
-  state = { ...state, base: folded.base };
-  // The base record: what hostsync (on any machine) last left on the deployment.
+  // The base record: what hostsync (on any machine) last left on the deployment. Recorded
+  // ahead, the copy planned with is it (the batch on top is this push's own).
   // A push holds the lock: what it reads becomes this machine's copy (a dry run keeps nothing).
-  const record = await readRecord(session, remote, !opts.dryRun);
+  const record = ahead !== null ? ahead.record : remote.fromCache && last !== null && aheadLost === null ? last.record : await readRecord(session, remote, !opts.dryRun);
   if (record.warning !== null) warnings.push(record.warning);
-  const force = opts.force ?? false;
-  const position = head === null && state.base !== null ? null : await copyPosition(session, record, head ?? undefined);
-  let positionRefused: string | null = null;
-  let adopted = false;
-  // No base of its own: what this copy derives from (copy-base.ts), never the latest state.
-  const derived = state.base === null && position !== null ? await deriveBase(session, record, remote.snapshot, scanned, position, retry ?? null) : null;
-  let merged: RecordMerge | null;
-  if (derived !== null) {
-    if (!mayPushFrom(position!) && !force) positionRefused = positionRefusal(position!);
-    merged = derived.merged;
-    adopted = derived.adopted;
-  } else merged = mergeWithRecord(record, remote.snapshot, state.base, retry, false);
-  let base: Snapshot | null = merged?.base ?? state.base;
-  let elsewhere: ReadonlyMap<string, ElsewhereChange> | undefined = merged?.elsewhere;
-  const options = { force, mirror: opts.mirror ?? false, ...(adopted ? { adopted } : {}) };
-  let protect = skipped;
-  const redecide = (r: RemoteRead): Decision =>
-    decide({ base, scanned, skipped: protect, remote: r, options: { ...options, ...(elsewhere ? { elsewhere } : {}) }, platform: session.platform, ownBase: state.base, owned: session.remoteOwned });
-  const decideGuarded = () =>
-    guardMassDelete(
-      redecide(remote),
-      (held) => {
-        protect = [...skipped, ...held];
-        return redecide(remote);
-      },
-      { base, remote: remote.snapshot },
-      { recentDeletes: opts.holdMassDelete?.recentDeletes ?? 0, allow: opts.allowMassDelete ?? false, hold: opts.holdMassDelete !== undefined },
-    );
-  let guarded = decideGuarded();
-  if (merged === null && guarded.decision.rec.drift.length > 0 && !options.force) {
-    // Drift a current copy of the record may explain as a push from elsewhere.
-    merged = mergeWithRecord(record, remote.snapshot, state.base, retry, true);
-    if (merged !== null && merged.elsewhere.size > 0) {
-      base = merged.base;
-      elsewhere = merged.elsewhere;
-      protect = skipped;
-      guarded = decideGuarded();
-    }
-  }
-  const { decision: first, guard, held: heldDeletes } = guarded;
+  // The plan made on the last read is this read's plan when the index said nothing changed.
+  const planned = spec !== null && remote.fromCache && aheadLost === null ? spec : await planPush(planInput, remote, record);
+  const { folded, position, positionRefused, base, redecide } = planned;
+  const { decision: first, guard, held: heldDeletes } = planned.guarded;
   const bitsNote = keptBitsNote(first.local, session.platform, session);
   if (bitsNote !== null) warnings.push(bitsNote);
   if (project !== null && first.rec.changes.some((c) => c.kind === 'delete')) await assertProjectThere(project);
@@ -328,7 +302,12 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
       `refusing to delete ${guard.deletes} of ${guard.tracked} tracked files on the deployment (wrong --dir, or an emptied checkout?): check the directory, or pass --allow-mass-delete`,
     );
   }
-
+  // The base record's batch: the paths whose base this push changes (none: no request), with
+  // what a watch's cycles wrote and have not recorded yet.
+  const batch = pushBatch(base, first.rec.nextBase, unrecorded);
+  const covered = ahead !== null && coveredBy(batch, ahead.batch);
+  // The first write follows its read (recorded ahead; a dry run: a push would record ahead).
+  const exactLikely = covered || (opts.dryRun === true && !force && !mirror && mayRecordAhead(planned, batch) && (await knownRead(session, known)) !== null);
   // Something to write, then an apply: the key must be allowed both.
   const willApply = first.plan.steps.length > 0 && !opts.noApply;
   const report: PushReport = {
@@ -344,18 +323,15 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     warnings,
     overwrites: [...first.rec.overridden.conflicts, ...first.rec.overridden.drift].map((x) => x.path),
     applyPending: state.applyPending,
-    checkRequests: (opts.force ? 0 : checkRequests(first.plan, remote.snapshot)) + (willApply && !(await applyScopeKnown(session)) ? 1 : 0),
+    checkRequests: (opts.force ? 0 : checkRequests(first.plan, remote.snapshot, { exact: exactLikely })) + (willApply && !(await applyScopeKnown(session)) ? 1 : 0),
     massDelete: guard,
     heldDeletes,
     position,
     positionRefused,
     rolledBack: rolledBackIn(record.text),
   };
-  // The base record's batch: the paths whose base this push changes (none: no request), with
-  // what a watch's cycles wrote and have not recorded yet (state/record-pending.ts).
-  const unrecorded = opts.dryRun ? new Map<string, BatchPath>() : await loadPendingRecord(session.stateDir);
-  const batch = withUnrecorded(diffBases(base, first.rec.nextBase), unrecorded, first.rec.nextBase);
-  const recordNeeded = batch.length > 0 || record.text === null;
+  // Recorded ahead, a batch that covers this one is this push's record.
+  const recordNeeded = (batch.length > 0 || record.text === null) && !covered;
   if (recordNeeded) report.checkRequests += 1;
   if (opts.dryRun || positionRefused !== null) {
     // A refused copy sends nothing and records nothing (pushResult exits 3 with the reason).
@@ -366,13 +342,15 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   if (willApply) await checkApplyScope(session);
 
   /** The batch this push recorded: its log line names it, so `history` knows its health. */
-  let recordedId: string | null = null;
+  let recordedId: string | null = ahead?.id ?? null;
+  if (ahead !== null && unrecorded.size > 0) await savePendingRecord(session.stateDir, new Map());
   // The base record takes this push's batch before anything is sent (its befores make a
   // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
   // since our read; read again and plan again, so what it changed is seen, never overwritten.
   if (recordNeeded) {
-    const stamp = await batchStamp(config, head === null ? null : await head, { paths: record.text === null ? null : batch.map((p) => p.path), ...(clean ? { clean } : {}) });
-    const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values(), stamp);
+    // On top of a batch recorded ahead: the copy holds it now.
+    const onto = ahead !== null ? ((await copyRead(session)) ?? record) : record;
+    const committed = await commitBatch(session, onto, 'push', batch, () => first.rec.nextBase.values(), await stampOf(batch, onto));
     if (committed.ok) recordedId = committed.id;
     if (committed.ok && unrecorded.size > 0) await savePendingRecord(session.stateDir, new Map());
     if (!committed.ok) {
@@ -381,9 +359,12 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
         throw refusal(`the deployment's base record changed ${attempt} times while this push planned (other pushes running?): nothing was sent; run the push again`);
       }
       const planned = parsedRecord(record);
-      return pushUnderLock(session, opts, { tree: { scanned, skipped, warnings: scanWarnings }, planned: planned ? batchIds(planned) : new Set(), own: [...(retry?.own ?? []), committed.id], attempt });
+      const own = [...(retry?.own ?? []), ...(ahead !== null ? [ahead.id] : []), ...(aheadLost !== null ? [aheadLost] : []), committed.id];
+      return pushUnderLock(session, opts, { tree: { scanned, skipped, warnings: scanWarnings }, planned: planned ? batchIds(planned) : new Set(), own, attempt });
     }
   }
+  // Nothing was asked between the plan's read and the first write: no edit can have slipped in.
+  const recordedAfterRead = recordNeeded;
 
   let applyPending = state.applyPending;
   if (first.plan.steps.length > 0 && !applyPending) {
@@ -394,13 +375,13 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // The journal (and the copies of what this push replaces) first: undo can take back whatever of it lands.
   const requestsBefore = client.stats().total;
   const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, base, {
-    destructive: options.force || options.mirror,
+    destructive: force || mirror,
     copies: opts.copies ?? 'safety',
   });
   report.backup = journal?.archives.find((a) => a.kind === 'safety') ?? null;
   // Fresh: nothing but local work since the plan's read (no leftover cleaning, no copies taken).
   const fresh = !cleaned && client.stats().total === requestsBefore;
-  const sent = await transfer(session, opts, report, { remote, decision: first, fresh }, redecide);
+  const sent = await transfer(session, opts, report, { remote, decision: first, fresh, exact: fresh && !recordedAfterRead }, redecide);
   remote = sent.remote;
   let decision = sent.decision;
   const { intended } = sent;
@@ -486,21 +467,6 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   if (unchanged && report.apply === null && report.failures.length === 0) return report; // nothing worth a log line
   await store.appendLog({ ...logLineOf('push', report, client.stats().total), ...(recordedId !== null ? { batch: recordedId } : {}) });
   return report;
-}
-
-/**
- * A push's batch with the watch's unrecorded paths folded in: each keeps the before the
- * record last knew (the watch's cycles already moved this machine's base past it) and takes
- * what this push leaves as its after.
- */
-function withUnrecorded(batch: BatchPath[], unrecorded: ReadonlyMap<string, BatchPath>, next: Snapshot): BatchPath[] {
-  if (unrecorded.size === 0) return batch;
-  const out = new Map(batch.map((p) => [p.path, p]));
-  for (const [p, u] of unrecorded) {
-    const after = out.get(p)?.after ?? recEntryOf(next.get(p));
-    out.set(p, { path: p, before: u.before ?? null, after });
-  }
-  return [...out.values()].filter((p) => !recEntriesEqual(p.before ?? null, p.after));
 }
 
 /** The record's newest deploy, when it is a rollback: what status says of it (issue 48). Read from the text's end, unparsed. */

@@ -102,8 +102,8 @@ export async function readRecord(
   const listed = remote.record;
   if (listed === null) return { path: null, text: null, record: null, own, current: false, requests: 0, warning: null };
   if (isCurrent(listed, meta)) {
-    const text = await store.text(meta!);
-    if (text !== null) return { path: listed.path, text, record: null, own, current: true, requests: 0, warning: null };
+    const copy = await copyRead(session);
+    if (copy !== null) return copy;
   }
   let text: string | null = null;
   let requests = 0;
@@ -154,6 +154,25 @@ export async function readRecord(
     if (err instanceof RecordFormatError) return damaged(`is damaged or of another version (${err.message})`, text);
     throw err;
   }
+}
+
+/**
+ * This machine's copy of the record as a read of it, without a request: what it last read
+ * or recorded. Current only as far as the caller knows (a listing with its hash, or a
+ * compare-and-swap on its tail); null when there is no usable copy.
+ */
+export async function copyRead(session: Pick<Session, 'stateDir'>): Promise<RecordRead | null> {
+  const store = copyStore(session);
+  const meta = await store.meta();
+  const text = meta === null ? null : await store.text(meta);
+  if (meta === null || text === null) return null;
+  return { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+}
+
+/** The copy, when it is the record `listed` (same place, size and hash): a read that costs nothing. */
+export async function currentCopy(session: Pick<Session, 'stateDir'>, listed: Entry | null): Promise<RecordRead | null> {
+  if (listed === null || !isCurrent(listed, await copyStore(session).meta())) return null;
+  return copyRead(session);
 }
 
 /** One file's text by files.readMany within its budget: the content, or why the answer left it out. */
@@ -397,11 +416,9 @@ export async function recordBaseChange(
     read = await readRecord(session, remote, true);
     if (read.path === null || read.text === null) return null;
   } else {
-    const store = copyStore(session);
-    const meta = await store.meta();
-    const text = meta === null ? null : await store.text(meta);
-    if (meta === null || text === null) return null;
-    read = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+    const copy = await copyRead(session);
+    if (copy === null) return null;
+    read = copy;
   }
   if (parsedRecord(read) === null) return null;
   const committed = await commitBatch(session, read, kind, paths, () => []);
