@@ -15,7 +15,8 @@ import { verify } from '../core/verify.js';
 import { assertProjectThere, markProject, type ProjectMark } from './vanished.js';
 import { refuseWhileUndoPending } from '../undo-guard.js';
 import { foldUnverified, settleUnverified } from '../unverified-fold.js';
-import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
+import { finishPush, plannedCopies, recordPush, type CopyPolicy } from './push-journal.js';
+import { copyFolder } from './safety-copy.js';
 import { changedPaths } from '../../model/change.js';
 import { snapshotsEqual } from '../../model/snapshot.js';
 import type { Change, ElsewhereChange, Snapshot } from '../../model/types.js';
@@ -370,9 +371,12 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // The base record takes this push's batch before anything is sent (its befores make a
   // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
   // since our read; read again and plan again, so what it changed is seen, never overwritten.
+  // The undo copy's folder, chosen before the record's write so the batch names it: a rollback on any machine finds the copy.
+  const copyOptions = { destructive: options.force || options.mirror, copies: opts.copies ?? 'safety' } as const;
+  const undoFolder = plannedCopies(first.rec.changes, first.plan, remote.snapshot, base, copyOptions).undo.length > 0 ? copyFolder() : undefined;
   if (recordNeeded) {
     const stamp = await batchStamp(config, head === null ? null : await head, { paths: record.text === null ? null : batch.map((p) => p.path), ...(clean ? { clean } : {}) });
-    const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values(), stamp);
+    const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values(), stamp, undoFolder !== undefined ? { copy: undoFolder } : {});
     if (committed.ok) recordedId = committed.id;
     if (committed.ok && unrecorded.size > 0) await savePendingRecord(session.stateDir, new Map());
     if (!committed.ok) {
@@ -393,10 +397,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
 
   // The journal (and the copies of what this push replaces) first: undo can take back whatever of it lands.
   const requestsBefore = client.stats().total;
-  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, base, {
-    destructive: options.force || options.mirror,
-    copies: opts.copies ?? 'safety',
-  });
+  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, base, { ...copyOptions, ...(undoFolder !== undefined ? { undoFolder } : {}) });
   report.backup = journal?.archives.find((a) => a.kind === 'safety') ?? null;
   // Fresh: nothing but local work since the plan's read (no leftover cleaning, no copies taken).
   const fresh = !cleaned && client.stats().total === requestsBefore;
