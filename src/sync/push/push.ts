@@ -368,12 +368,12 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
 
   /** The batch this push recorded: its log line names it, so `history` knows its health. */
   let recordedId: string | null = null;
-  // The base record takes this push's batch before anything is sent (its befores make a
-  // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
-  // since our read; read again and plan again, so what it changed is seen, never overwritten.
   // The undo copy's folder, chosen before the record's write so the batch names it: a rollback on any machine finds the copy.
   const copyOptions = { destructive: options.force || options.mirror, copies: opts.copies ?? 'safety' } as const;
   const undoFolder = plannedCopies(first.rec.changes, first.plan, remote.snapshot, base, copyOptions).undo.length > 0 ? copyFolder() : undefined;
+  // The base record takes this push's batch before anything is sent (its befores make a
+  // write that does not land harmless): one compare-and-swap. Lost: another machine recorded
+  // since our read; read again and plan again, so what it changed is seen, never overwritten.
   if (recordNeeded) {
     const stamp = await batchStamp(config, head === null ? null : await head, { paths: record.text === null ? null : batch.map((p) => p.path), ...(clean ? { clean } : {}) });
     const committed = await commitBatch(session, record, 'push', batch, () => first.rec.nextBase.values(), stamp, undoFolder !== undefined ? { copy: undoFolder } : {});
