@@ -34,8 +34,12 @@ export interface RollbackResult extends Partial<FailureFields> {
   chmod: { path: string; executable: boolean }[];
   conflicts: { path: string; why: string }[];
   leftAlone: { path: string; why: LeftAloneWhy }[];
-  /** Files whose version the deployment's history no longer holds: refused, nothing changed. */
+  /** Files with neither a files.history version nor a copy to come back from: refused, nothing changed. */
   missing: string[];
+  /** Why, per missing file (the history holds no version and: no copy was taken, the copy is gone, or the record names it outside `.hostsync/backups/`). */
+  missingReasons: { path: string; why: string }[];
+  /** Files in `restored` that come back from a push's undo copy (an archive under `.hostsync/backups/`), not from files.history. */
+  fromCopy: { path: string; archive: string }[];
   /** Requests the changes cost (for a dry run: would cost), past the reads that planned them. */
   plannedRequests: number;
   counts: { restored: number; deleted: number; chmod: number };
@@ -49,7 +53,7 @@ export interface RollbackResult extends Partial<FailureFields> {
 }
 
 export const emptyRollbackResult = (): RollbackResult => ({
-  ok: false, dryRun: false, to: null, batchId: null, restored: [], deleted: [], chmod: [], conflicts: [], leftAlone: [], missing: [], plannedRequests: 0,
+  ok: false, dryRun: false, to: null, batchId: null, restored: [], deleted: [], chmod: [], conflicts: [], leftAlone: [], missing: [], missingReasons: [], fromCopy: [], plannedRequests: 0,
   counts: { restored: 0, deleted: 0, chmod: 0 }, failures: [], requests: requestsOf(null), apply: null, health: null, healthy: null, durationMs: 0, deployment: null,
 });
 
@@ -68,7 +72,9 @@ export function rollbackResultOf(report: RollbackReport, requests: RequestsSumma
     chmod: plan.chmods,
     conflicts: plan.conflicts,
     leftAlone: plan.leftAlone,
-    missing: report.missing,
+    missing: report.missing.map((m) => m.path),
+    missingReasons: report.missing,
+    fromCopy: report.fromCopies,
     plannedRequests: report.plannedRequests,
     counts: report.counts,
     failures: report.failures,
@@ -87,11 +93,10 @@ export function rollbackResultOf(report: RollbackReport, requests: RequestsSumma
     );
   }
   if (report.missing.length > 0) {
-    return failedWith(
-      result,
-      `cannot bring back ${named(report.missing)}: the deployment's file history no longer holds that version (it keeps the latest versions of each file; an upload or archive push keeps none); the rollback changed nothing`,
-      EXIT.refused,
-    );
+    const byWhy = new Map<string, string[]>();
+    for (const m of report.missing) byWhy.set(m.why, [...(byWhy.get(m.why) ?? []), m.path]);
+    const why = [...byWhy].map(([w, paths]) => `${named(paths)}: ${w}`).join('; ');
+    return failedWith(result, `cannot bring back ${why}; the rollback changed nothing`, EXIT.refused);
   }
   if (report.failures.length > 0) {
     const f = report.failures[0]!;

@@ -18,14 +18,18 @@ export function renderRollback(r: RollbackResult): string {
   const target = targetName(r.deployment);
   if (r.to === null) return `Nothing rolled back on ${target}.`;
   out.push(pc.bold(`back to ${shortId(r.to.id)} (${safeText(r.to.kind)} of ${when(r.to.time)} from ${quoteName(r.to.host)}:${quoteName(r.to.dir)})`));
+  const copies = new Map(r.fromCopy.map((c) => [c.path, c.archive]));
   const lines = [
-    ...r.restored.map((p) => `  ${pc.green('R')}  ${quoteName(p)} ${pc.dim('(brought back)')}`),
+    ...r.restored.map((p) => {
+      const copy = copies.get(p);
+      return `  ${pc.green('R')}  ${quoteName(p)} ${pc.dim(copy ? `(brought back from the copy ${quoteName(copy)})` : '(brought back)')}`;
+    }),
     ...r.deleted.map((p) => `  ${pc.red('D')}  ${quoteName(p)} ${pc.dim('(added since; the API keeps a copy)')}`),
     ...r.chmod.map((c) => `  ${pc.yellow('M')}  ${quoteName(c.path)} ${pc.dim(c.executable ? '(mode +x)' : '(mode -x)')}`),
   ];
   out.push(...(lines.length > 0 ? limited(lines) : [pc.dim('  the deployment already holds it: nothing to change')]));
   for (const c of r.conflicts) out.push(pc.red(`  conflict: ${quoteName(c.path)}: ${safeText(c.why)}`));
-  for (const m of r.missing) out.push(pc.red(`  no version: ${quoteName(m)} (the deployment's file history no longer holds it)`));
+  for (const m of r.missingReasons) out.push(pc.red(`  cannot bring back: ${quoteName(m.path)} (${safeText(m.why)})`));
   if (r.leftAlone.length > 0) out.push(pc.dim(`  ${plural(r.leftAlone.length, 'file')} left as ${r.leftAlone.length === 1 ? 'it is' : 'they are'} (${[...new Set(r.leftAlone.map((l) => l.why))].join(', ')}): ${quoteName(r.leftAlone[0]!.path)}${r.leftAlone.length > 1 ? ', ...' : ''}`));
   const planned = `${plural(r.plannedRequests, 'request')} for the changes`;
   if (r.dryRun) out.push(`dry run: would roll back ${plural(lines.length, 'file')} on ${target} (${planned}, ${r.requests.total} spent planning); nothing was changed`);

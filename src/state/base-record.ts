@@ -33,6 +33,18 @@ export const RECORD_MAGIC = 'hostsync base record 1';
 export const RECORD_DIR = '.hostsync';
 export const RECORD_NAME = /^\.hostsync\/base-[0-9a-f]{32}\.rec$/;
 export const newRecordPath = (): string => `${RECORD_DIR}/base-${randomBytes(16).toString('hex')}.rec`;
+/** Where pushes keep their copies of what they replace (every index ignores `.hostsync/`). */
+export const BACKUP_DIR = `${RECORD_DIR}/backups`;
+const COPY_FOLDER = /^\.hostsync\/backups\/[0-9a-f]{32}$/;
+
+/**
+ * The copy folder a batch header names, when it is one a push makes (`.hostsync/backups/<32
+ * hex>`); null otherwise. The record is written by whoever can write files: a folder anywhere
+ * else (`..`, absolute, the app's own files) is never opened, moved from or cleaned up.
+ */
+export function copyFolderIn(header: Pick<BatchHeader, 'copy'>): string | null {
+  return header.copy !== undefined && COPY_FOLDER.test(header.copy) ? header.copy : null;
+}
 
 /**
  * `rollback`: a `hostsync rollback <id>` (sync/two-way/rollback.ts), its header naming the batch it
@@ -57,6 +69,13 @@ export interface BatchHeader {
   git?: GitStamp;
   /** A rollback's target: the id of the batch whose outcome it put back. */
   to?: string;
+  /**
+   * A push's undo copy: the folder (`.hostsync/backups/<32 hex>`) that holds an archive of the
+   * files it overwrote by upload or archive, which files.history keeps no version of. Chosen
+   * before the record is written, taken after: a push that failed between the two names a
+   * folder that does not exist. Read from the deployment: copyFolderIn checks it before use.
+   */
+  copy?: string;
 }
 
 /**
@@ -213,7 +232,20 @@ function parseHeader(s: string, line: number): BatchHeader {
   const git = o.git === undefined ? undefined : parseGitStamp(o.git, line);
   if (o.to !== undefined && typeof o.to !== 'string') throw new RecordFormatError(line, 'bad rollback target in a batch header');
   const to = o.to as string | undefined;
-  return { t: str('t'), id: str('id'), kind: kind as BatchKind, host: str('host'), dir: str('dir'), v: str('v'), ...(git ? { git } : {}), ...(to !== undefined ? { to } : {}) };
+  // Kept as written (a record naming a folder elsewhere is not damaged): copyFolderIn judges it where it is used.
+  if (o.copy !== undefined && typeof o.copy !== 'string') throw new RecordFormatError(line, 'bad copy folder in a batch header');
+  const copy = o.copy as string | undefined;
+  return {
+    t: str('t'),
+    id: str('id'),
+    kind: kind as BatchKind,
+    host: str('host'),
+    dir: str('dir'),
+    v: str('v'),
+    ...(git ? { git } : {}),
+    ...(to !== undefined ? { to } : {}),
+    ...(copy !== undefined ? { copy } : {}),
+  };
 }
 
 const COMMIT = /^([0-9a-f]{40}|[0-9a-f]{64})$/;

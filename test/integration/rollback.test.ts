@@ -3,7 +3,7 @@
  * machine (the base record), and `rollback <id>` puts the files back to what they were right
  * after one of them, from any machine, through files.history/files.restore.
  */
-import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -137,5 +137,93 @@ describe('rollback', () => {
     expect(await onDeployment('src/new.js')).toBe('export {}\n');
     const h = await json(third, 'history');
     expect(h.out.batches[0].kind).toBe('push');
+  });
+});
+
+/** Bytes the planner sends by upload (binary: never writeMany), so files.history keeps no version of what they replace. */
+const bin = (s: string) => `\u0000BIN\u0000${s}\u0000`;
+
+/**
+ * The laptop pushes logo.bin (one), then overwrites it by upload (two: the push takes its undo
+ * copy of one, named in the record); a CI clone overwrites it again (three) and changes app.js.
+ */
+async function uploadPushes(): Promise<{ first: string; ci: string }> {
+  const laptop = (await repo('laptop', { ...PROJECT, 'logo.bin': bin('one') }, '2026-11-01T10:00:00Z')).dir;
+  expect((await cli(laptop, 'push', '--no-apply')).code).toBe(0);
+  await commit(laptop, { 'logo.bin': bin('two, longer') }, 'Second logo', '2026-11-02T10:00:00Z');
+  const second = await json(laptop, 'push', '--no-apply');
+  expect(second.code, second.raw).toBe(0);
+  // Sent by upload, after the undo copy of what it replaced.
+  expect(second.out.requests.byOperation, second.raw).toMatchObject({ 'files.uploadUrl': 1, 'files.compress': 1 });
+  const ci = clone(laptop, 'ci');
+  await commit(ci, { 'logo.bin': bin('three, longer still'), 'src/app.js': 'console.log("two")\n' }, 'Third logo', '2026-11-03T10:00:00Z');
+  const third = await cli(ci, 'push', '--no-apply');
+  expect(third.code, third.stdout + third.stderr).toBe(0);
+  const h = await json(clone(laptop, 'reader'), 'history');
+  return { first: (h.out.batches as Array<{ id: string }>).at(-1)!.id, ci };
+}
+
+const recordFile = async () => path.join(emu.volume, '.hostsync', (await readdir(path.join(emu.volume, '.hostsync'))).find((n) => n.endsWith('.rec'))!);
+const recordText = async () => readFile(await recordFile(), 'utf8');
+
+/** The copy folders on the deployment, each with what it holds. */
+async function copies(): Promise<Record<string, string[]>> {
+  const root = path.join(emu.volume, '.hostsync/backups');
+  const out: Record<string, string[]> = {};
+  for (const d of await readdir(root).catch(() => [])) out[d] = (await readdir(path.join(root, d))).sort();
+  return out;
+}
+
+describe('rollback of a file an upload overwrote (no files.history version)', () => {
+  it('a third machine brings it back from the undo copy the later push named in the record; the copy stays; dry run counts it', async () => {
+    const { first } = await uploadPushes();
+    const before = await copies();
+    // One copy per overwriting push (laptop: one; CI: two), each a single archive.
+    expect(Object.values(before).map((f) => f.length)).toEqual([1, 1]);
+    const third = clone((await repo('t', PROJECT, '2026-11-01T10:00:00Z')).dir, 'third');
+    const dry = await json(third, 'rollback', first, '--dry-run');
+    expect(dry.code, dry.raw).toBe(0);
+    expect(dry.out.restored).toEqual(['logo.bin', 'src/app.js']);
+    expect(dry.out.missing).toEqual([]);
+    expect(dry.out.fromCopy).toEqual([{ path: 'logo.bin', archive: expect.stringMatching(/^\.hostsync\/backups\/[0-9a-f]{32}\/archive-[^/]+\.tar\.gz$/) }]);
+    // app.js: history + restore (2); logo.bin: history, list, decompress, index, delete, move, clean-up (7); the record's edit and the verifying index (2).
+    expect(dry.out.plannedRequests).toBe(11);
+    const human = await cli(third, 'rollback', first, '--dry-run');
+    expect(human.stdout).toContain('brought back from the copy .hostsync/backups/');
+    expect(await onDeployment('logo.bin')).toBe(bin('three, longer still'));
+
+    const r = await json(third, 'rollback', first, '--no-apply');
+    expect(r.code, r.raw).toBe(0);
+    expect(r.out.counts).toEqual({ restored: 2, deleted: 0, chmod: 0 });
+    expect(r.out.failures).toEqual([]);
+    expect(await onDeployment('logo.bin')).toBe(bin('one'));
+    expect(await onDeployment('src/app.js')).toBe('console.log(1)\n');
+    // The copy is still there, and nothing it unpacked is left beside it.
+    expect(await copies()).toEqual(before);
+    // The laptop's copy, not CI's: the first later push is the one that replaced it.
+    const headers = (await recordText()).split('\n').filter((l) => l.startsWith('B ')).map((l) => JSON.parse(l.slice(2)) as { kind: string; dir: string; copy?: string }).filter((h) => h.kind === 'push');
+    expect(headers.map((h) => h.copy !== undefined)).toEqual([true, true]);
+    expect(r.out.fromCopy[0].archive.startsWith(`${headers.find((h) => h.dir.startsWith('laptop'))!.copy}/`)).toBe(true);
+    expect(r.out.requests.byOperation, r.raw).toMatchObject({ 'files.list': 1, 'files.decompress': 1, 'files.move': 1, 'files.restore': 1, 'files.delete': 2 });
+  });
+
+  it('a record whose header names a copy outside .hostsync/backups/ is not followed: the file is refused, nothing changes', async () => {
+    const { first } = await uploadPushes();
+    const recPath = await recordFile();
+    const text = await readFile(recPath, 'utf8');
+    // The laptop's copy, moved where the forged header points (a folder the app could write).
+    const laptopFolder = /"copy":"(\.hostsync\/backups\/[0-9a-f]{32})"/.exec(text)![1]!;
+    const [archive] = await readdir(path.join(emu.volume, laptopFolder));
+    await mkdir(path.join(emu.volume, '.hostsync/stash'), { recursive: true });
+    await copyFile(path.join(emu.volume, laptopFolder, archive!), path.join(emu.volume, '.hostsync/stash', archive!));
+    await writeFile(recPath, text.replace(`"copy":"${laptopFolder}"`, '"copy":".hostsync/stash"'));
+    const third = clone((await repo('t', PROJECT, '2026-11-01T10:00:00Z')).dir, 'third');
+    const r = await json(third, 'rollback', first, '--no-apply');
+    expect(r.code, r.raw).toBe(3);
+    expect(r.out.missing).toEqual(['logo.bin']);
+    expect(r.out.missingReasons[0].why).toContain('outside .hostsync/backups/');
+    expect(r.out.error).toContain('logo.bin');
+    expect(await onDeployment('logo.bin')).toBe(bin('three, longer still'));
+    expect(await onDeployment('src/app.js')).toBe('console.log("two")\n');
   });
 });

@@ -3,6 +3,7 @@ import {
   appendedRecord,
   appendedText,
   batchText,
+  copyFolderIn,
   diffBases,
   parseRecord,
   RecordFormatError,
@@ -121,5 +122,28 @@ describe('diffBases on a no-op', () => {
     const changed = base.copy();
     changed.set('a.txt', file('a.txt', 'A'));
     expect(diffBases(base, changed).map((p) => p.path)).toEqual(['a.txt']);
+  });
+});
+
+describe("a push's undo copy in its batch header (issue 48)", () => {
+  const start = snapshotText(H('s1', 'snapshot'), snap(file('a.bin', '1')).values(), NONCE1);
+  const withHeader = (header: Record<string, unknown>) => appendedText(start, NONCE1, `B ${JSON.stringify(header)}\n0\ta.bin\t-\t-\n`, NONCE2);
+  const folder = `.hostsync/backups/${'0f'.repeat(16)}`;
+
+  it('is read back as written; a header without it (an older writer) reads as before', () => {
+    const r = parseRecord(appendedText(start, NONCE1, batchText({ ...H('p1'), copy: folder }, [{ path: 'a.bin', before: null, after: null }]), NONCE2));
+    expect(r.batches[1]!.header.copy).toBe(folder);
+    expect(parseRecord(withHeader(H('p1') as unknown as Record<string, unknown>)).batches[1]!.header).not.toHaveProperty('copy');
+  });
+
+  it('a copy that is not a string is a damaged record; one outside .hostsync/backups/ is kept but never followed', () => {
+    expect(() => parseRecord(withHeader({ ...H('p1'), copy: 7 }))).toThrow(RecordFormatError);
+    for (const bad of ['../etc', '/etc', '.hostsync/backups/../base', '.hostsync/backups', `.hostsync/backups/${'0f'.repeat(16)}/x`, 'public/uploads', `.hostsync/backups/${'0F'.repeat(16)}`]) {
+      const h = parseRecord(withHeader({ ...H('p1'), copy: bad })).batches[1]!.header;
+      expect(h.copy).toBe(bad);
+      expect(copyFolderIn(h), bad).toBeNull();
+    }
+    expect(copyFolderIn({ copy: folder })).toBe(folder);
+    expect(copyFolderIn({})).toBeNull();
   });
 });

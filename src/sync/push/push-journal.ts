@@ -21,6 +21,21 @@ export interface RecordOptions {
   copies: CopyPolicy;
   /** False for a watch cycle's journal (state/journal.ts says why). */
   durable?: boolean;
+  /** Where the undo copy goes: the folder the push's batch header names (plannedCopies' undo paths, if any). */
+  undoFolder?: string;
+}
+
+/**
+ * The paths of the copies recordPush takes: `safety` (replaced content the base does not hold,
+ * on --force or --mirror) and `undo` (other files the plan overwrites by upload or archive).
+ * Known before anything is sent, so the record's batch can name the undo copy's folder.
+ */
+export function plannedCopies(changes: readonly Change[], plan: Plan, remote: Snapshot, base: Snapshot | null, opts: Pick<RecordOptions, 'destructive' | 'copies'>): { safety: string[]; undo: string[] } {
+  if (changes.length === 0) return { safety: [], undo: [] };
+  const safety = opts.copies !== 'none' && opts.destructive ? safetyCopyPaths(changes, remote, base) : [];
+  const covered = new Set(safety);
+  const undo = opts.copies === 'all' ? unversionedPaths(plan, remote).filter((p) => !covered.has(p)) : [];
+  return { safety, undo };
 }
 
 /**
@@ -39,11 +54,9 @@ export async function recordPush(
   if (changes.length === 0) return null;
   const startedAt = new Date();
   const archives: JournalArchive[] = [];
-  const safety = opts.copies !== 'none' && opts.destructive ? safetyCopyPaths(changes, remote, base) : [];
+  const { safety, undo } = plannedCopies(changes, plan, remote, base, opts);
   if (safety.length > 0) archives.push({ kind: 'safety', archive: await takeCopy(session.client, safety), paths: safety });
-  const covered = new Set(safety);
-  const unversioned = opts.copies === 'all' ? unversionedPaths(plan, remote).filter((p) => !covered.has(p)) : [];
-  if (unversioned.length > 0) archives.push({ kind: 'undo', archive: await takeCopy(session.client, unversioned), paths: unversioned });
+  if (undo.length > 0) archives.push({ kind: 'undo', archive: await takeCopy(session.client, undo, opts.undoFolder), paths: undo });
   const { journal, pruned } = await journalStore(session).begin(journalRecords(changes, remote, base), archives, startedAt, { durable: opts.durable ?? true });
   const stale = pruned.flatMap((j) => j.archives.filter((a) => a.kind === 'undo').map((a) => a.archive));
   if (stale.length > 0) await session.client.files.delete(stale).catch(() => undefined);

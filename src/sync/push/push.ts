@@ -15,7 +15,8 @@ import { verify } from '../core/verify.js';
 import { assertProjectThere, markProject, type ProjectMark } from './vanished.js';
 import { refuseWhileUndoPending } from '../undo-guard.js';
 import { settleUnverified } from '../unverified-fold.js';
-import { finishPush, recordPush, type CopyPolicy } from './push-journal.js';
+import { finishPush, plannedCopies, recordPush, type CopyPolicy } from './push-journal.js';
+import { copyFolder } from './safety-copy.js';
 import { changedPaths } from '../../model/change.js';
 import { snapshotsEqual } from '../../model/snapshot.js';
 import type { Change, Snapshot } from '../../model/types.js';
@@ -251,6 +252,9 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     session, stateBase: state.base, scanned, skipped, head, retry, force, mirror, allowMassDelete: opts.allowMassDelete ?? false,
     ...(opts.holdMassDelete ? { holdMassDelete: opts.holdMassDelete } : {}),
   };
+  const copyOptions = { destructive: force || mirror, copies: opts.copies ?? 'safety' } as const;
+  // The undo copy's folder, chosen before the record's write so the batch names it: a rollback on any machine finds the copy.
+  const undoNeeded = (d: Decision, r: Snapshot, b: Snapshot | null): boolean => plannedCopies(d.rec.changes, d.plan, r, b, copyOptions).undo.length > 0;
   // The batch waiting from a watch's cycles goes with this push's (state/record-pending.ts).
   const unrecorded = opts.dryRun ? new Map<string, BatchPath>() : await loadPendingRecord(session.stateDir);
   const stampOf = async (batch: readonly BatchPath[], read: RecordRead) =>
@@ -270,8 +274,9 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
       if (project !== null && spec.guarded.decision.rec.changes.some((c) => c.kind === 'delete')) await assertProjectThere(project);
       const reading = readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base));
       reading.catch(() => undefined);
-      const committed = await commitBatch(session, last.record, 'push', batch, () => spec!.guarded.decision.rec.nextBase.values(), await stampOf(batch, last.record));
-      if (committed.ok) ahead = { id: committed.id, batch, record: last.record };
+      const copy = undoNeeded(spec.guarded.decision, last.remote.snapshot, spec.base) ? copyFolder() : undefined;
+      const committed = await commitBatch(session, last.record, 'push', batch, () => spec!.guarded.decision.rec.nextBase.values(), await stampOf(batch, last.record), copy !== undefined ? { copy } : {});
+      if (committed.ok) ahead = { id: committed.id, batch, record: last.record, ...(copy !== undefined ? { copy } : {}) };
       else aheadLost = committed.id;
       remote = await reading;
     } else remote = await readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base));
@@ -305,7 +310,10 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // The base record's batch: the paths whose base this push changes (none: no request), with
   // what a watch's cycles wrote and have not recorded yet.
   const batch = pushBatch(base, first.rec.nextBase, unrecorded);
-  const covered = ahead !== null && coveredBy(batch, ahead.batch);
+  const undo = undoNeeded(first, remote.snapshot, base);
+  // Covered: nothing to record on top (an undo copy the batch recorded ahead does not name would be).
+  const covered = ahead !== null && coveredBy(batch, ahead.batch) && (!undo || ahead.copy !== undefined);
+  const undoFolder = !undo ? undefined : covered ? ahead!.copy : copyFolder();
   // The first write follows its read (recorded ahead; a dry run: a push would record ahead).
   const exactLikely = covered || (opts.dryRun === true && !force && !mirror && mayRecordAhead(planned, batch) && (await knownRead(session, known)) !== null);
   // Something to write, then an apply: the key must be allowed both.
@@ -350,7 +358,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   if (recordNeeded) {
     // On top of a batch recorded ahead: the copy holds it now.
     const onto = ahead !== null ? ((await copyRead(session)) ?? record) : record;
-    const committed = await commitBatch(session, onto, 'push', batch, () => first.rec.nextBase.values(), await stampOf(batch, onto));
+    const committed = await commitBatch(session, onto, 'push', batch, () => first.rec.nextBase.values(), await stampOf(batch, onto), undoFolder !== undefined ? { copy: undoFolder } : {});
     if (committed.ok) recordedId = committed.id;
     if (committed.ok && unrecorded.size > 0) await savePendingRecord(session.stateDir, new Map());
     if (!committed.ok) {
@@ -374,10 +382,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
 
   // The journal (and the copies of what this push replaces) first: undo can take back whatever of it lands.
   const requestsBefore = client.stats().total;
-  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, base, {
-    destructive: force || mirror,
-    copies: opts.copies ?? 'safety',
-  });
+  const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, base, { ...copyOptions, ...(undoFolder !== undefined ? { undoFolder } : {}) });
   report.backup = journal?.archives.find((a) => a.kind === 'safety') ?? null;
   // Fresh: nothing but local work since the plan's read (no leftover cleaning, no copies taken).
   const fresh = !cleaned && client.stats().total === requestsBefore;

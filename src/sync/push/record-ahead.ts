@@ -36,6 +36,8 @@ export interface Ahead {
   batch: readonly BatchPath[];
   /** The record as the plan read it: before the batch. */
   record: RecordRead;
+  /** The undo copy's folder the batch names (safety-copy.ts), when the plan overwrote files by upload or archive. */
+  copy?: string;
 }
 
 /**

@@ -9,14 +9,17 @@
  * Each copy goes into its own folder named by 128 random bits: a static or PHP runtime
  * serves the volume as the web root, and a name with only a timestamp (files.compress's
  * `archive-<time>.tar.gz`) can be guessed to the second. The timestamp stays in the file
- * name for humans; the journal records the whole path, which undo and history read.
+ * name for humans; the journal records the whole path, which undo and history read. The
+ * undo copy's folder is chosen before the push writes the base record, whose batch header
+ * names it (`copy`): a rollback on any machine restores from it (two-way/copy-restore.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { HostingClient } from '../../remote/client.js';
 import { entriesEqual } from '../../model/snapshot.js';
 import type { Change, Plan, Snapshot } from '../../model/types.js';
+import { BACKUP_DIR } from '../../state/base-record.js';
 
-export const BACKUP_DIR = '.hostsync/backups';
+export { BACKUP_DIR };
 
 /** Remote files the changes overwrite or delete whose content is not the base's (chmod and rename keep the bytes). */
 export function safetyCopyPaths(changes: readonly Change[], remote: Snapshot, base: Snapshot | null): string[] {
@@ -42,11 +45,11 @@ export function unversionedPaths(plan: Plan, remote: Snapshot): string[] {
 /** `.hostsync/backups/<32 hex>`: a folder no one can guess (files.move creates it). */
 export const copyFolder = (): string => `${BACKUP_DIR}/${randomBytes(16).toString('hex')}`;
 
-/** Archives `paths` (volume-relative) and moves the archive into a copyFolder(); returns its path. Two requests. */
-export async function takeCopy(client: HostingClient, paths: readonly string[]): Promise<string> {
+/** Archives `paths` (volume-relative) and moves the archive into `folder` (a copyFolder()); returns its path. Two requests. */
+export async function takeCopy(client: HostingClient, paths: readonly string[], folder: string = copyFolder()): Promise<string> {
   const { archive } = await client.files.compress([...paths]);
   const name = archive.replace(/^\/+/, '');
-  const moved = await client.files.move([name], copyFolder());
+  const moved = await client.files.move([name], folder);
   const to = moved.moved[0]?.to;
   if (!to) {
     await client.files.delete([name]).catch(() => undefined);

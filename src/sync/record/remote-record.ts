@@ -253,8 +253,22 @@ export function parsedRecord(read: RecordRead): BaseRecord | null {
   return read.record;
 }
 
-export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind, git?: GitStamp, to?: string): BatchHeader {
-  return { t: new Date().toISOString(), id: randomBytes(8).toString('hex'), kind, host: hostname(), dir: path.basename(session.config.root), v: TOOL_VERSION, ...(git ? { git } : {}), ...(to !== undefined ? { to } : {}) };
+/** What a batch's header carries besides who and when: a rollback's target, a push's undo copy folder. */
+export type HeaderExtra = Pick<BatchHeader, 'to' | 'copy'>;
+
+export function batchHeader(session: Pick<Session, 'config'>, kind: BatchKind, git?: GitStamp, extra: HeaderExtra = {}): BatchHeader {
+  const { to, copy } = extra;
+  return {
+    t: new Date().toISOString(),
+    id: randomBytes(8).toString('hex'),
+    kind,
+    host: hostname(),
+    dir: path.basename(session.config.root),
+    v: TOOL_VERSION,
+    ...(git ? { git } : {}),
+    ...(to !== undefined ? { to } : {}),
+    ...(copy !== undefined ? { copy } : {}),
+  };
 }
 
 /**
@@ -282,10 +296,10 @@ export async function commitBatch(
   given: readonly BatchPath[],
   whole: () => Iterable<Entry>,
   stamp: BatchStamp | null = null,
-  /** A rollback's target batch id (the header's `to`). */
-  to?: string,
+  /** The header's `to` (a rollback's target batch id) and `copy` (a push's undo copy folder). */
+  extra: HeaderExtra = {},
 ): Promise<CommitResult> {
-  const header = batchHeader(session, kind, stamp?.git, to);
+  const header = batchHeader(session, kind, stamp?.git, extra);
   const fromCommit = stamp?.fromCommit ?? null;
   const paths = markedFromCommit(given, fromCommit);
   const nonce = newNonce();

@@ -4,11 +4,13 @@
  * the local tree.
  *
  * read the remote and the record -> plan (pure) -> refuse on conflicts (exit 3, unless
- * forced) -> find every restore's files.history version (one files.history each) -> refuse,
- * touching nothing, if any is missing -> [dry run ends here] -> record the rollback's batch
- * (one compare-and-swap, BEFORE acting: its befores make a write that does not land
- * harmless; lost: refused, nothing changed) -> journal it (so `undo` takes it back) ->
- * delete what was added since, restore, chmod -> verify (one scoped index) -> this machine's
+ * forced) -> find every restore's files.history version (one files.history each), and for
+ * one without, the undo copy the batch that replaced it names (one files.list per copy) ->
+ * refuse, touching nothing, if any has neither -> [dry run ends here] -> record the
+ * rollback's batch (one compare-and-swap, BEFORE acting: its befores make a write that does
+ * not land harmless; lost: refused, nothing changed) -> journal it (so `undo` takes it back)
+ * -> delete what was added since, restore (copy-restore.ts for the copies), chmod -> verify
+ * (one scoped index) -> this machine's
  * base takes the target's entries (its local files are then ahead: a push re-applies them)
  * -> apply and health, as push does.
  */
@@ -23,7 +25,9 @@ import { modeOf } from '../core/plan.js';
 import { findBatch } from '../record/record-history.js';
 import { readRemote, readRemoteScope } from '../remote-read/remote-read.js';
 import { commitBatch, parsedRecord, readRecord } from '../record/remote-record.js';
-import { planRollback, rollbackRequests, type LeftAloneWhy, type RollbackPlan } from '../core/rollback-plan.js';
+import { planRollback, restoreSources, rollbackRequests, type LeftAloneWhy, type RollbackPlan } from '../core/rollback-plan.js';
+import { copyFolderIn } from '../../state/base-record.js';
+import { findArchives, restoreFromCopy } from './copy-restore.js';
 import type { Session } from '../session.js';
 import { refuseWhileUndoPending } from '../undo-guard.js';
 import { pickVersion } from '../core/undo-plan.js';
@@ -42,8 +46,10 @@ export interface RollbackOptions {
 export interface RollbackReport {
   dryRun: boolean;
   plan: RollbackPlan;
-  /** Restores whose version files.history no longer holds: the rollback was refused, nothing changed. */
-  missing: string[];
+  /** Restores with neither a files.history version nor a copy to come from: the rollback was refused, nothing changed. */
+  missing: { path: string; why: string }[];
+  /** Restores that come from a push's undo copy (the rest from their files.history version). */
+  fromCopies: { path: string; archive: string }[];
   /** The rollback's own batch id in the record (null: a dry run, or refused). */
   batchId: string | null;
   /** Requests the changes cost (planned, for a dry run). */
@@ -86,6 +92,7 @@ async function rollbackUnderLock(session: Session, opts: RollbackOptions): Promi
     dryRun: opts.dryRun ?? false,
     plan,
     missing: [],
+    fromCopies: [],
     batchId: null,
     plannedRequests: rollbackRequests(plan, DELETE_BATCH_PATHS),
     counts: { restored: 0, deleted: 0, chmod: 0 },
@@ -98,20 +105,28 @@ async function rollbackUnderLock(session: Session, opts: RollbackOptions): Promi
   const done = (): RollbackReport => ({ ...report, durationMs: Date.now() - started });
   if (plan.conflicts.length > 0 && !opts.force) return done();
 
-  // Every version is found before anything changes: one that is gone refuses the whole rollback.
+  // Every source is found before anything changes: a file with none refuses the whole rollback.
   const offset = client.clockOffsetMs();
   const skew = offset !== null && Math.abs(offset) > CLOCK_SKEW_IGNORED_MS ? offset : 0;
   const versions = new Map<string, string>();
+  const folders = new Set<string>();
   for (const r of plan.restores) {
     const { versions: listed } = await client.files.history(r.path);
     // Another machine's clock is not known: the slack covers clocks NTP keeps.
     const v = pickVersion(listed, Date.parse(r.replacedAt) + skew, r.want, CLOCK_SKEW_IGNORED_MS);
     if (v) versions.set(r.path, v.id);
-    else report.missing.push(r.path);
+    else if (r.copy !== null) {
+      const folder = copyFolderIn({ copy: r.copy });
+      if (folder !== null) folders.add(folder);
+    }
   }
+  const sources = restoreSources(plan.restores, versions, await findArchives(client, folders));
+  report.missing = sources.missing;
+  report.fromCopies = sources.copies.flatMap((c) => c.restores.map((r) => ({ path: r.path, archive: `${c.folder}/${c.archive}` })));
+  report.plannedRequests = rollbackRequests(plan, DELETE_BATCH_PATHS, sources);
   if (report.missing.length > 0 || opts.dryRun || plan.batch.length === 0) return done();
 
-  const committed = await commitBatch(session, read, 'rollback', plan.batch, () => [], null, plan.target.id);
+  const committed = await commitBatch(session, read, 'rollback', plan.batch, () => [], null, { to: plan.target.id });
   if (!committed.ok) throw refusal('the deployment\'s base record changed while the rollback planned (another push?): nothing was changed; run the rollback again');
   report.batchId = committed.id;
   const { journal } = await journalStore(session).begin(
@@ -137,13 +152,24 @@ async function rollbackUnderLock(session: Session, opts: RollbackOptions): Promi
       report.counts.deleted += (await client.files.delete(batch)).deleted;
     });
   }
-  opts.onProgress?.({ phase: 'transfer', done: 0, total: plan.restores.length });
-  for (const [i, r] of plan.restores.entries()) {
+  const total = plan.restores.length;
+  let restoredOrFailed = 0;
+  opts.onProgress?.({ phase: 'transfer', done: 0, total });
+  for (const r of plan.restores) {
+    const id = sources.versions.get(r.path);
+    if (id === undefined) continue;
     await attempt([r.path], async () => {
-      await client.files.restore(r.path, versions.get(r.path)!);
+      await client.files.restore(r.path, id);
       report.counts.restored++;
     });
-    opts.onProgress?.({ phase: 'transfer', done: i + 1, total: plan.restores.length });
+    opts.onProgress?.({ phase: 'transfer', done: ++restoredOrFailed, total });
+  }
+  for (const group of sources.copies) {
+    const got = await restoreFromCopy(client, group);
+    report.counts.restored += got.restored;
+    report.failures.push(...got.failures);
+    restoredOrFailed += group.restores.length;
+    opts.onProgress?.({ phase: 'transfer', done: restoredOrFailed, total });
   }
   for (const c of plan.chmods) {
     await attempt([c.path], async () => {
