@@ -21,7 +21,8 @@
  *   again and the stat cache saved) vs `git status` right after the same append;
  * - a no-op `hostsync push --no-apply` (1 request) vs `git status --porcelain`;
  * - `hostsync status` with a `hostsync watch` running on the tree, asked 1 s apart and
- *   back to back (see watchRunningRow), vs `git status --porcelain`;
+ *   back to back (see watchRunningRow), and the first and second after an edit the watch
+ *   synced (with their requests), vs `git status --porcelain`;
  * - initial `hostsync push --no-apply` (requests, wall) vs `tar czf` + one upload + one
  *   decompress through the API, each into its own fresh deployment.
  * CPU (user+sys) and peak RSS come from /usr/bin/time; each status row is the best of
@@ -217,7 +218,7 @@ async function statusRows(env) {
     const compareEnv = { ...env, HOSTSYNC_DEPLOYMENT: dep.id };
     await pushedOnce('--compare push', compareCli, compareTree, compareEnv);
     before = statusOf(compareCli, compareTree, compareEnv);
-    compareWatch = { cli: compareCli, cwd: compareTree, env: compareEnv, label: ` (${args.compare})` };
+    compareWatch = { cli: compareCli, cwd: compareTree, env: compareEnv, label: ` (${args.compare})`, volume: dep.volume };
     beforePush = pushOf(compareCli, compareTree, compareEnv);
   }
   if (args['rows-at']) {
@@ -319,7 +320,7 @@ async function statusRows(env) {
   const gitNoopRow = { name: '`git status --porcelain`', ...gitNoop };
   row('`hostsync push --no-apply`, no-op (1 request)', noopPush, gitNoopRow);
   if (noopPushBefore) row(`\`hostsync push --no-apply\`, no-op (${args.compare})`, noopPushBefore, gitNoopRow);
-  await watchRunningRow({ cli: CLI, cwd: tree, env, label: '' }, gitRow);
+  await watchRunningRow({ cli: CLI, cwd: tree, env, label: '', volume: emu.volume }, gitRow);
   // The other build's watch on its own tree, after this one has stopped (one watch at a time).
   if (compareWatch) await watchRunningRow(compareWatch, gitRow);
 }
@@ -336,7 +337,22 @@ async function statusRows(env) {
  * question's probe was reported less than 0.5 s before. "1 s apart" is a person typing
  * `status`; "back to back" a script asking twice in a row (the second one timed).
  */
-async function watchRunningRow({ cli, cwd, env, label }, gitRow) {
+/** Waits until the deployment's `volume` holds `rel` as `cwd` does (the watch pushed it); 60 s at most. */
+async function synced(cwd, volume, rel) {
+  const want = fs.readFileSync(path.join(cwd, rel));
+  const until = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if (fs.readFileSync(path.join(volume, rel)).equals(want)) return;
+    } catch {
+      // not there yet
+    }
+    if (Date.now() > until) throw new Error(`the watch did not push ${rel} within 60 s`);
+    await sleep(100);
+  }
+}
+
+async function watchRunningRow({ cli, cwd, env, label, volume }, gitRow) {
   // With --cpu-prof the watch is profiled too (written when it stops): its answers are the profile's last seconds.
   const prof = args['cpu-prof'] && !label ? ['--cpu-prof', '--cpu-prof-dir', path.join(path.resolve(args['cpu-prof']), 'watch-daemon')] : [];
   const daemon = spawn(process.execPath, [...prof, cli, 'watch', '--no-apply', '--watcher', 'native'], { cwd, env: { PATH: process.env.PATH, HOME: os.homedir(), ...env }, stdio: 'ignore' });
@@ -367,6 +383,24 @@ async function watchRunningRow({ cli, cwd, env, label }, gitRow) {
     if (args['cpu-prof'] && !label) await timed(process.execPath, ['--cpu-prof', '--cpu-prof-dir', path.join(path.resolve(args['cpu-prof']), 'watch-running'), cli, 'status'], { env, cwd });
     row(`\`hostsync status\`, no-op, a watch running, asked 1 s apart${label} (watch's CPU per status: ${f2(perQuestion)} s)`, asked, { name: '`git status --porcelain`', ...git });
     row(`\`hostsync status\`, a watch running, asked back to back${label} (the second of two timed)`, again, { name: '`git status --porcelain`', ...git });
+    // After an edit the watch synced (issue 45, item 4): the first status after it, and the next.
+    const afterEdit = [[], []];
+    for (let i = 0; i < RUNS; i++) {
+      const edit = oneEdit(cwd, null);
+      await synced(cwd, volume, edit.rel);
+      for (const k of [0, 1]) {
+        const r = await timed(process.execPath, [cli, 'status', '--json'], { env, cwd });
+        const req = JSON.parse(r.out).requests;
+        afterEdit[k].push({ ...r, requests: typeof req === 'number' ? req : req.total });
+      }
+      edit.undo();
+      await synced(cwd, volume, edit.rel);
+    }
+    for (const [k, what] of ['first', 'second'].entries()) {
+      const runs = afterEdit[k];
+      const fig = { wall: Math.min(...runs.map((r) => r.wall)), cpu: Math.min(...runs.map((r) => r.cpu)), rssMb: Math.max(...runs.map((r) => r.rssMb)) };
+      row(`\`hostsync status\`, a watch running, the ${what} after an edit it synced${label} (requests: ${runs.map((r) => r.requests).join(', ')})`, fig, { name: '`git status --porcelain`', ...git });
+    }
   } finally {
     daemon.kill('SIGINT');
     await once(daemon, 'exit');

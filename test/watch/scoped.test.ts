@@ -6,7 +6,7 @@
  * a write of ours, and a restart after edits, cost a bounded number of requests too.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,13 @@ async function bigProject(on: RunningEmulator = emu) {
   await writeTree(dir, files);
   const dep = await on.createDeployment({ runtime: 'static' });
   return { root: dir, cleanup, dep, files: Object.keys(files).length };
+}
+
+/** The base record's path in a volume (`.hostsync/base-*.rec`). */
+async function recordPath(volume: string): Promise<string> {
+  const name = (await readdir(path.join(volume, '.hostsync'))).find((n) => n.startsWith('base-') && n.endsWith('.rec'));
+  if (!name) throw new Error('no base record on the deployment');
+  return `.hostsync/${name}`;
 }
 
 const isCycle = (trigger: CycleEvent['trigger']) => (e: { type: string; trigger?: string }) => e.type === 'cycle' && e.trigger === trigger;
@@ -181,6 +188,33 @@ describe('scoped cycles', () => {
       for (const c of changes) expect(c.requests).toBe(changeCycleCost(false));
       expect(rec.cyclesSince(mark).some((c) => c.trigger === 'verify')).toBe(false);
       await converged(daemon, p.root, p.dep.volume);
+    } finally {
+      await daemon.stop();
+      await session.close();
+      await p.cleanup();
+    }
+  });
+
+  it('the batch the quiet moment records carries the burst\'s health: history says whether the app was up after it', async () => {
+    const p = await bigProject();
+    const session = await watchSession(emu, p.root, p.dep.id);
+    const rec = new Recorder();
+    const daemon = await startWatch(session, { onEvent: rec.onEvent, tunables: { verifyIdleMs: 200 } });
+    const stateDir = deploymentStateDir(p.root, emu.baseUrl, p.dep.id);
+    try {
+      await converged(daemon, p.root, p.dep.volume);
+      const mark = rec.events.length;
+      await writeFile(path.join(p.root, 'src/d/f2.js'), 'export const v = "healthy burst";\n');
+      const change = (await rec.waitFor(isCycle('change'), mark)) as CycleEvent;
+      expect(change.apply).not.toBeNull();
+      expect(change.healthy).toBe(true);
+      await rec.waitFor(isCycle('verify'), mark);
+      const store = new StateStore(stateDir, p.dep.id);
+      const recorded = (await store.readLog()).filter((l) => l.command === 'watch-recorded');
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]).toMatchObject({ healthy: true, paths: 1 });
+      const header = (await readFile(path.join(p.dep.volume, (await recordPath(p.dep.volume))), 'utf8')).includes(recorded[0]!.batch as string);
+      expect(header).toBe(true);
     } finally {
       await daemon.stop();
       await session.close();

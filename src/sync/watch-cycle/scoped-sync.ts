@@ -355,6 +355,7 @@ export class ScopedSync {
       report.leftOut = [...new Set([...report.failures.map((f) => f.path), ...vanished])].sort();
     }
     report.applyPending = applyPending && report.apply === null;
+    if (report.health !== null) this.lastHealthy = report.healthy;
     // After the cycle's requests: the base on disk catches up in O(paths), off the save-to-live path.
     await this.persist();
     report.durationMs = Date.now() - started;
@@ -363,6 +364,13 @@ export class ScopedSync {
     }
     return report;
   }
+
+  /**
+   * The health verdict after the last cycle that judged one (null: none since the last
+   * recorded batch). Logged with the batch the quiet moment records, so `history` says
+   * whether the app was up after a watch burst, as it does after a push.
+   */
+  private lastHealthy: boolean | null = null;
 
   /** The cycles' batches not yet in the base record (state/record-pending.ts), loaded once. */
   private pending: Map<string, BatchPath> | null = null;
@@ -410,6 +418,10 @@ export class ScopedSync {
       // Only what was recorded: a cycle running meanwhile may have folded in more.
       for (const p of paths) if (pending.get(p.path) === p) pending.delete(p.path);
       await savePendingRecord(this.session.stateDir, pending);
+      if (this.lastHealthy !== null) {
+        await this.session.store.appendLog({ command: 'watch-recorded', batch: committed.id, paths: paths.length, healthy: this.lastHealthy });
+        this.lastHealthy = null;
+      }
     }
     if (!moved) return;
     await this.persist();
