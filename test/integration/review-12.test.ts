@@ -14,9 +14,14 @@ import { runInit } from '../../src/app/init.js';
 import { describeError } from '../../src/sync/describe-error.js';
 import { EXIT } from '../../src/errors.js';
 import { HostingClient } from '../../src/remote/client.js';
+import { OutcomeUnknownError } from '../../src/remote/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { mkfifoSync } from '../local/mkfifo.js';
 import { archiveName } from '../../src/sync/remote-read/remote-read.js';
+import { ownBudgetPerTest } from '../helpers/budget.js';
+
+// Together the file's tests pass the key's 120 requests a minute: each gets its own budget.
+ownBudgetPerTest();
 
 let emu: RunningEmulator;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -194,6 +199,41 @@ describe('a remote edit during the push (review 3)', () => {
     } finally {
       await mate.cleanup();
     }
+  });
+
+  it('a batch recorded ahead whose answer was lost after it landed is this push\'s own, not another machine\'s: no conflict with itself', async () => {
+    await writeTree(work.dir, { 'app.js': 'v1\n', 'lib.js': 'l1\n' });
+    await pushOnce(emu, work.dir);
+    await writeTree(work.dir, { 'app.js': 'v2 local\n' });
+    const config = await loadConfig({ flags: { dir: work.dir }, env: envFor(emu) });
+    const session = await openSession(config);
+    const { files } = session.client;
+    const edit = files.edit.bind(files);
+    const index = files.index.bind(files);
+    let landed!: () => void;
+    const editLanded = new Promise<void>((resolve) => (landed = resolve));
+    let edits = 0;
+    let indexes = 0;
+    // The record's compare-and-swap lands, and its answer is lost; the index beside it is answered after it landed.
+    files.edit = async (...a: Parameters<typeof files.edit>) => {
+      const res = await edit(...a);
+      if (++edits > 1) return res;
+      landed();
+      throw new OutcomeUnknownError('the answer was lost', { operation: 'files.edit', status: 0, serverMessage: 'lost' });
+    };
+    files.index = async (req) => {
+      if (++indexes === 1) await editLanded;
+      return index(req);
+    };
+    try {
+      const report = await push(session, { noApply: true });
+      expect(report.conflicts).toEqual([]);
+      expect(report.failures).toEqual([]);
+      expect(exitCodeFor(report)).toBe(EXIT.ok);
+    } finally {
+      await session.close();
+    }
+    expect(await readFile(path.join(emu.volume, 'app.js'), 'utf8')).toBe('v2 local\n');
   });
 
   it('a hand edit the last read did not see, where the push records ahead, is a conflict: kept, never overwritten, and still one the next push', async () => {

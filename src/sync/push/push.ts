@@ -293,7 +293,9 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   // The base record: what hostsync (on any machine) last left on the deployment. Recorded
   // ahead, the copy planned with is it (the batch on top is this push's own).
   // A push holds the lock: what it reads becomes this machine's copy (a dry run keeps nothing).
-  const record = ahead !== null ? ahead.record : remote.fromCache && last !== null && aheadLost === null ? last.record : await readRecord(session, remote, !opts.dryRun);
+  const read = ahead !== null ? ahead.record : remote.fromCache && last !== null && aheadLost === null ? last.record : await readRecord(session, remote, !opts.dryRun);
+  // A lost compare-and-swap whose answer was lost after it landed left our batch there: ours, not another machine's.
+  const record = aheadLost !== null ? { ...read, own: [...read.own, aheadLost] } : read;
   if (record.warning !== null) warnings.push(record.warning);
   // The plan made on the last read is this read's plan when the index said nothing changed.
   const planned = spec !== null && remote.fromCache && aheadLost === null ? spec : await planPush(planInput, remote, record);
