@@ -25,7 +25,7 @@ export function statusAnswerer(opts: ConnectionOptions): (config: string, own: O
     } catch (err) {
       return no(`the watch could not resolve its configuration again (${(err as Error).message})`);
     }
-    const { result, thrown } = await runStatus(quiet, { watchOnly: own.changed, connections: own.connections, cache: own.cache, ...(own.remote ? { remote: own.remote } : {}), ...(own.store ? { store: own.store } : {}) });
+    const { result, thrown } = await runStatus(quiet, { watchOnly: own.changed, connections: own.connections, cache: own.cache, ...(own.remote ? { remote: own.remote } : {}) });
     if (thrown) return no(result.error ?? 'the watch could not work out the status');
     return { v: WATCH_QUERY_VERSION, ok: true, result: { ...result, local: { ...result.local, by: 'watch' } } };
   };

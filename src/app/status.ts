@@ -140,7 +140,7 @@ export async function runStatus(opts: StatusOptions = {}, by: 'command' | WatchO
       watch,
     }),
     async () => {
-      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS, by === 'command' ? undefined : { connections: by.connections, cache: by.cache, ...(by.remote ? { remote: by.remote } : {}), ...(by.store ? { store: by.store } : {}) });
+      session = await connect(opts, undefined, READ_COMMAND_DEADLINE_MS, by === 'command' ? undefined : { connections: by.connections, cache: by.cache, ...(by.remote ? { remote: by.remote } : {}) });
       watch = await readWatchStatus(session.stateDir);
       // Read before the comparison, which may rewrite the state the mark is tied to.
       const unanswered = await session.store.applyTimedOutAt();

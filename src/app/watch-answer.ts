@@ -7,7 +7,6 @@
 import { hostname } from 'node:os';
 import type { StatCache } from '../local/statcache.js';
 import type { HostingClient } from '../remote/client.js';
-import type { StateStore } from '../state/store.js';
 import type { WatchStatus } from '../state/watch-status.js';
 import type { RemoteShelf, Session } from '../sync/session.js';
 import { localFromWatch, type WatchedLocal } from '../sync/watch-cycle/watched-local.js';
@@ -38,8 +37,6 @@ export interface WatchOnly {
   cache: StatCache;
   /** The watch's shelf for a status's whole-remote read (sync/session.ts RemoteShelf). */
   remote?: RemoteShelf;
-  /** The state store the watch's statuses share (sync/session.ts Lent.store). */
-  store?: StateStore;
 }
 
 async function localFromRunningWatch(session: Session, watch: WatchStatus | null, own?: WatchOnly): Promise<WatchedLocal | { reason: string | null }> {

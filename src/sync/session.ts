@@ -78,13 +78,6 @@ export interface Lent {
   cache?: StatCache;
   /** The lender's shelf for the whole-remote read a status made: the next status asks with its digest (RemoteShelf). */
   remote?: RemoteShelf;
-  /**
-   * A state store kept between the statuses a running watch works out (never the watch's
-   * own, whose base its cycles change in place): while state.bin and its journal are the
-   * ones it read, the next status takes the base it decoded instead of reading and
-   * replaying them again (at 100k files ~0.2 s after each of the watch's writes).
-   */
-  store?: StateStore;
 }
 
 /**
@@ -125,7 +118,7 @@ export async function openSession(config: Config, logger?: Logger, opts: { deadl
     remoteOwned: remoteOwnedMatcher(config.remoteOwned ?? []),
     cache,
     platform,
-    store: opts.lent?.store?.dir === stateDir ? opts.lent.store : new StateStore(stateDir, config.deploymentId),
+    store: new StateStore(stateDir, config.deploymentId),
     stateDir,
     remoteShelf: opts.lent?.remote ?? null,
     hold: lockHolder(stateDir),

@@ -26,7 +26,6 @@ import type { ApplyResult } from '../api/types.js';
 import type { HealthReport } from '../sync/apply/apply.js';
 import type { StepFailure } from '../sync/push/execute.js';
 import type { ChangeCounts } from '../sync/push/push-report.js';
-import type { StateStore } from '../state/store.js';
 import type { RemoteShelf } from '../sync/session.js';
 import type { Change, Conflict, Drift } from '../model/types.js';
 import { type Clock, type StopResult } from './scheduler.js';
@@ -161,8 +160,6 @@ export interface OwnAnswers {
   cache: StatCache;
   /** Where a status keeps its whole-remote read for the next one (sync/session.ts RemoteShelf). */
   remote?: RemoteShelf;
-  /** The state store the statuses share (sync/session.ts Lent.store). */
-  store?: StateStore;
 }
 
 export interface WatchEnd {

@@ -12,7 +12,7 @@ import { watchCookieName } from '../local/temp-names.js';
 import type { Watcher } from '../local/watcher.js';
 import type { ScopedSync } from '../sync/watch-cycle/scoped-sync.js';
 import type { RemoteShelf, Session } from '../sync/session.js';
-import { StateStore, type RemoteCache } from '../state/store.js';
+import type { RemoteCache } from '../state/store.js';
 import { queryEndpoint, viewKey, WATCH_QUERY_VERSION, type WatchAnswer, type WatchStatusAnswer } from './query-protocol.js';
 import { startQueryServer, type QueryServer } from './query-server.js';
 import type { LocalTree } from './local-tree.js';
@@ -40,8 +40,6 @@ export interface DaemonState {
 export class WatchQueries {
   /** The last whole-remote read a status made (RemoteShelf): the next status asks with its digest. */
   private statusRemote: RemoteCache | null = null;
-  /** The statuses' own state store (sync/session.ts Lent.store), made at the first. */
-  private statusStore: StateStore | null = null;
   /** Probe files written for a query, each resolved when the watcher reports it. */
   private readonly cookies = new Map<string, () => void>();
   /** Null when the platform gives no endpoint, or before listen(). */
@@ -86,15 +84,14 @@ export class WatchQueries {
     const answer = this.answer!;
     const { client: connections, cache } = this.d.session;
     const remote: RemoteShelf = { get: () => this.statusRemote, set: (c) => void (this.statusRemote = c) };
-    const store = (this.statusStore ??= new StateStore(this.d.session.stateDir, this.d.session.config.deploymentId));
     // Only the native watcher answers (answerQuery says why): no probe file for the others.
     const running = this.d.watcher();
-    if (running === null || running.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections, cache, remote, store });
+    if (running === null || running.backend !== 'native') return answer(config, { changed: () => this.answerQuery(), connections, cache, remote });
     const probed = this.probeWatcher();
     const changed = async (): Promise<WatchAnswer> =>
       (await probed) ? this.answerQuery('reported') : { v: WATCH_QUERY_VERSION, ok: false, reason: `its watcher did not report a probe file within ${WATCH_QUERY_COOKIE_TIMEOUT_MS} ms` };
     try {
-      return await answer(config, { changed, connections, cache, remote, store });
+      return await answer(config, { changed, connections, cache, remote });
     } finally {
       // A status that ended before asking what changed (another configuration) leaves no probe behind.
       await probed;

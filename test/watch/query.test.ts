@@ -10,7 +10,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { StatCache } from '../../src/local/statcache.js';
-import { StateStore } from '../../src/state/store.js';
 import { loadNativeWatcher } from '../../src/watch/native-watcher.js';
 import { statusAnswerer } from '../../src/app/status-for-watch.js';
 import { statusFromWatch } from '../../src/cli/status-from-watch.js';
@@ -19,7 +18,6 @@ import type { Clock } from '../../src/watch/scheduler.js';
 import type { WatcherBackend } from '../../src/watch/watcher-backend.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTree } from '../helpers/tree.js';
-import { ownBudgetPerTest } from '../helpers/budget.js';
 import { cliEnv, converged, Recorder, watchSession } from './harness.js';
 
 /**
@@ -127,9 +125,6 @@ async function randomEdit(root: string, rnd: () => number, n: number): Promise<s
       return `folder lib/made-${n}`;
   }
 }
-
-// Together the file's tests pass the key's 120 requests a minute: each gets its own budget.
-ownBudgetPerTest();
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -437,66 +432,6 @@ describe('a status beside a watch after its own writes (issue 45, item 4)', () =
       await daemon.stop();
       await session.close();
       await own.close();
-      await cleanup();
-    }
-  });
-});
-
-describe('the statuses a watch works out share one state store (issue 45, item 4)', () => {
-  it.runIf(backends.includes('native'))('the base decoded once serves the next status, and a write of the watch since is seen, never a stale base', async () => {
-    const { dir: root, cleanup } = await tempDir('hostsync-watch-query-store-');
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 30; i++) files[`src/d${i % 3}/f${i}.js`] = `export const v = ${i};\n`;
-    await writeTree(root, files);
-    const dep = await emu.createDeployment({ runtime: 'static' });
-    const session = await watchSession(emu, root, dep.id);
-    const rec = new Recorder();
-    const env = cliEnv(emu, dep.id);
-    const answer = statusAnswerer({ dir: root, env });
-    const lent = new Set<StateStore | undefined>();
-    let loads = 0;
-    const daemon = await startWatch(session, {
-      noApply: true,
-      backend: 'native',
-      onEvent: rec.onEvent,
-      answerStatus: (config, own) => {
-        const store = own.store;
-        if (store && !lent.has(store)) {
-          // Counted: the statuses' session reads the base through the lent store.
-          const load = store.load.bind(store);
-          store.load = async () => (loads++, load());
-        }
-        lent.add(store);
-        return answer(config, own);
-      },
-    });
-    const ask = async (): Promise<StatusWithRequests> => {
-      const printed = await printedBy(async () => expect(await askedInProcess(root, env, '--json')).toBe(0));
-      return JSON.parse(printed.join('')) as StatusWithRequests;
-    };
-    try {
-      await rec.waitFor((e) => e.type === 'ready');
-      await converged(daemon, root, dep.volume);
-      await daemon.whenIdle();
-      expect((await ask()).local.by).toBe('watch');
-      await writeFile(path.join(root, 'src/d1/f7.js'), 'export const v = "edited";\n');
-      await converged(daemon, root, dep.volume);
-      await daemon.whenIdle();
-      for (let i = 0; i < 2; i++) {
-        const now = await ask();
-        expect(now.local.by).toBe('watch');
-        // The watch wrote the edit and its base since the first status: nothing is left to push.
-        expect(now.changes).toEqual([]);
-        const scanned = JSON.parse((await runCli(['status', '--json', '--scan'], env, { cwd: root })).stdout) as StatusJson;
-        expect(answerOf(now)).toEqual(answerOf(scanned));
-      }
-      expect(lent.size).toBe(1);
-      expect(loads).toBeGreaterThanOrEqual(3);
-      expect([...lent][0]).toBeInstanceOf(StateStore);
-      expect([...lent][0]).not.toBe(session.store);
-    } finally {
-      await daemon.stop();
-      await session.close();
       await cleanup();
     }
   });
