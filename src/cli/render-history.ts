@@ -7,7 +7,8 @@ import { plural } from './plural.js';
 import { quoteName, safeText } from './terminal-text.js';
 import { renderHistory as renderLocalHistory } from './render-undo.js';
 
-const when = (iso: string): string => safeText(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+/** A record's time as a line shows it (the record is the deployment's: escaped). */
+export const when = (iso: string): string => safeText(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 /** The id as history shows it: 8 characters name a push among 50 (rollback takes any unique prefix). */
 export const shortId = (id: string): string => safeText(id.slice(0, 8));
 const DETAIL_LIMIT = 200;

@@ -4,14 +4,8 @@ import type { RollbackResult } from '../app/rollback.js';
 import { renderHealth, targetName } from './render.js';
 import { plural } from './plural.js';
 import { quoteName, safeText } from './terminal-text.js';
-import { shortId } from './render-history.js';
-
-const LIST_LIMIT = 20;
-const when = (iso: string): string => safeText(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
-
-function limited(lines: string[]): string[] {
-  return lines.length <= LIST_LIMIT ? lines : [...lines.slice(0, LIST_LIMIT), pc.dim(`  ... and ${lines.length - LIST_LIMIT} more`)];
-}
+import { shortId, when } from './render-history.js';
+import { limited } from './render-undo.js';
 
 export function renderRollback(r: RollbackResult): string {
   const out: string[] = [];

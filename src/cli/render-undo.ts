@@ -10,7 +10,8 @@ const LIST_LIMIT = 20;
 const pushes = (n: number): string => plural(n, 'push', 'pushes');
 const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 
-function limited(lines: string[]): string[] {
+/** At most LIST_LIMIT lines, then how many more. */
+export function limited(lines: string[]): string[] {
   return lines.length <= LIST_LIMIT ? lines : [...lines.slice(0, LIST_LIMIT), pc.dim(`  ... and ${lines.length - LIST_LIMIT} more`)];
 }
 

@@ -18,7 +18,7 @@
  * pure (judgePosition); positionOf (record/copy-derive.ts) asks git the questions it needs.
  */
 import type { GitHead } from '../../local/git.js';
-import { GIT_ABBREV, lastHeaderOf, type BaseRecord, type BatchHeader, type BatchKind } from '../../state/base-record.js';
+import { GIT_ABBREV, lastHeaderOf, type BatchHeader, type BatchKind } from '../../state/base-record.js';
 
 export type PositionState = 'same' | 'ahead' | 'behind' | 'diverged' | 'unknown';
 
@@ -37,14 +37,7 @@ export interface CopyPosition {
 /** Batches that deploy a copy's tree (a pull, resolve or undo records what the deployment already held). */
 export const DEPLOYS: ReadonlySet<BatchKind> = new Set<BatchKind>(['push', 'watch', 'snapshot']);
 
-/** The record's newest batch that deployed a copy's tree; null when none did. */
-export function lastPush(record: BaseRecord | null): BatchHeader | null {
-  if (record === null) return null;
-  for (let i = record.batches.length - 1; i >= 0; i--) if (DEPLOYS.has(record.batches[i]!.header.kind)) return record.batches[i]!.header;
-  return null;
-}
-
-/** lastPush from a record's text, unparsed (base-record.ts lastHeaderOf). */
+/** The record's newest batch that deployed a copy's tree (null: none did), read from its text unparsed (base-record.ts lastHeaderOf). */
 export const lastPushIn = (text: string | null): BatchHeader | null => (text === null ? null : lastHeaderOf(text, DEPLOYS));
 
 /** What git answered about Y, asked only when the judgement needs it. */

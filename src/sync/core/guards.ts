@@ -3,7 +3,7 @@
  * paths the local scan could not read, and symlinks on the remote.
  */
 import { pathsOf, targetOf } from '../../model/change.js';
-import { ancestors } from '../../model/paths.js';
+import { ancestors, comparePaths } from '../../model/paths.js';
 import { keepOldEntries } from './settle.js';
 import type { Change, Conflict, Reconciliation, Snapshot } from '../../model/types.js';
 import { foldName } from '../../local/case-fold.js';
@@ -105,6 +105,6 @@ export function keepUnholdable(rec: Reconciliation, hidden: ReadonlySet<string>,
   if (hidden.size === 0) return rec;
   const nextBase: Snapshot = new Map(rec.nextBase);
   keepOldEntries(nextBase, base, [...hidden]);
-  const remoteOnly = [...rec.remoteOnly, ...hidden].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const remoteOnly = [...rec.remoteOnly, ...hidden].sort(comparePaths);
   return { ...rec, remoteOnly, nextBase };
 }

@@ -44,7 +44,8 @@ export interface ReplayedPath {
   fromCommit: boolean;
 }
 
-const entryOf = (path: string, e: RecEntry | undefined): Entry | null =>
+/** A recorded entry at `path` as a snapshot's entry (null: absent). */
+export const entryOf = (path: string, e: RecEntry | undefined): Entry | null =>
   e ? { path, hash: e.hash, size: e.size, executable: e.executable } : null;
 
 /** Does the remote entry hold the recorded one? A remote listed without a hash (too big to hash) is taken by size, as resolveRemote does. */

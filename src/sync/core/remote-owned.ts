@@ -19,6 +19,8 @@
 import { createIgnoreMatcher } from '../../local/ignore.js';
 import type { Reconciliation, Snapshot } from '../../model/types.js';
 import { keepOldEntries } from './settle.js';
+import { withoutPaths } from './guards.js';
+import { comparePaths } from '../../model/paths.js';
 import { within } from '../scope.js';
 
 export interface RemoteOwned {
@@ -61,7 +63,7 @@ export function setAsideOwned(rec: Reconciliation, set: ReadonlySet<string>, bas
   if (set.size === 0) return rec;
   const nextBase: Snapshot = new Map(rec.nextBase);
   keepOldEntries(nextBase, base, [...set]);
-  const remoteOwned = [...set].filter((p) => remote.has(p)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const remoteOwned = [...set].filter((p) => remote.has(p)).sort(comparePaths);
   return { ...rec, remoteOwned, nextBase };
 }
 
@@ -80,13 +82,10 @@ export function leaveOwnedForPull<T extends { base: Snapshot | null; local: Snap
   named: readonly string[] | null,
 ): { trees: T; left: string[] } {
   const set = ownedPaths(owned, [trees.remote, trees.local, trees.base]);
-  const left = [...set].filter((p) => !pullNames(p, named)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const left = [...set].filter((p) => !pullNames(p, named)).sort(comparePaths);
   if (left.length === 0) return { trees, left };
-  const drop = (snap: Snapshot): Snapshot => {
-    const out: Snapshot = new Map(snap);
-    for (const p of left) out.delete(p);
-    return out;
-  };
+  const gone = new Set(left);
+  const drop = (snap: Snapshot): Snapshot => withoutPaths(snap, gone);
   return { trees: { ...trees, base: trees.base && drop(trees.base), local: drop(trees.local), remote: drop(trees.remote) }, left };
 }
 

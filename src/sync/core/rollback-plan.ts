@@ -18,10 +18,11 @@
  * unless forced (files.restore and files.delete keep what they replace, so a forced one
  * loses nothing either).
  */
-import { copyFolderIn, type BaseRecord, type BatchHeader, type BatchPath, type RecEntry } from '../../state/base-record.js';
+import { copyFolderIn, recEntriesEqual, type BaseRecord, type BatchHeader, type BatchPath, type RecEntry } from '../../state/base-record.js';
 import { sameContent } from '../../model/snapshot.js';
 import type { Entry, Snapshot } from '../../model/types.js';
-import { holdsRecorded } from './record-merge.js';
+import { entryOf, holdsRecorded } from './record-merge.js';
+import { comparePaths, parentDir } from '../../model/paths.js';
 
 export type LeftAloneWhy = 'remoteOwned' | 'sendSecrets' | 'ignored';
 
@@ -51,13 +52,6 @@ export interface RollbackPlan {
   expected: Map<string, Entry | null>;
 }
 
-const toEntry = (path: string, e: RecEntry | undefined): Entry | null => (e ? { path, hash: e.hash, size: e.size, executable: e.executable } : null);
-
-function sameRec(a: RecEntry | undefined, b: RecEntry | undefined): boolean {
-  if (!a || !b) return !a && !b;
-  return a.hash === b.hash && a.size === b.size && a.executable === b.executable;
-}
-
 export interface PlanInput {
   record: BaseRecord;
   /** Index of the target batch in record.batches. */
@@ -66,8 +60,6 @@ export interface PlanInput {
   /** Why a path is never touched, or null. */
   leftAlone: (path: string) => LeftAloneWhy | null;
   force: boolean;
-  /** The clock the in-flight window is measured on (tests pin it). */
-  now?: number;
 }
 
 export function planRollback(input: PlanInput): RollbackPlan {
@@ -84,17 +76,17 @@ export function planRollback(input: PlanInput): RollbackPlan {
     }
   }
   const plan: RollbackPlan = { target: record.batches[index]!.header, restores: [], deletes: [], chmods: [], conflicts: [], leftAlone: [], batch: [], expected: new Map() };
-  for (const [path, now] of [...current].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [path, now] of [...current].sort(([a], [b]) => comparePaths(a, b))) {
     const want = target.get(path) ?? null;
-    if (sameRec(want ?? undefined, now ?? undefined)) continue;
+    if (recEntriesEqual(want, now)) continue;
     const why = input.leftAlone(path);
     if (why !== null) {
       plan.leftAlone.push({ path, why });
       continue;
     }
     const r = remote.get(path);
-    const wantEntry = toEntry(path, want ?? undefined);
-    const nowEntry = toEntry(path, now ?? undefined);
+    const wantEntry = entryOf(path, want);
+    const nowEntry = entryOf(path, now);
     if (!holdsRecorded(r, nowEntry) && !holdsRecorded(r, wantEntry)) {
       plan.conflicts.push({ path, why: r ? 'changed on the deployment since hostsync left it' : 'deleted on the deployment since hostsync left it' });
       if (!input.force) continue;
@@ -171,8 +163,7 @@ export function restoreSources(restores: readonly RollbackRestore[], versions: R
 export function moveTargets(restores: readonly RollbackRestore[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const r of restores) {
-    const slash = r.path.lastIndexOf('/');
-    const dir = slash === -1 ? '' : r.path.slice(0, slash);
+    const dir = parentDir(r.path);
     out.set(dir, [...(out.get(dir) ?? []), r.path]);
   }
   return out;

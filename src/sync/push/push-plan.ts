@@ -53,8 +53,6 @@ export interface PushPlan {
   guarded: GuardedDecision;
   /** The same decision made again on another read of the remote (after a transfer, a verifying read). */
   redecide: (remote: RemoteRead) => Decision;
-  force: boolean;
-  mirror: boolean;
 }
 
 /**
@@ -112,5 +110,5 @@ export async function planPush(input: PlanInput, remote: RemoteRead, record: Rec
       guarded = decideGuarded();
     }
   }
-  return { folded, position, positionRefused, base, guarded, redecide, force: input.force, mirror: input.mirror };
+  return { folded, position, positionRefused, base, guarded, redecide };
 }

@@ -28,7 +28,7 @@ import { gitClean, gitHead, type GitHead } from '../../local/git.js';
 import { DEPLOYS } from '../core/copy-position.js';
 import { batchStamp } from '../record/copy-stamp.js';
 import { planPush, type PlanInput, type PushPlan, type Retry } from './push-plan.js';
-import { coveredBy, knownRead, mayRecordAhead, pushBatch, type Ahead } from './record-ahead.js';
+import { coveredBy, knownRead, mayRecordAhead, plannableCopy, pushBatch, type Ahead } from './record-ahead.js';
 import { WALK_SLICE_MS } from '../../local/tunables.js';
 import { emptyPushReport, logLineOf, type PushReport } from './push-report.js';
 
@@ -261,6 +261,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
     batchStamp(config, head === null ? null : await head, { paths: read.text === null ? null : batch.map((p) => p.path), ...(clean ? { clean } : {}) });
 
   opts.onProgress?.({ phase: 'index', done: 0, total: 1 });
+  const readNow = (): Promise<RemoteRead> => readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base));
   let ahead: Ahead | null = null;
   let aheadLost: string | null = null;
   let remote: RemoteRead;
@@ -272,15 +273,15 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
       // Checked before anything is written, as below: the key may apply, the project is there.
       if (!opts.noApply) await checkApplyScope(session);
       if (project !== null && spec.guarded.decision.rec.changes.some((c) => c.kind === 'delete')) await assertProjectThere(project);
-      const reading = readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base));
+      const reading = readNow();
       reading.catch(() => undefined);
       const copy = undoNeeded(spec.guarded.decision, last.remote.snapshot, spec.base) ? copyFolder() : undefined;
       const committed = await commitBatch(session, last.record, 'push', batch, () => spec!.guarded.decision.rec.nextBase.values(), await stampOf(batch, last.record), copy !== undefined ? { copy } : {});
       if (committed.ok) ahead = { id: committed.id, batch, record: last.record, ...(copy !== undefined ? { copy } : {}) };
       else aheadLost = committed.id;
       remote = await reading;
-    } else remote = await readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base));
-  } else remote = await (remoteBeside ?? readRemote(client, matcher, known, expectedFiles(scanned, known?.snapshot, state.base)));
+    } else remote = await readNow();
+  } else remote = await (remoteBeside ?? readNow());
   if (session.remoteShelf !== null && !remote.fromCache) session.remoteShelf.set(remoteCacheOf(remote));
   // An archive a killed push left behind is served by static and PHP runtimes, with the
   // whole project in it: it goes first, before any guard or conflict can stop this push.
@@ -317,7 +318,7 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const covered = ahead !== null && coveredBy(batch, ahead.batch) && (!undo || ahead.copy !== undefined);
   const undoFolder = !undo ? undefined : covered ? ahead!.copy : copyFolder();
   // The first write follows its read (recorded ahead; a dry run: a push would record ahead).
-  const exactLikely = covered || (opts.dryRun === true && !force && !mirror && mayRecordAhead(planned, batch) && (await knownRead(session, known)) !== null);
+  const exactLikely = covered || (opts.dryRun === true && !force && !mirror && mayRecordAhead(planned, batch) && (await plannableCopy(session, known)) !== null);
   // Something to write, then an apply: the key must be allowed both.
   const willApply = first.plan.steps.length > 0 && !opts.noApply;
   const report: PushReport = {
@@ -373,8 +374,6 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
       return pushUnderLock(session, opts, { tree: { scanned, skipped, warnings: scanWarnings }, planned: planned ? batchIds(planned) : new Set(), own, attempt });
     }
   }
-  // Nothing was asked between the plan's read and the first write: no edit can have slipped in.
-  const recordedAfterRead = recordNeeded;
 
   let applyPending = state.applyPending;
   if (first.plan.steps.length > 0 && !applyPending) {
@@ -386,9 +385,10 @@ async function pushUnderLock(session: Session, opts: PushOptions, retry?: Retry)
   const requestsBefore = client.stats().total;
   const journal = await recordPush(session, first.rec.changes, first.plan, remote.snapshot, base, { ...copyOptions, ...(undoFolder !== undefined ? { undoFolder } : {}) });
   report.backup = journal?.archives.find((a) => a.kind === 'safety') ?? null;
-  // Fresh: nothing but local work since the plan's read (no leftover cleaning, no copies taken).
+  // Fresh: nothing but local work since the plan's read (no leftover cleaning, no copies taken);
+  // exact: not even the record's write (it went beside the read, or there was none).
   const fresh = !cleaned && client.stats().total === requestsBefore;
-  const sent = await transfer(session, opts, report, { remote, decision: first, fresh, exact: fresh && !recordedAfterRead }, redecide);
+  const sent = await transfer(session, opts, report, { remote, decision: first, fresh, exact: fresh && !recordNeeded }, redecide);
   remote = sent.remote;
   let decision = sent.decision;
   const { intended } = sent;

@@ -25,7 +25,8 @@ import type { Snapshot } from '../../model/types.js';
 import { diffBases, recEntriesEqual, recEntryOf, type BatchPath } from '../../state/base-record.js';
 import type { RemoteCache } from '../../state/sync-state.js';
 import type { RecordRead } from '../record/remote-record.js';
-import { currentCopy } from '../record/remote-record.js';
+import { copyRead, currentCopyMeta } from '../record/remote-record.js';
+import type { RecordCopyMeta } from '../../state/record-copy.js';
 import { indexPatterns, indexRequestKey, type RemoteRead } from '../remote-read/remote-read.js';
 import type { Session } from '../session.js';
 import type { PushPlan } from './push-plan.js';
@@ -66,18 +67,24 @@ export function coveredBy(batch: readonly BatchPath[], ahead: readonly BatchPath
   });
 }
 
+/** What knownRead asks, without reading the record copy's text: the copy's description, or null. */
+export async function plannableCopy(session: Pick<Session, 'matcher' | 'stateDir'>, known: RemoteCache | null): Promise<RecordCopyMeta | null> {
+  if (known === null || known.record === undefined || known.record === null || known.leftovers.length > 0) return null;
+  if (known.requestKey !== indexRequestKey(indexPatterns(session.matcher.patterns))) return null;
+  return currentCopyMeta(session, known.record);
+}
+
 /**
  * The last whole read as a read made now, and the record copy it listed, when a push may
  * plan on them before reading: a base of its own, a read with a digest the next index can be
  * asked with (same ignore list), no leftovers, and a copy of the record that read listed.
  */
 export async function knownRead(session: Pick<Session, 'matcher' | 'stateDir'>, known: RemoteCache | null): Promise<{ remote: RemoteRead; record: RecordRead } | null> {
-  if (known === null || known.record === undefined || known.record === null || known.leftovers.length > 0) return null;
-  if (known.requestKey !== indexRequestKey(indexPatterns(session.matcher.patterns))) return null;
-  const record = await currentCopy(session, known.record);
-  if (record === null) return null;
+  const meta = await plannableCopy(session, known);
+  const record = meta === null ? null : await copyRead(session, meta);
+  if (known === null || record === null) return null;
   return {
-    remote: { snapshot: known.snapshot, symlinks: known.symlinks, leftovers: [], digest: known.digest, requestKey: known.requestKey, fromCache: true, record: known.record },
+    remote: { snapshot: known.snapshot, symlinks: known.symlinks, leftovers: [], digest: known.digest, requestKey: known.requestKey, fromCache: true, record: known.record ?? null },
     record,
   };
 }

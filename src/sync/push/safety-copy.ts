@@ -19,8 +19,6 @@ import { entriesEqual } from '../../model/snapshot.js';
 import type { Change, Plan, Snapshot } from '../../model/types.js';
 import { BACKUP_DIR } from '../../state/base-record.js';
 
-export { BACKUP_DIR };
-
 /** Remote files the changes overwrite or delete whose content is not the base's (chmod and rename keep the bytes). */
 export function safetyCopyPaths(changes: readonly Change[], remote: Snapshot, base: Snapshot | null): string[] {
   const out = new Set<string>();

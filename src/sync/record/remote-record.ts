@@ -102,7 +102,7 @@ export async function readRecord(
   const listed = remote.record;
   if (listed === null) return { path: null, text: null, record: null, own, current: false, requests: 0, warning: null };
   if (isCurrent(listed, meta)) {
-    const copy = await copyRead(session);
+    const copy = await copyRead(session, meta);
     if (copy !== null) return copy;
   }
   let text: string | null = null;
@@ -161,18 +161,18 @@ export async function readRecord(
  * or recorded. Current only as far as the caller knows (a listing with its hash, or a
  * compare-and-swap on its tail); null when there is no usable copy.
  */
-export async function copyRead(session: Pick<Session, 'stateDir'>): Promise<RecordRead | null> {
+export async function copyRead(session: Pick<Session, 'stateDir'>, known?: RecordCopyMeta | null): Promise<RecordRead | null> {
   const store = copyStore(session);
-  const meta = await store.meta();
+  const meta = known === undefined ? await store.meta() : known;
   const text = meta === null ? null : await store.text(meta);
   if (meta === null || text === null) return null;
   return { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
 }
 
-/** The copy, when it is the record `listed` (same place, size and hash): a read that costs nothing. */
-export async function currentCopy(session: Pick<Session, 'stateDir'>, listed: Entry | null): Promise<RecordRead | null> {
-  if (listed === null || !isCurrent(listed, await copyStore(session).meta())) return null;
-  return copyRead(session);
+/** The copy's description, when it is of the record `listed` (same place, size and hash); its text is not read. */
+export async function currentCopyMeta(session: Pick<Session, 'stateDir'>, listed: Entry | null): Promise<RecordCopyMeta | null> {
+  const meta = await copyStore(session).meta();
+  return listed !== null && isCurrent(listed, meta) ? meta : null;
 }
 
 /** One file's text by files.readMany within its budget: the content, or why the answer left it out. */

@@ -19,6 +19,7 @@ import type { HostingClient } from '../../remote/client.js';
 import { copyFolderIn } from '../../state/base-record.js';
 import { moveTargets, type CopyRestore, type RollbackRestore } from '../core/rollback-plan.js';
 import { anchoredPath } from '../remote-read/index-groups.js';
+import { stripSlash } from '../remote-read/remote-read.js';
 import { DELETE_BATCH_PATHS, INDEX_HASH_MAX_BYTES } from '../tunables.js';
 
 /** What files.compress names an archive (`archive-<time>.tar.gz`, `-<n>` when taken): nothing else in a copy folder is taken for one. */
@@ -47,8 +48,6 @@ export async function findArchives(client: HostingClient, folders: Iterable<stri
   }
   return out;
 }
-
-const strip = (p: string): string => p.replace(/^\/+/, '');
 
 /** The unpacked file holds the target's bytes: by hash, or by size when the index gave none (too big to hash). */
 function holdsTarget(e: FileIndexEntry | undefined, r: RollbackRestore): boolean {
@@ -80,7 +79,7 @@ export async function restoreFromCopy(client: HostingClient, group: CopyRestore)
     const res = await client.files.index({ path: folder, ignore: [anchoredPath(`${folder}/${archive}`)], hashMaxBytes: INDEX_HASH_MAX_BYTES });
     unpacked = res.entries;
     // A truncated listing: the files it left out are asked for one by one.
-    const listed = new Set(unpacked.map((e) => strip(e.path)));
+    const listed = new Set(unpacked.map((e) => stripSlash(e.path)));
     if (res.truncated) {
       for (const p of all) {
         if (!listed.has(`${folder}/${p}`)) unpacked.push(...(await client.files.index({ path: `${folder}/${p}`, hashMaxBytes: INDEX_HASH_MAX_BYTES })).entries);
@@ -90,7 +89,7 @@ export async function restoreFromCopy(client: HostingClient, group: CopyRestore)
     fail(all, `could not open the copy ${folder}/${archive} (${message(err)}); the file was left as it is`);
     return out;
   }
-  const at = new Map(unpacked.map((e) => [strip(e.path), e]));
+  const at = new Map(unpacked.map((e) => [stripSlash(e.path), e]));
   const good: RollbackRestore[] = [];
   for (const r of group.restores) {
     if (holdsTarget(at.get(`${folder}/${r.path}`), r)) good.push(r);
@@ -110,10 +109,10 @@ export async function restoreFromCopy(client: HostingClient, group: CopyRestore)
   for (const [dir, paths] of moveTargets(good.filter((r) => cleared.has(r.path)))) {
     try {
       const moved = await client.files.move(paths.map((p) => `${folder}/${p}`), dir);
-      const landed = new Set(moved.moved.map((m) => strip(m.from)));
+      const landed = new Set(moved.moved.map((m) => stripSlash(m.from)));
       for (const p of paths) {
         if (landed.has(`${folder}/${p}`)) out.restored++;
-        else fail([p], `its copy could not be moved into place (${moved.failed.find((f) => strip(f.from) === `${folder}/${p}`)?.reason ?? 'no reason given'}); the file the rollback replaced is kept by the API (hostsync undo brings it back)`);
+        else fail([p], `its copy could not be moved into place (${moved.failed.find((f) => stripSlash(f.from) === `${folder}/${p}`)?.reason ?? 'no reason given'}); the file the rollback replaced is kept by the API (hostsync undo brings it back)`);
       }
     } catch (err) {
       fail(paths, `its copy could not be moved into place (${message(err)}); the file the rollback replaced is kept by the API (hostsync undo brings it back)`);
@@ -131,7 +130,7 @@ export async function restoreFromCopy(client: HostingClient, group: CopyRestore)
 async function cleanUp(client: HostingClient, folder: string, archive: string, unpacked: readonly FileIndexEntry[]): Promise<void> {
   const top = new Set<string>();
   for (const e of unpacked) {
-    const rel = strip(e.path);
+    const rel = stripSlash(e.path);
     if (!rel.startsWith(`${folder}/`)) continue;
     const name = rel.slice(folder.length + 1).split('/')[0]!;
     if (name !== '' && name !== '.' && name !== '..' && name !== archive) top.add(`${folder}/${name}`);

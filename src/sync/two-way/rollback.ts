@@ -21,7 +21,6 @@ import type { Snapshot } from '../../model/types.js';
 import { applyRequestFor, awaitHealth, type HealthReport } from '../apply/apply.js';
 import type { ProgressFn, StepFailure } from '../push/execute.js';
 import { finishPush, journalStore } from '../push/push-journal.js';
-import { modeOf } from '../core/plan.js';
 import { findBatch } from '../record/record-history.js';
 import { readRemote, readRemoteScope } from '../remote-read/remote-read.js';
 import { commitBatch, parsedRecord, readRecord } from '../record/remote-record.js';
@@ -32,6 +31,7 @@ import type { Session } from '../session.js';
 import { refuseWhileUndoPending } from '../undo-guard.js';
 import { pickVersion } from '../core/undo-plan.js';
 import { fixModes } from './undo.js';
+import { attempter, chmodAll, clockSkewMs, deleteAll } from './remote-steps.js';
 import { CLOCK_SKEW_IGNORED_MS, DELETE_BATCH_PATHS } from '../tunables.js';
 
 export interface RollbackOptions {
@@ -106,8 +106,7 @@ async function rollbackUnderLock(session: Session, opts: RollbackOptions): Promi
   if (plan.conflicts.length > 0 && !opts.force) return done();
 
   // Every source is found before anything changes: a file with none refuses the whole rollback.
-  const offset = client.clockOffsetMs();
-  const skew = offset !== null && Math.abs(offset) > CLOCK_SKEW_IGNORED_MS ? offset : 0;
+  const skew = clockSkewMs(client);
   const versions = new Map<string, string>();
   const folders = new Set<string>();
   for (const r of plan.restores) {
@@ -139,19 +138,8 @@ async function rollbackUnderLock(session: Session, opts: RollbackOptions): Promi
   );
   await store.setApplyPending(true);
 
-  const attempt = async (paths: string[], fn: () => Promise<void>): Promise<void> => {
-    try {
-      await fn();
-    } catch (err) {
-      for (const p of paths) report.failures.push({ path: p, error: err instanceof Error ? err.message : String(err) });
-    }
-  };
-  for (let i = 0; i < plan.deletes.length; i += DELETE_BATCH_PATHS) {
-    const batch = plan.deletes.slice(i, i + DELETE_BATCH_PATHS);
-    await attempt(batch, async () => {
-      report.counts.deleted += (await client.files.delete(batch)).deleted;
-    });
-  }
+  const attempt = attempter(report.failures);
+  report.counts.deleted += await deleteAll(client, plan.deletes, attempt);
   const total = plan.restores.length;
   let restoredOrFailed = 0;
   opts.onProgress?.({ phase: 'transfer', done: 0, total });
@@ -171,12 +159,7 @@ async function rollbackUnderLock(session: Session, opts: RollbackOptions): Promi
     restoredOrFailed += group.restores.length;
     opts.onProgress?.({ phase: 'transfer', done: restoredOrFailed, total });
   }
-  for (const c of plan.chmods) {
-    await attempt([c.path], async () => {
-      await client.files.chmod(c.path, modeOf(c.executable));
-      report.counts.chmod++;
-    });
-  }
+  report.counts.chmod += await chmodAll(client, plan.chmods, attempt);
 
   // Verify: each path must hold the target's entry (a restore need not keep the executable bit: set right, then read again).
   opts.onProgress?.({ phase: 'verify', done: 0, total: 1 });

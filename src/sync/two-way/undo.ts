@@ -33,8 +33,9 @@ import { recordBaseChange } from '../record/remote-record.js';
 import type { Session } from '../session.js';
 import { undoPendingStore } from '../undo-guard.js';
 import { foldUnverified, settleUnverified } from '../unverified-fold.js';
-import { CLOCK_SKEW_IGNORED_MS, DELETE_BATCH_PATHS } from '../tunables.js';
+import { CLOCK_SKEW_IGNORED_MS } from '../tunables.js';
 import { afterUndo, pickVersion, planUndo, type UndoPlan } from '../core/undo-plan.js';
+import { attempter, chmodAll, clockSkewMs, deleteAll } from './remote-steps.js';
 
 export interface UndoOptions {
   /** How many pushes to take back, newest first (default 1). */
@@ -292,8 +293,7 @@ async function markUndone(session: Session, steps: readonly UndoStep[]): Promise
  * neither refuses the undo before anything is touched.
  */
 async function findSources(session: Session, steps: readonly UndoStep[]): Promise<void> {
-  const offset = session.client.clockOffsetMs();
-  const skew = offset !== null && Math.abs(offset) > CLOCK_SKEW_IGNORED_MS ? offset : 0;
+  const skew = clockSkewMs(session.client);
   const lost: string[] = [];
   for (const step of steps) {
     for (const r of step.plan.restores) {
@@ -315,25 +315,12 @@ async function findSources(session: Session, steps: readonly UndoStep[]): Promis
   }
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 /** One push taken back: deletes first (they free the names renames go back to), then renames, restores, chmods. */
 async function runStep(session: Session, step: UndoStep, report: UndoReport): Promise<void> {
   const { client } = session;
   const { plan } = step;
-  const attempt = async (paths: string[], fn: () => Promise<void>): Promise<void> => {
-    try {
-      await fn();
-    } catch (err) {
-      for (const p of paths) report.failures.push({ path: p, error: message(err) });
-    }
-  };
-  for (let i = 0; i < plan.deletes.length; i += DELETE_BATCH_PATHS) {
-    const batch = plan.deletes.slice(i, i + DELETE_BATCH_PATHS);
-    await attempt(batch, async () => {
-      report.counts.deleted += (await client.files.delete(batch)).deleted;
-    });
-  }
+  const attempt = attempter(report.failures);
+  report.counts.deleted += await deleteAll(client, plan.deletes, attempt);
   for (const r of plan.renames) {
     await attempt([r.from, r.to], async () => {
       await client.files.rename(r.from, r.to);
@@ -358,12 +345,7 @@ async function runStep(session: Session, step: UndoStep, report: UndoReport): Pr
       report.counts.restored += paths.length;
     });
   }
-  for (const c of plan.chmods) {
-    await attempt([c.path], async () => {
-      await client.files.chmod(c.path, modeOf(c.executable));
-      report.counts.chmod++;
-    });
-  }
+  report.counts.chmod += await chmodAll(client, plan.chmods, attempt);
 }
 
 /**

@@ -47,7 +47,7 @@ import { TreeSnapshot } from '../../model/tree-snapshot.js';
 import { diffBases, type BatchPath } from '../../state/base-record.js';
 import { foldBatch, loadPendingRecord, savePendingRecord } from '../../state/record-pending.js';
 import { WATCH_GIT_HEAD_TTL_MS } from '../tunables.js';
-import { commitBatch, copyStore, parsedRecord, rereadRecord, type RecordRead } from '../record/remote-record.js';
+import { commitBatch, copyRead, parsedRecord, rereadRecord } from '../record/remote-record.js';
 import { batchStamp } from '../record/copy-stamp.js';
 import { gitHead, type GitHead } from '../../local/git.js';
 
@@ -395,11 +395,8 @@ export class ScopedSync {
   async recordPending(): Promise<void> {
     const pending = await this.pendingRecord();
     if (pending.size === 0) return;
-    const store = copyStore(this.session);
-    const meta = await store.meta();
-    const text = meta === null ? null : await store.text(meta);
-    if (meta === null || text === null) return;
-    const read: RecordRead = { path: meta.path, text, record: null, own: meta.own, current: true, requests: 0, warning: null };
+    const read = await copyRead(this.session);
+    if (read === null || read.path === null) return;
     // A copy that does not parse is no copy (never rewrite the deployment's record from it).
     if (parsedRecord(read) === null) return;
     const paths = [...pending.values()];
@@ -411,7 +408,7 @@ export class ScopedSync {
       // late batch is safe by the before/after rule), and the next cycle is a whole push that
       // learns what the other machine changed.
       moved = true;
-      const fresh = await rereadRecord(this.session, meta.path, [...meta.own, committed.id]);
+      const fresh = await rereadRecord(this.session, read.path, [...read.own, committed.id]);
       if (fresh !== null) committed = await commitBatch(this.session, fresh, 'watch', paths, () => [], stamp);
     }
     if (committed.ok) {
